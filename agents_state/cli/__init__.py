@@ -1,0 +1,87 @@
+"""The Click shell: the only package that imports Click.
+
+Commands load lazily: ``COMMANDS`` maps a command name to ``module:attribute`` so that a short-lived
+process imports only the command it runs.  To add a command, add one line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+__all__ = ["COMMANDS", "cli", "main"]
+
+COMMANDS: dict[str, str] = {
+    "dispatch": "agents_state.cli.cmd_workflow:dispatch",
+    "next": "agents_state.cli.cmd_workflow:next_cmd",
+    "status": "agents_state.cli.cmd_status:status",
+    "resume": "agents_state.cli.cmd_workflow:resume",
+    "stop": "agents_state.cli.cmd_workflow:stop",
+    "phase": "agents_state.cli.cmd_phase:phase",
+    "tasks": "agents_state.cli.cmd_tasks:tasks",
+    "task": "agents_state.cli.cmd_tasks:task",
+    "compact": "agents_state.cli.cmd_compact:compact",
+    "context": "agents_state.cli.cmd_compact:context",
+    "config": "agents_state.cli.cmd_config:config",
+    "score": "agents_state.cli.cmd_config:score",
+    "migrate": "agents_state.cli.cmd_migrate:migrate",
+    "demo": "agents_state.cli.cmd_demo:demo",
+    "handoff": "agents_state.cli.cmd_handoff:handoff",
+    "profile": "agents_state.cli.cmd_profile:profile",
+    "hook": "agents_state.cli.cmd_hook:hook",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module_name, attr = target.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name == module_name:
+                return None  # declared but not built yet
+            raise
+        command: click.Command = getattr(module, attr)
+        return command
+
+
+def _version() -> str:
+    from agents_state import __version__
+
+    return __version__
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(_version(), "--version", prog_name="agents-state")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=str),
+    envvar="AGENTS_STATE_ROOT",
+    default=None,
+    help="Directory that holds .agents/ (default: nearest ancestor with one, else the cwd).",
+)
+@click.pass_context
+def cli(ctx: click.Context, root: str | None) -> None:
+    """agents-state: durable workflow state for coding-agent orchestration.
+
+    \b
+    Example:
+      agents-state dispatch "Add OAuth login"
+      agents-state next
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["root"] = root
+
+
+def main(argv: list[str] | None = None) -> Any:
+    from agents_state.cli.runner import run
+
+    return run(cli, argv)

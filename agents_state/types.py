@@ -1,0 +1,65 @@
+"""Reusable constrained types, declared once as ``Annotated[...]``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator
+
+__all__ = ["STATUSES", "IsoTime", "Status", "format_time", "parse_time"]
+
+STATUSES: tuple[str, ...] = (
+    "pending",
+    "in_progress",
+    "completed",
+    "failed",
+    "blocked",
+    "stopped",
+    "skipped",
+)
+
+_STATUS_ALIASES = {
+    "in-progress": "in_progress",
+    "inprogress": "in_progress",
+    "running": "in_progress",
+    "active": "in_progress",
+    "done": "completed",
+    "complete": "completed",
+    "success": "completed",
+    "error": "failed",
+    "todo": "pending",
+}
+
+
+def _norm_status(v: Any) -> Any:
+    if isinstance(v, str):
+        s = v.strip().lower().replace(" ", "_")
+        return _STATUS_ALIASES.get(s, s)
+    return v
+
+
+Status = Annotated[
+    Literal["pending", "in_progress", "completed", "failed", "blocked", "stopped", "skipped"],
+    BeforeValidator(_norm_status),
+]
+
+
+def parse_time(value: str) -> datetime:
+    dt = datetime.fromisoformat(value)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def format_time(dt: datetime) -> str:
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _check_time(v: str) -> str:
+    try:
+        parse_time(v)
+    except ValueError:
+        raise ValueError(f"not an ISO 8601 time: {v!r} (write e.g. 2026-01-29T10:00:00Z)") from None
+    return v
+
+
+IsoTime = Annotated[str, AfterValidator(_check_time)]

@@ -16,6 +16,7 @@ from agents_state.types import IsoTime, Status
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Clarification",
     "Compaction",
     "Failure",
     "FailureContext",
@@ -133,6 +134,15 @@ class Compaction(_Model):
     pending: str | None = None  # the boundary (stage or phase) that awaits a compaction
 
 
+class Clarification(_Model):
+    questions: StrList = Field(default_factory=list)
+    phase: str | None = None
+    task: str | None = None
+    askedAt: IsoTime | None = None
+    answer: str | None = None
+    answeredAt: IsoTime | None = None
+
+
 class State(_Model):
     version: int = SCHEMA_VERSION
     revision: int = 0
@@ -148,6 +158,9 @@ class State(_Model):
     failure: Annotated[Failure | None, BeforeValidator(_failure)] = None
     blockedReason: str | None = None
     stopRequested: bool = False
+    abortedAt: IsoTime | None = None
+    clarify: Clarification | None = None
+    clarifications: list[Clarification] = Field(default_factory=list)
     startedAt: IsoTime | None = None
     updatedAt: IsoTime | None = None
 
@@ -168,6 +181,11 @@ class State(_Model):
         from agents_state.workflow import get_phase
 
         return self.stages[get_phase(phase_id).stage].phases[phase_id]
+
+    @property
+    def active(self) -> bool:
+        """An unfinished workflow: it can still move on, or be resumed."""
+        return self.status != "completed" and self.abortedAt is None
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)

@@ -42,6 +42,7 @@ class Phase:
     file_key: str  # key in state.files
     agent_type: str | None = None  # sub-agent type for AGENTS / TASKS phases
     reviews: str | None = None  # for REVIEW phases: the phase whose work is reviewed
+    inputs: tuple[str, ...] = ()  # earlier phases whose artifacts this phase reads
     instructions: str = ""
 
     @property
@@ -57,35 +58,46 @@ PHASES: tuple[Phase, ...] = (
           instructions="Each explore agent maps one area of the codebase relevant to the task; "
           "merge their findings into the artifact."),
     Phase("1.1", "PLAN", "Brainstorm", PhaseKind.INLINE, "1.1-brainstorm.md", "brainstorm",
+          inputs=('0',),
           instructions="Read the explore findings and decide the approach and the plan areas."),
     Phase("1.2", "PLAN", "Parallel Plan", PhaseKind.AGENTS, "1.2-plan.md", "plan",
           agent_type="plan",
+          inputs=('0', '1.1'),
           instructions="Each plan agent plans one area (db, api, ui, tests, ...); merge the "
           "plans into one implementation plan."),
     Phase("1.3", "PLAN", "Plan Review", PhaseKind.REVIEW, "1.3-plan-review.json", "planReview",
           reviews="1.2",
+          inputs=('1.2',),
           instructions="Review the plan; write the issues found as JSON."),
     Phase("2.1", "IMPLEMENT", "Parallel Task Execution", PhaseKind.TASKS, "2.1-tasks.json",
           "tasks", agent_type="task",
+          inputs=('1.2',),
           instructions="Task agents implement the plan in dependency waves."),
     Phase("2.2", "IMPLEMENT", "Simplify", PhaseKind.INLINE, "2.2-simplify.md", "simplify",
+          inputs=('1.2', '2.1'),
           instructions="Simplify the implementation: remove duplication and dead code."),
     Phase("2.3", "IMPLEMENT", "Implementation Review", PhaseKind.REVIEW, "2.3-impl-review.json",
           "implReview", reviews="2.2",
+          inputs=('1.2', '2.2'),
           instructions="Review the implementation against the plan; write the issues as JSON."),
     Phase("3.1", "TEST", "Run Tests", PhaseKind.COMMANDS, "3.1-test-results.json", "testResults",
           instructions="Run the configured lint and test commands and record the results."),
     Phase("3.2", "TEST", "Analyze Failures", PhaseKind.INLINE, "3.2-analysis.md", "testAnalysis",
+          inputs=('3.1',),
           instructions="Analyze failing tests and fix them; note what was fixed."),
     Phase("3.3", "TEST", "Test Review", PhaseKind.REVIEW, "3.3-test-review.json", "testReview",
           reviews="3.2",
+          inputs=('3.1', '3.2'),
           instructions="Review the test results and fixes; write the issues as JSON."),
     Phase("4.1", "FINAL", "Documentation Updates", PhaseKind.INLINE, "4.1-docs.md", "docs",
+          inputs=('1.2', '2.2'),
           instructions="Update the documentation for the change; list what was updated."),
     Phase("4.2", "FINAL", "Final Review", PhaseKind.REVIEW, "4.2-final-review.json",
           "finalReview", reviews="4.1",
+          inputs=('1.2', '4.1', '3.1'),
           instructions="Final review of the whole change; write the issues as JSON."),
     Phase("4.3", "FINAL", "Completion", PhaseKind.COMMANDS, "4.3-completion.md", "completion",
+          inputs=('4.1', '4.2'),
           instructions="Commit the change (and open a PR if configured); record what was done."),
 )
 
@@ -137,6 +149,13 @@ def _check_reviews() -> None:
         raise RuntimeError(f"workflow catalogue: bad review targets: {', '.join(bad)}")
 
 
+def _check_inputs() -> None:
+    bad = [p.id for p in PHASES for i in p.inputs
+           if i not in _BY_ID or PHASE_INDEX[i] >= PHASE_INDEX[p.id]]
+    if bad:
+        raise RuntimeError(f"workflow catalogue: inputs must be earlier phases: {', '.join(bad)}")
+
+
 def _check_artifacts() -> None:
     bad = [p.id for p in PHASES if not p.artifact.startswith(p.id + "-") or "/" in p.artifact
            or (p.kind is PhaseKind.REVIEW and not p.is_json)]
@@ -151,3 +170,4 @@ _check_stages_known()
 _check_stage_order()
 _check_reviews()
 _check_artifacts()
+_check_inputs()

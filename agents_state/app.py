@@ -1,0 +1,180 @@
+"""Operations: load the config, run one engine event through the store, return the outcome.
+
+This is the imperative shell shared by the CLI and the hook handlers; it reads the clock and the
+disk, the engine does neither.  Artifacts are written inside the lock, after the engine accepted
+the transition and before the state that points at them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from agents_state import events as ev
+from agents_state.engine import Outcome, apply, check_phase_id, new_state
+from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.models import State
+from agents_state.store import Store, find_root
+from agents_state.workflow import PHASES, get_phase
+
+__all__ = ["App", "utcnow"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+@dataclass
+class App:
+    root: Path
+
+    @classmethod
+    def open(cls, root: str | None) -> App:
+        return cls(find_root(root))
+
+    @cached_property
+    def store(self) -> Store:
+        return Store(self.root)
+
+    @cached_property
+    def loaded(self) -> Any:
+        from agents_state.configload import load_config
+
+        return load_config(self.root)
+
+    @property
+    def config(self) -> Any:
+        return self.loaded.config
+
+    @cached_property
+    def policy(self) -> Any:
+        from agents_state.config import policy_from
+
+        return policy_from(self.config)
+
+    def state(self) -> State | None:
+        return self.store.load()
+
+    def require(self) -> State:
+        state = self.state()
+        if state is None:
+            raise NotFoundError('no workflow in this directory; start one with: '
+                                'agents-state dispatch "<task>"')
+        return state
+
+    def next_action(self, state: State | None) -> dict[str, Any]:
+        from agents_state.nextaction import next_action, no_workflow_action
+
+        return no_workflow_action() if state is None else next_action(state, self.config, utcnow())
+
+    # -- transitions ----------------------------------------------------------------------------
+
+    def run(self, event: ev.Event, before: Callable[[State, Outcome], None] | None = None
+            ) -> Outcome:
+        """Apply one event under the lock; ``before`` runs after acceptance, before the write."""
+        now = utcnow()
+
+        def mutate(state: State | None) -> Outcome:
+            if state is None:
+                raise NotFoundError('no workflow in this directory; start one with: '
+                                    'agents-state dispatch "<task>"')
+            out = apply(state, event, now, self.policy)
+            if before is not None and out.changed:
+                before(out.state, out)
+            return out
+
+        return self.store.commit(mutate)
+
+    def dispatch(self, task: str, replace: bool = False) -> Outcome:
+        from agents_state.scoring import score_task
+
+        cfg = self.config
+        skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
+        counts = {"0": score_task(task, cfg.stages.EXPLORE.maxParallelAgents).count}
+        planning = cfg.stages.PLAN.planning
+        counts["1.2"] = 1 if planning.mode == "single" else \
+            score_task(task, planning.maxParallelAgents).count
+        event = ev.Start(task=task, agent_counts=counts, skipped=skipped)
+        now = utcnow()
+
+        def mutate(state: State | None) -> Outcome:
+            if state is not None and state.active and not replace:
+                raise TransitionNotAllowedError(
+                    "workflow", f"active ({state.status}, phase {state.currentPhase})",
+                    "start another",
+                    hint=f"task: {state.task!r}; continue it with: agents-state next, or "
+                    "archive it and start anew with: agents-state dispatch --replace \"<task>\"")
+            archived = self._archive(state) if state is not None else None
+            new = new_state(event, now)
+            new.revision = (state.revision + 1) if state is not None else 1
+            record = {"rev": new.revision, "at": new.startedAt, **event.record()}
+            if archived:
+                record["archived"] = archived
+            msg = f"workflow started: {task}" + (f" (previous one archived to {archived})"
+                                                  if archived else "")
+            return Outcome(new, msg, True, record)
+
+        self._ignore_in_git()
+        return self.store.commit(mutate)
+
+    def _archive(self, state: State) -> str:
+        """Move the old workflow's state and artifacts to ``.agents/archive/<stamp>/``."""
+        import os
+
+        stamp = (state.startedAt or "unknown").replace(":", "").replace("-", "")
+        dest = self.store.dir / "archive" / f"{stamp}-r{state.revision}"
+        dest.mkdir(parents=True, exist_ok=True)
+        data = self.store.read_bytes() or b""
+        (dest / "state.json").write_bytes(data)
+        if self.store.phases_dir.is_dir():
+            os.replace(self.store.phases_dir, dest / "phases")
+            self.store.phases_dir.mkdir()
+        return str(dest.relative_to(self.root))
+
+    def _ignore_in_git(self) -> None:
+        """``.agents/`` stays out of git: a ``.gitignore`` inside it ignores everything."""
+        self.store._ensure_dirs()
+        ignore = self.store.dir / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# agents-state: workflow state is local, never committed\n*\n")
+
+    def complete_phase(self, phase_id: str, artifact: bytes | None) -> Outcome:
+        check_phase_id(phase_id)
+        spec = get_phase(phase_id)
+        data = artifact if artifact is not None else self._existing_artifact(phase_id)
+        issues, blocking = self._review_counts(phase_id, data)
+        event = ev.PhaseComplete(phase=phase_id, issues=issues, blocking_issues=blocking)
+
+        def write(state: State, out: Outcome) -> None:
+            if artifact is not None:
+                self.store.write_artifact(spec.artifact, artifact)
+
+        return self.run(event, write)
+
+    def _existing_artifact(self, phase_id: str) -> bytes:
+        spec = get_phase(phase_id)
+        path = self.store.phases_dir / spec.artifact
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise NotFoundError(
+                f"phase {phase_id} needs its artifact: write .agents/phases/{spec.artifact} or "
+                f"pass --artifact FILE (or --artifact - for stdin)") from None
+
+    def _review_counts(self, phase_id: str, data: bytes) -> tuple[int | None, int]:
+        spec = get_phase(phase_id)
+        shown = f".agents/phases/{spec.artifact}"
+        if not spec.is_json:
+            return None, 0
+        from agents_state.jsonio import loads_strict
+
+        doc = loads_strict(data, shown)
+        if spec.reviews is None:
+            return None, 0
+        from agents_state.review import count_issues
+
+        return count_issues(doc, shown, self.config.review_for(phase_id).blockingSeverity)

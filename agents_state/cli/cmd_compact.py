@@ -1,0 +1,55 @@
+"""compact, context."""
+
+from __future__ import annotations
+
+import click
+
+from agents_state.cli.options import app_from, emit_json, json_option
+
+__all__ = ["compact", "context"]
+
+
+@click.command()
+@json_option
+@click.pass_context
+def compact(ctx: click.Context, as_json: bool) -> int:
+    """Record a compaction of the conversation at the current boundary.
+
+    \b
+    Example:
+      agents-state compact
+    """
+    from agents_state.cli.cmd_workflow import _print_outcome
+    from agents_state.events import Compact
+
+    app = app_from(ctx)
+    out = app.run(Compact())
+    _print_outcome(app, out.message, as_json)
+    return 0
+
+
+@click.command()
+@json_option
+@click.pass_context
+def context(ctx: click.Context, as_json: bool) -> int:
+    """Print what a fresh conversation must read to continue (nothing when no workflow).
+
+    \b
+    Example:
+      agents-state context
+    """
+    from agents_state.context import render_context
+
+    app = app_from(ctx)
+    state = app.state()
+    if state is None or not state.active:
+        if as_json:
+            emit_json({"context": None})
+        return 0
+    action = app.next_action(state)
+    text = render_context(state, action)
+    if as_json:
+        emit_json({"context": text, "next": action})
+    else:
+        click.echo(text)
+    return 0

@@ -1,0 +1,130 @@
+"""phase start | complete | fail | run."""
+
+from __future__ import annotations
+
+import click
+
+from agents_state.cli.cmd_workflow import _print_outcome
+from agents_state.cli.options import app_from, json_option
+
+__all__ = ["phase"]
+
+
+def _artifact_bytes(artifact: str | None) -> bytes | None:
+    if artifact is None:
+        return None
+    if artifact == "-":
+        import sys
+
+        return sys.stdin.buffer.read()
+    from pathlib import Path
+
+    from agents_state.jsonio import read_input_bytes
+
+    return read_input_bytes(Path(artifact), artifact)
+
+
+@click.group()
+def phase() -> None:
+    """Phase lifecycle: start, complete (with its artifact), fail, run (commands phase).
+
+    \b
+    Example:
+      agents-state phase complete 1.1 --artifact notes.md
+    """
+
+
+@phase.command()
+@click.argument("phase_id", metavar="ID")
+@json_option
+@click.pass_context
+def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
+    """Mark phase ID in progress.
+
+    \b
+    Example:
+      agents-state phase start 0
+    """
+    from agents_state.engine import check_phase_id
+    from agents_state.events import PhaseStart
+
+    app = app_from(ctx)
+    out = app.run(PhaseStart(phase=check_phase_id(phase_id)))
+    _print_outcome(app, out.message, as_json)
+    return 0
+
+
+@phase.command()
+@click.argument("phase_id", metavar="ID")
+@click.option("--artifact", metavar="FILE", help="The phase's output ('-' reads stdin); stored "
+              "under its registered name in .agents/phases/.")
+@json_option
+@click.pass_context
+def complete(ctx: click.Context, phase_id: str, artifact: str | None, as_json: bool) -> int:
+    """Complete phase ID and store its artifact.
+
+    \b
+    Example:
+      agents-state phase complete 0 --artifact .agents/phases/0-explore.md
+      agents-state phase complete 1.3 --artifact - < review.json
+    """
+    from agents_state.engine import check_phase_id
+
+    app = app_from(ctx)
+    check_phase_id(phase_id)
+    out = app.complete_phase(phase_id, _artifact_bytes(artifact))
+    _print_outcome(app, out.message, as_json)
+    return 0
+
+
+@phase.command()
+@click.argument("phase_id", metavar="ID")
+@click.option("--error", required=True, help="What went wrong (kept in the state).")
+@json_option
+@click.pass_context
+def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
+    """Record that phase ID failed; it is retried up to retries.maxPerPhase times.
+
+    \b
+    Example:
+      agents-state phase fail 1.2 --error "plan agent timed out"
+    """
+    from agents_state.engine import check_phase_id
+    from agents_state.events import PhaseFail
+
+    app = app_from(ctx)
+    out = app.run(PhaseFail(phase=check_phase_id(phase_id), error=error))
+    _print_outcome(app, out.message, as_json)
+    return 0
+
+
+@phase.command()
+@click.argument("phase_id", metavar="ID")
+@json_option
+@click.pass_context
+def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
+    """Run the configured commands of phase ID (3.1) and record the results.
+
+    \b
+    Example:
+      agents-state phase run 3.1
+    """
+    from agents_state.commands import run_phase_commands
+    from agents_state.engine import check_phase_id
+    from agents_state.errors import UsageError
+
+    app = app_from(ctx)
+    check_phase_id(phase_id)
+    if phase_id != "3.1":
+        raise UsageError(f"phase {phase_id} has no commands to run; only 3.1 does")
+    state = app.require()
+    if state.currentPhase != "3.1":
+        from agents_state.errors import TransitionNotAllowedError
+
+        raise TransitionNotAllowedError("phase 3.1", state.phase("3.1").status, "run",
+                                        hint=f"the current phase is {state.currentPhase}")
+    cfg = app.config.stages.TEST
+    data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, app.root)
+    out = app.complete_phase("3.1", data)
+    _print_outcome(app, out.message, as_json)
+    return 0

@@ -1,0 +1,189 @@
+"""tasks load; task claim | start | done | fail."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from agents_state.cli.options import app_from, emit_json, json_option
+
+__all__ = ["task", "tasks"]
+
+
+@click.group()
+def tasks() -> None:
+    """Task definitions of phase 2.1.
+
+    \b
+    Example:
+      agents-state tasks load .agents/phases/2.1-tasks.json
+    """
+
+
+@tasks.command()
+@click.argument("file", metavar="FILE")
+@json_option
+@click.pass_context
+def load(ctx: click.Context, file: str, as_json: bool) -> int:
+    """Validate task definitions with dependencies; compute and store the waves.
+
+    \b
+    Example:
+      agents-state tasks load tasks.json
+    """
+    import orjson
+
+    from agents_state.cli.cmd_workflow import _print_outcome
+    from agents_state.events import TasksLoad
+    from agents_state.jsonio import loads_strict, read_input_bytes
+    from agents_state.waves import parse_tasks, plan_waves
+
+    app = app_from(ctx)
+    data = loads_strict(read_input_bytes(Path(file), file), file)
+    defs = parse_tasks(data, file)
+    waves = plan_waves(defs, app.config.stages.IMPLEMENT.tasks.maxParallelAgents)
+    event = TasksLoad(tasks=tuple((t.id, t.as_state()) for t in defs),
+                      waves=tuple(tuple(w) for w in waves))
+    body = orjson.dumps({"tasks": [{"id": t.id, **t.as_state()} for t in defs]},
+                        option=orjson.OPT_INDENT_2)
+
+    def write(state: object, out: object) -> None:
+        app.store.write_artifact("2.1-tasks.json", body)
+
+    out = app.run(event, write)
+    _print_outcome(app, out.message, as_json, waves=[list(w) for w in waves])
+    return 0
+
+
+@click.group()
+def task() -> None:
+    """Task lifecycle for parallel sub-agents: claim, start, done, fail.
+
+    \b
+    Example:
+      agents-state task claim --agent worker-1
+      agents-state task done task-3 --summary "added the login route"
+    """
+
+
+def _agent(agent: str | None) -> str:
+    return agent or os.environ.get("AGENTS_STATE_AGENT") or f"pid-{os.getppid()}"
+
+
+def _report(out: object, as_json: bool) -> int:
+    from agents_state.engine import Outcome
+
+    assert isinstance(out, Outcome)
+    if as_json:
+        emit_json({"message": out.message, "changed": out.changed,
+                   "revision": out.state.revision, **out.data})
+    else:
+        click.echo(out.message)
+    return 0
+
+
+@task.command()
+@click.argument("task_id", metavar="[ID]", required=False)
+@click.option("--agent", help="Who claims it (default: $AGENTS_STATE_AGENT or the parent pid).")
+@json_option
+@click.pass_context
+def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: bool) -> int:
+    """Atomically take the next ready task of the current wave (or task ID).
+
+    Exits 3 with the reason when there is nothing to claim.
+
+    \b
+    Example:
+      agents-state task claim --agent worker-1 --json
+    """
+    from agents_state.events import TaskClaim
+
+    app = app_from(ctx)
+    out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
+    if as_json:
+        tid = out.data["task"]
+        t = out.state.phase("2.1").tasks[tid]  # type: ignore[index]
+        emit_json({"message": out.message, "task": tid, "attempt": out.data["attempt"],
+                   "agent": out.data["agent"], "title": t.title, "description": t.description,
+                   "files": t.files, "complexity": t.complexity, "revision": out.state.revision})
+        return 0
+    return _report(out, as_json)
+
+
+@task.command()
+@click.argument("task_id", metavar="ID")
+@click.option("--agent", help="The agent working on it (renews its lease).")
+@json_option
+@click.pass_context
+def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) -> int:
+    """Mark task ID started (claims it if ready) or renew its lease.
+
+    \b
+    Example:
+      agents-state task start task-3 --agent worker-1
+    """
+    from agents_state.events import TaskStart
+
+    app = app_from(ctx)
+    return _report(app.run(TaskStart(task_id=task_id, agent=agent)), as_json)
+
+
+@task.command()
+@click.argument("task_id", metavar="ID")
+@click.option("--summary", help="One line: what was done.")
+@click.option("--result", "result_file", metavar="FILE", help="A result file to keep in "
+              ".agents/phases/ as 2.1-result-<ID>.md.")
+@click.option("--agent", help="The agent reporting (refused if it lost its claim).")
+@click.option("--attempt", type=int, help="The attempt being reported (stale ones are refused).")
+@json_option
+@click.pass_context
+def done(ctx: click.Context, task_id: str, summary: str | None, result_file: str | None,
+         agent: str | None, attempt: int | None, as_json: bool) -> int:
+    """Record task ID completed; repeating it is a no-op that says so.
+
+    \b
+    Example:
+      agents-state task done task-3 --summary "login route and tests"
+    """
+    from agents_state.events import TaskDone
+    from agents_state.jsonio import read_input_bytes
+    from agents_state.paths import safe_name
+
+    app = app_from(ctx)
+    result = None
+    data: bytes | None = None
+    if result_file:
+        data = read_input_bytes(Path(result_file), result_file)
+        result = f".agents/phases/2.1-result-{safe_name(task_id, 'task id')}.md"
+
+    def write(state: object, out: object) -> None:
+        if data is not None:
+            app.store.write_artifact(f"2.1-result-{task_id}.md", data)
+
+    event = TaskDone(task_id=task_id, agent=agent, summary=summary, result=result,
+                     attempt=attempt)
+    return _report(app.run(event, write), as_json)
+
+
+@task.command()
+@click.argument("task_id", metavar="ID")
+@click.option("--error", required=True, help="What went wrong.")
+@click.option("--agent", help="The agent reporting.")
+@click.option("--attempt", type=int, help="The attempt being reported.")
+@json_option
+@click.pass_context
+def fail(ctx: click.Context, task_id: str, error: str, agent: str | None, attempt: int | None,
+         as_json: bool) -> int:
+    """Record task ID failed; it is retried with backoff up to retries.maxPerTask times.
+
+    \b
+    Example:
+      agents-state task fail task-3 --error "tests do not compile"
+    """
+    from agents_state.events import TaskFail
+
+    app = app_from(ctx)
+    return _report(app.run(TaskFail(task_id=task_id, error=error, agent=agent,
+                                    attempt=attempt)), as_json)

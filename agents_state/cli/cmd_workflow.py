@@ -1,0 +1,154 @@
+"""dispatch, next, stop, resume."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from agents_state.cli.options import app_from, emit_json, json_option
+
+__all__ = ["dispatch", "next_cmd", "resume", "stop"]
+
+
+def _print_outcome(app: object, message: str, as_json: bool, **extra: object) -> None:
+    from agents_state.app import App
+    from agents_state.cli.render import render_action
+
+    assert isinstance(app, App)
+    state = app.state()
+    action = app.next_action(state)
+    if as_json:
+        emit_json({"message": message, "revision": state.revision if state else None,
+                   "status": state.status if state else None, **extra, "next": action})
+    else:
+        click.echo(message)
+        click.echo(render_action(action))
+
+
+@click.command()
+@click.argument("task", required=False)
+@click.option("--task-file", type=click.File("r", encoding="utf-8"),
+              help="Read the task text from FILE ('-' for stdin): keeps it away from the shell.")
+@click.option("--replace", is_flag=True, help="Archive the active workflow and start anew.")
+@click.option("--dry-run", is_flag=True, help="Preview every stage and phase; write nothing.")
+@json_option
+@click.pass_context
+def dispatch(ctx: click.Context, task: str | None, task_file: click.utils.LazyFile | None,
+             replace: bool, dry_run: bool, as_json: bool) -> int:
+    """Start a workflow for TASK and print the next action (without TASK: the next action).
+
+    \b
+    Example:
+      agents-state dispatch "Add OAuth login with Google and GitHub"
+      echo "fix login; rm -rf ~" | agents-state dispatch --task-file -
+    """
+    app = app_from(ctx)
+    if task_file is not None:
+        task = task_file.read()
+    if task is not None:
+        task = task.strip()
+        if not task:
+            raise click.UsageError("the task is empty; describe what the workflow should do")
+    if dry_run:
+        from agents_state.cli.cmd_dryrun import print_dry_run
+
+        return print_dry_run(app, task, as_json)
+    if task is None:
+        state = app.state()
+        if state is None:
+            if as_json:
+                emit_json({"message": "no active workflow", "next": app.next_action(None)})
+            else:
+                click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
+            return 0
+        _print_outcome(app, f"Workflow in progress: {state.task}", as_json)
+        return 0
+    out = app.dispatch(task, replace=replace)
+    _print_outcome(app, out.message, as_json)
+    return 0
+
+
+@click.command("next")
+@json_option
+@click.pass_context
+def next_cmd(ctx: click.Context, as_json: bool) -> int:
+    """Print the next action only.
+
+    \b
+    Example:
+      agents-state next --json
+    """
+    from agents_state.cli.render import render_action
+
+    app = app_from(ctx)
+    action = app.next_action(app.state())
+    if as_json:
+        emit_json(action)
+    else:
+        click.echo(render_action(action))
+    return 0
+
+
+@click.command()
+@json_option
+@click.pass_context
+def stop(ctx: click.Context, as_json: bool) -> int:
+    """Stop after the current step (resume with: agents-state resume --retry).
+
+    \b
+    Example:
+      agents-state stop
+    """
+    from agents_state.events import Stop
+
+    app = app_from(ctx)
+    out = app.run(Stop())
+    _print_outcome(app, out.message, as_json)
+    return 0
+
+
+@click.command()
+@click.option("--retry", "action", flag_value="retry", help="Run the failed or stopped step again.")
+@click.option("--skip", "action", flag_value="skip", help="Mark the failed step skipped; go on.")
+@click.option("--abort", "action", flag_value="abort", help="End the workflow, keep every file.")
+@click.option("--answer", help="Answer the open questions (CLARIFY) and run the step again.")
+@json_option
+@click.pass_context
+def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: bool) -> int:
+    """Explain where the workflow stopped and the options; --retry, --skip, --abort act.
+
+    \b
+    Example:
+      agents-state resume
+      agents-state resume --retry
+    """
+    from agents_state import events as ev
+
+    app = app_from(ctx)
+    if answer is not None and action is not None:
+        raise click.UsageError("--answer cannot be combined with --retry, --skip or --abort")
+    if answer is not None:
+        out = app.run(ev.Answer(text=answer))
+        _print_outcome(app, out.message, as_json)
+        return 0
+    if action is not None:
+        event = {"retry": ev.Retry(), "skip": ev.Skip(), "abort": ev.Abort()}[action]
+        out = app.run(event)
+        _print_outcome(app, out.message, as_json)
+        return 0
+    state = app.require()
+    from agents_state.resume import explain
+
+    info = explain(state)
+    if as_json:
+        emit_json({**info, "next": app.next_action(state)})
+    else:
+        click.echo(info["explanation"])
+        for opt in info["options"]:
+            click.echo(f"  {opt['command']:<32} {opt['effect']}")
+    return 0
+
+
+def _stdin_closed() -> bool:
+    return sys.stdin is None or sys.stdin.closed

@@ -1,0 +1,141 @@
+"""Decode and encode ``state.json``: lenient on read, strict on write, one-line errors.
+
+Reading accepts what people and models write (see ``models``), fills stages and phases that a
+file leaves out (design 004's own example omits most of them) and refuses what cannot be a v2
+state: bad JSON, a future or older ``version``, unknown stage or phase ids.  Writing validates
+the whole state again and checks the invariants the engine relies on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from agents_state.errors import StateFileError
+from agents_state.jsonio import strip_bom
+from agents_state.models import SCHEMA_VERSION, PhaseState, StageState, State
+from agents_state.workflow import PHASE_IDS, STAGES, get_phase, phases_of
+
+__all__ = ["decode_state", "encode_state", "flatten_errors"]
+
+KNOWN_VERSIONS = (1, 2)
+
+
+def flatten_errors(err: ValidationError, limit: int = 3) -> tuple[str, str]:
+    """(first field path, one-line message) from a pydantic error, e.g. ``stages.PLAN.status``."""
+    parts: list[str] = []
+    first = ""
+    for e in err.errors()[:limit]:
+        loc = ".".join(str(p) for p in e["loc"])
+        first = first or loc
+        value = e.get("input")
+        shown = "" if isinstance(value, dict | list) else f" (got {value!r})"
+        parts.append(f"{loc}: {e['msg']}{shown}" if loc else f"{e['msg']}{shown}")
+    more = len(err.errors()) - limit
+    msg = "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+    return first, msg
+
+
+def _version(raw: dict[str, Any], shown: str) -> int:
+    v = raw.get("version", SCHEMA_VERSION)
+    try:
+        version = int(float(v)) if isinstance(v, str | int | float) and not isinstance(v, bool) \
+            else -1
+    except ValueError:
+        version = -1
+    if version == 1:
+        raise StateFileError(shown, "version", "is 1 (the original plugin's layout); run: "
+                             "agents-state migrate")
+    if version != SCHEMA_VERSION:
+        raise StateFileError(shown, "version", f"{v!r} is not understood; this agents-state "
+                             f"reads versions {', '.join(map(str, KNOWN_VERSIONS))} "
+                             "(upgrade agents-state for newer files)")
+    return version
+
+
+def _check_ids(raw: dict[str, Any], shown: str) -> None:
+    stages = raw.get("stages")
+    if isinstance(stages, dict):
+        unknown = [s for s in stages if str(s).upper() not in STAGES]
+        if unknown:
+            raise StateFileError(shown, f"stages.{unknown[0]}", "unknown stage; stages are "
+                                 + ", ".join(STAGES))
+        for name, stage in stages.items():
+            phases = stage.get("phases") if isinstance(stage, dict) else None
+            if isinstance(phases, dict):
+                own = {p.id for p in phases_of(str(name).upper())}
+                bad = [p for p in phases if p not in own]
+                if bad:
+                    raise StateFileError(shown, f"stages.{name}.phases.{bad[0]}",
+                                         f"not a phase of {name}; its phases are "
+                                         + ", ".join(sorted(own)))
+    phase = raw.get("currentPhase")
+    if phase is not None and str(phase) not in PHASE_IDS:
+        raise StateFileError(shown, "currentPhase", f"{phase!r} is not a phase; phases are "
+                             + ", ".join(PHASE_IDS))
+
+
+def _fill(state: State) -> None:
+    """Add the stages and phases a file leaves out; a completed stage's phases are completed."""
+    for name in STAGES:
+        stage = state.stages.setdefault(name, StageState())
+        for p in phases_of(name):
+            if p.id not in stage.phases:
+                status = stage.status if stage.status in ("completed", "skipped") else "pending"
+                stage.phases[p.id] = PhaseState(status=status)
+    if state.currentPhase and not state.currentStage:
+        state.currentStage = get_phase(state.currentPhase).stage
+
+
+def decode_state(data: bytes, shown: str) -> State:
+    if not data.strip():
+        raise StateFileError(shown, "", "is empty (a write was interrupted?); run: "
+                             "agents-state doctor --repair")
+    try:
+        raw = orjson.loads(strip_bom(data))
+    except orjson.JSONDecodeError as e:
+        raise StateFileError(shown, "", f"not valid JSON ({e}); run: agents-state doctor") \
+            from None
+    if not isinstance(raw, dict):
+        raise StateFileError(shown, "", f"expected a JSON object, got {type(raw).__name__}")
+    _version(raw, shown)
+    _check_ids(raw, shown)
+    raw["version"] = SCHEMA_VERSION
+    try:
+        state = State.model_validate(raw)
+    except ValidationError as e:
+        field, msg = flatten_errors(e)
+        raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) \
+            from None
+    _fill(state)
+    return state
+
+
+def _invariants(state: State) -> list[str]:
+    problems = []
+    if state.currentPhase is not None and state.currentPhase not in PHASE_IDS:
+        problems.append(f"currentPhase {state.currentPhase!r} is not a phase")
+    if set(state.stages) != set(STAGES):
+        problems.append("stages must be exactly " + ", ".join(STAGES))
+    running = [pid for pid in PHASE_IDS if state.phase(pid).status == "in_progress"] \
+        if not problems else []
+    if len(running) > 1:
+        problems.append(f"more than one phase in progress: {', '.join(running)}")
+    return problems
+
+
+def encode_state(state: State, shown: str) -> bytes:
+    """Validate strictly and serialise; a failure here is a bug, never written to disk."""
+    data = state.to_json_dict()
+    try:
+        State.model_validate(data)
+    except ValidationError as e:
+        field, msg = flatten_errors(e)
+        raise StateFileError(shown, field, f"refusing to write an invalid state: {msg}") from None
+    problems = _invariants(state)
+    if problems:
+        raise StateFileError(shown, "", "refusing to write an invalid state: "
+                             + "; ".join(problems))
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"

@@ -1,0 +1,182 @@
+"""Configuration of design 004 ("Configuration Schema"), model aliases and the engine policy.
+
+Unknown keys are refused (a misspelt key would otherwise be silently ignored) with a suggestion
+of the nearest known key.  Layers are merged in ``configload``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from agents_state.policy import Policy
+
+__all__ = [
+    "CODEX_TOOLS",
+    "MODEL_ALIASES",
+    "Config",
+    "policy_from",
+    "resolve_model",
+]
+
+MODEL_ALIASES: dict[str, str] = {
+    "sonnet-4.5": "claude-sonnet-4-5-20250514",
+    "sonnet": "claude-sonnet-4-20250514",
+    "opus-4.5": "claude-opus-4-5-20251101",
+    "opus": "claude-opus-4-20250514",
+    "haiku": "claude-3-5-haiku-20241022",
+    "inherit": "inherit",
+}
+CODEX_TOOLS: dict[str, str] = {
+    "codex-high": "mcp__codex-high__codex",
+    "codex-xhigh": "mcp__codex-xhigh__codex",
+}
+
+
+
+def _check_model(name: str) -> str:
+    resolve_model(name)
+    return name
+
+
+ModelName = Annotated[str, AfterValidator(_check_model)]
+Count = int
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class DefaultsCfg(_Strict):
+    model: ModelName = "sonnet-4.5"
+
+
+class ReviewCfg(_Strict):
+    tool: ModelName = "codex-high"
+    maxRetries: int = Field(default=3, ge=0, le=10)
+    blockingSeverity: Literal["critical", "high", "medium", "low"] = "high"
+
+
+class ExploreStageCfg(_Strict):
+    enabled: bool = True
+    model: ModelName | None = None
+    maxParallelAgents: Count = Field(default=10, ge=1, le=10)
+
+
+class BrainstormCfg(_Strict):
+    inline: bool = True
+
+
+class PlanningCfg(_Strict):
+    model: ModelName | None = None
+    maxParallelAgents: Count = Field(default=10, ge=1, le=10)
+    mode: Literal["parallel", "single"] = "parallel"
+
+
+class PlanStageCfg(_Strict):
+    enabled: bool = True
+    brainstorm: BrainstormCfg = Field(default_factory=BrainstormCfg)
+    planning: PlanningCfg = Field(default_factory=PlanningCfg)
+    review: ReviewCfg = Field(default_factory=ReviewCfg)
+
+
+class ComplexityModels(_Strict):
+    easy: ModelName = "sonnet-4.5"
+    medium: ModelName = "opus-4.5"
+    hard: ModelName = "codex-xhigh"
+
+
+class TasksCfg(_Strict):
+    model: ModelName | None = None
+    maxParallelAgents: Count = Field(default=10, ge=1, le=10)
+    useComplexityScoring: bool = True
+    complexityModels: ComplexityModels = Field(default_factory=ComplexityModels)
+    leaseSeconds: int = Field(default=900, ge=10, le=86400)
+
+
+class ImplementStageCfg(_Strict):
+    enabled: bool = True
+    tasks: TasksCfg = Field(default_factory=TasksCfg)
+    review: ReviewCfg = Field(default_factory=ReviewCfg)
+
+
+class TestStageCfg(_Strict):
+    enabled: bool = True
+    commands: dict[str, str] = Field(default_factory=dict)
+    timeoutSeconds: int = Field(default=900, ge=1, le=86400)
+    review: ReviewCfg = Field(default_factory=ReviewCfg)
+
+
+class GitCfg(_Strict):
+    workflow: Literal["commit", "branch", "branch+PR", "none"] = "branch+PR"
+    excludePatterns: list[str] = Field(default_factory=lambda: [".agents/**"])
+
+
+class FinalStageCfg(_Strict):
+    enabled: bool = True
+    review: ReviewCfg = Field(default_factory=lambda: ReviewCfg(tool="codex-xhigh"))
+    git: GitCfg = Field(default_factory=GitCfg)
+
+
+class StagesCfg(_Strict):
+    EXPLORE: ExploreStageCfg = Field(default_factory=ExploreStageCfg)
+    PLAN: PlanStageCfg = Field(default_factory=PlanStageCfg)
+    IMPLEMENT: ImplementStageCfg = Field(default_factory=ImplementStageCfg)
+    TEST: TestStageCfg = Field(default_factory=TestStageCfg)
+    FINAL: FinalStageCfg = Field(default_factory=FinalStageCfg)
+
+
+class CompactionCfg(_Strict):
+    betweenStages: bool = True
+    betweenPhases: bool = False
+    toolCallThreshold: int = Field(default=50, ge=1)
+
+
+class RetriesCfg(_Strict):
+    maxPerPhase: int = Field(default=3, ge=1, le=100)
+    maxPerTask: int = Field(default=2, ge=0, le=100)
+    backoffSeconds: list[int] = Field(default_factory=lambda: [5, 15, 30])
+
+
+class Config(_Strict):
+    version: str = "2.0"
+    defaults: DefaultsCfg = Field(default_factory=DefaultsCfg)
+    stages: StagesCfg = Field(default_factory=StagesCfg)
+    compaction: CompactionCfg = Field(default_factory=CompactionCfg)
+    retries: RetriesCfg = Field(default_factory=RetriesCfg)
+
+    def enabled(self, stage: str) -> bool:
+        enabled: bool = getattr(self.stages, stage).enabled
+        return enabled
+
+    def review_for(self, phase_id: str) -> ReviewCfg:
+        stage = {"1.3": "PLAN", "2.3": "IMPLEMENT", "3.3": "TEST", "4.2": "FINAL"}[phase_id]
+        review: ReviewCfg = getattr(self.stages, stage).review
+        return review
+
+
+def resolve_model(name: str) -> str:
+    """An alias to its model id (or Codex MCP tool); full model ids pass through."""
+    if name in MODEL_ALIASES:
+        return MODEL_ALIASES[name]
+    if name in CODEX_TOOLS:
+        return CODEX_TOOLS[name]
+    if name.startswith("claude-") or name.startswith("mcp__"):
+        return name
+    raise ValueError(
+        f"unknown model {name!r}; use one of {', '.join([*MODEL_ALIASES, *CODEX_TOOLS])} "
+        "or a full model id such as claude-sonnet-4-5-20250514"
+    )
+
+
+def policy_from(cfg: Config) -> Policy:
+    return Policy(
+        compact_between_stages=cfg.compaction.betweenStages,
+        compact_between_phases=cfg.compaction.betweenPhases,
+        max_per_phase=cfg.retries.maxPerPhase,
+        max_per_task=cfg.retries.maxPerTask,
+        backoff_seconds=tuple(cfg.retries.backoffSeconds),
+        review_max_retries={p: cfg.review_for(p).maxRetries for p in ("1.3", "2.3", "3.3", "4.2")},
+        lease_seconds=cfg.stages.IMPLEMENT.tasks.leaseSeconds,
+    )

@@ -1,0 +1,137 @@
+"""Configuration layers, later wins, deep-merged, each value traced to its layer.
+
+1. built-in defaults   2. ``~/.claude/subagents-config.json``   3. ``.claude/subagents-config.json``
+4. ``.agents/config.json``   5. ``AGENTS_STATE_CFG_<path>`` environment variables (path parts
+joined by ``__``, e.g. ``AGENTS_STATE_CFG_stages__PLAN__planning__mode=single``; values are JSON
+when they parse as JSON, else strings)   6. command-line flags.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from agents_state.config import Config
+from agents_state.errors import ConfigError
+from agents_state.jsonio import loads_strict, read_input_bytes
+
+__all__ = ["ENV_PREFIX", "LoadedConfig", "config_files", "load_config", "validate_file"]
+
+ENV_PREFIX = "AGENTS_STATE_CFG_"
+
+
+@dataclass
+class LoadedConfig:
+    config: Config
+    sources: dict[str, str] = field(default_factory=dict)  # dotted key -> layer
+
+
+def config_files(root: Path) -> list[tuple[str, Path]]:
+    home = Path(os.environ.get("HOME", "~")).expanduser()
+    return [
+        ("user", home / ".claude" / "subagents-config.json"),
+        ("project", root / ".claude" / "subagents-config.json"),
+        ("agents", root / ".agents" / "config.json"),
+    ]
+
+
+def _leaves(data: dict[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and v:
+            out.extend(_leaves(v, key + "."))
+        else:
+            out.append(key)
+    return out
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _suggest(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
+    cls: Any = model
+    for part in loc[:-1]:
+        f = getattr(cls, "model_fields", {}).get(part)
+        if f is None or not isinstance(f.annotation, type):
+            return ""
+        cls = f.annotation
+    names = list(getattr(cls, "model_fields", {}))
+    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
+    known = f"; known keys here: {', '.join(names)}" if names else ""
+    return f" (did you mean '{close[0]}'?)" if close else known
+
+
+def _validate(data: dict[str, Any], shown: str) -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = tuple(err["loc"])
+        path = ".".join(str(p) for p in loc)
+        if err["type"] == "extra_forbidden":
+            raise ConfigError(shown, path, "unknown key" + _suggest(Config, loc)) from None
+        msg = err["msg"].removeprefix("Value error, ")
+        got = err.get("input")
+        shown_got = "" if isinstance(got, dict | list) else f" (got {got!r})"
+        raise ConfigError(shown, path, msg + shown_got) from None
+
+
+def _read_layer(path: Path, shown: str) -> dict[str, Any]:
+    data = loads_strict(read_input_bytes(path, shown), shown)
+    if not isinstance(data, dict):
+        raise ConfigError(shown, "", "expected a JSON object")
+    _validate(data, shown)  # each layer must be valid on its own, so errors name the right file
+    return data
+
+
+def _env_layer() -> dict[str, Any]:
+    import json
+
+    out: dict[str, Any] = {}
+    for name, raw in sorted(os.environ.items()):
+        if not name.startswith(ENV_PREFIX):
+            continue
+        parts = name[len(ENV_PREFIX):].split("__")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        node = out
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = value
+    return out
+
+
+def load_config(root: Path, flags: dict[str, Any] | None = None) -> LoadedConfig:
+    merged: dict[str, Any] = {}
+    sources = dict.fromkeys(_leaves(Config().model_dump()), "default")
+    layers: list[tuple[str, dict[str, Any]]] = []
+    for layer, path in config_files(root):
+        if path.is_file():
+            shown = str(path) if layer == "user" else str(path.relative_to(root))
+            layers.append((f"{layer} ({shown})", _read_layer(path, shown)))
+    env = _env_layer()
+    if env:
+        _validate(env, "environment " + ENV_PREFIX + "*")
+        layers.append(("environment", env))
+    if flags:
+        layers.append(("flags", flags))
+    for name, data in layers:
+        merged = _merge(merged, data)
+        sources.update(dict.fromkeys(_leaves(data), name))
+    return LoadedConfig(_validate(merged, "effective configuration"), sources)
+
+
+def validate_file(path: Path, shown: str) -> Config:
+    return _validate(_read_layer(path, shown), shown)

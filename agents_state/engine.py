@@ -1,0 +1,479 @@
+"""The pure state machine: ``apply(state, event, now) -> Outcome``.
+
+The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says which events a
+workflow in a given status accepts at all: a running workflow takes phase and task events; a
+stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
+task reports; a finished one takes nothing.  The phase level (``PHASE_MOVES``) maps
+``(phase status, event)`` to the phase's new status.  Anything missing from either table is refused
+with ``TransitionNotAllowedError`` naming what is allowed from here.
+
+Phases run one at a time in catalogue order (``state.currentPhase``); stage statuses are derived
+from their phases after every move, never set by hand.  ``apply`` never mutates its input and never
+reads the clock: ``now`` is passed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from agents_state import events as ev
+from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.policy import Policy
+from agents_state.models import (
+    Clarification,
+    Failure,
+    FailureContext,
+    PhaseState,
+    StageState,
+    State,
+)
+from agents_state.types import format_time
+from agents_state.workflow import PHASE_IDS, PHASES, STAGES, PhaseKind, get_phase, phases_of
+
+__all__ = [
+    "PHASE_MOVES",
+    "WORKFLOW_ACCEPTS",
+    "Outcome",
+    "apply",
+    "check_phase_id",
+    "new_state",
+]
+
+_TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"}
+_LATE_REPORTS = {"task_done", "task_fail", "task_start"}
+_RESUME = {"retry", "skip", "abort"}
+
+WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
+    "pending": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "abort"}
+                         | _TASK_EVENTS),
+    "in_progress": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "compact",
+                              "block", "clarify", "answer", "abort", "retry"} | _TASK_EVENTS),
+    "stopped": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
+    "failed": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
+    "blocked": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
+    "completed": frozenset(),
+}
+
+PHASE_MOVES: dict[tuple[str, str], str] = {
+    ("pending", "phase_start"): "in_progress",
+    ("pending", "phase_complete"): "completed",
+    ("in_progress", "phase_complete"): "completed",
+    ("pending", "phase_fail"): "failed",
+    ("in_progress", "phase_fail"): "failed",
+    ("failed", "retry"): "pending",
+    ("blocked", "retry"): "pending",
+    ("in_progress", "retry"): "pending",
+    ("pending", "retry"): "pending",
+    ("failed", "skip"): "skipped",
+    ("blocked", "skip"): "skipped",
+    ("in_progress", "skip"): "skipped",
+    ("pending", "skip"): "skipped",
+}
+
+_DONE = ("completed", "skipped")
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    state: State
+    ts: str
+    policy: Policy
+    now: datetime
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one event: the new state, what to log, and what to tell the caller."""
+
+    state: State
+    message: str
+    changed: bool = True
+    record: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def check_phase_id(phase_id: str) -> str:
+    if phase_id not in PHASE_IDS:
+        raise NotFoundError(
+            f"unknown phase '{phase_id}'; phases are {', '.join(PHASE_IDS)}"
+        )
+    return phase_id
+
+
+def new_state(event: ev.Start, now: datetime) -> State:
+    ts = format_time(now)
+    stages: dict[str, StageState] = {}
+    for stage in STAGES:
+        phases = {
+            p.id: PhaseState(status="skipped" if p.id in event.skipped else "pending",
+                             agentCount=event.agent_counts.get(p.id))
+            for p in phases_of(stage)
+        }
+        stages[stage] = StageState(phases=phases)
+    first = next((p for p in PHASES if p.id not in event.skipped), None)
+    state = State(
+        task=event.task,
+        status="in_progress" if first else "completed",
+        currentStage=first.stage if first else None,
+        currentPhase=first.id if first else None,
+        stages=stages,
+        startedAt=ts,
+        updatedAt=ts,
+        revision=1,
+    )
+    _derive_stages(state, ts)
+    return state
+
+
+def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = None) -> Outcome:
+    accepted = WORKFLOW_ACCEPTS.get(state.status, frozenset())
+    if state.abortedAt is not None:
+        accepted = frozenset()
+    if event.name not in accepted:
+        raise TransitionNotAllowedError(
+            "workflow", "aborted" if state.abortedAt else state.status, event.name.replace("_", " "),
+            sorted(a.replace("_", " ") for a in accepted),
+            hint=_workflow_hint(state),
+        )
+    new = state.model_copy(deep=True)
+    ts = format_time(now)
+    pol = policy or Policy()
+    if event.name in _TASK_EVENTS:
+        from agents_state.engine_tasks import apply_task_event
+
+        outcome = apply_task_event(new, event, now, pol)
+    else:
+        outcome = _HANDLERS[event.name](_Ctx(new, ts, pol, now), event)
+    if not outcome.changed:
+        return Outcome(state, outcome.message, False, {}, outcome.data)
+    result = outcome.state
+    _derive_stages(result, ts)
+    result.revision = state.revision + 1
+    result.updatedAt = ts
+    record = {"rev": result.revision, "at": ts, **event.record(), **outcome.record}
+    return Outcome(result, outcome.message, True, record, outcome.data)
+
+
+def _workflow_hint(state: State) -> str:
+    if state.abortedAt or state.status == "completed":
+        return "start a new workflow with: agents-state dispatch \"<task>\""
+    if state.status in ("stopped", "failed", "blocked"):
+        return "run: agents-state resume"
+    return ""
+
+
+# -- phase events ---------------------------------------------------------------------------
+
+
+def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
+    check_phase_id(phase_id)
+    phase = state.phase(phase_id)
+    event = event_name.replace("phase_", "")
+    if state.currentPhase != phase_id and phase.status not in _DONE:
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", phase.status, event,
+            hint=f"the current phase is {state.currentPhase}",
+        )
+    if (phase.status, event_name) not in PHASE_MOVES:
+        allowed = sorted(m.replace("_", " ") for (st, m) in PHASE_MOVES if st == phase.status)
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", f"already {phase.status}" if phase.status in _DONE
+            else phase.status, event, allowed,
+        )
+    return phase
+
+
+def _phase_start(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.PhaseStart)
+    check_phase_id(e.phase)
+    phase = state.phase(e.phase)
+    if phase.status == "in_progress" and state.currentPhase == e.phase:
+        return Outcome(state, f"phase {e.phase} already in progress", changed=False)
+    phase = _current_phase(state, e.phase, "phase_start")
+    phase.status = "in_progress"
+    phase.startedAt = phase.startedAt or ts
+    state.compaction.pending = None
+    return Outcome(state, f"phase {e.phase} {get_phase(e.phase).name} started")
+
+
+def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.PhaseComplete)
+    phase = _current_phase(state, e.phase, "phase_complete")
+    spec = get_phase(e.phase)
+    if spec.kind is PhaseKind.TASKS:
+        _check_tasks_done(state, e.phase)
+    if e.agent_count is not None:
+        phase.agentCount = e.agent_count
+    if e.issues is not None:
+        phase.issues = e.issues
+    state.compaction.pending = None
+    if spec.kind is PhaseKind.REVIEW and e.blocking_issues > 0:
+        return _send_back(state, e, ts, c.policy.review_rounds(e.phase))
+    phase.status = "completed"
+    phase.startedAt = phase.startedAt or ts
+    phase.completedAt = ts
+    phase.error = None
+    state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
+    return _advance(c, e.phase, f"phase {e.phase} {spec.name} completed")
+
+
+def _check_tasks_done(state: State, phase_id: str) -> None:
+    tasks = state.phase(phase_id).tasks
+    if not tasks:
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", "waiting for tasks", "complete",
+            hint="load the task definitions first: agents-state tasks load FILE",
+        )
+    left = [t for t, s in tasks.items() if s.status not in _DONE]
+    if left:
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", "running", "complete",
+            hint=f"it completes with its last task; {len(left)} task(s) not done: "
+            + ", ".join(left[:5]) + (" ..." if len(left) > 5 else ""),
+        )
+
+
+def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> Outcome:
+    review = state.phase(e.phase)
+    spec = get_phase(e.phase)
+    target = spec.reviews or e.phase
+    review.reviewRounds += 1
+    if review.reviewRounds > max_rounds:
+        reason = (f"review {e.phase} still finds {e.blocking_issues} blocking issue(s) after "
+                  f"{max_rounds} rework round(s); see .agents/phases/{spec.artifact}")
+        review.status = "blocked"
+        state.status = "blocked"
+        state.blockedReason = reason
+        state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
+        return Outcome(state, f"workflow blocked: {reason}")
+    start, end = PHASE_IDS.index(target), PHASE_IDS.index(e.phase)
+    for pid in PHASE_IDS[start:end + 1]:
+        p = state.phase(pid)
+        if p.status != "skipped":
+            p.status, p.completedAt = "pending", None
+    state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
+    state.currentPhase, state.currentStage = target, get_phase(target).stage
+    return Outcome(
+        state,
+        f"review {e.phase} found {e.blocking_issues} blocking issue(s): back to phase {target} "
+        f"(round {review.reviewRounds} of {max_rounds})",
+    )
+
+
+def _advance(c: _Ctx, done: str, message: str) -> Outcome:
+    """Move ``currentPhase`` past ``done``; finish the workflow after the last phase."""
+    state = c.state
+    after = PHASE_IDS[PHASE_IDS.index(done) + 1:]
+    nxt = next((pid for pid in after if state.phase(pid).status not in _DONE), None)
+    if nxt is None:
+        state.status = "completed"
+        state.currentPhase, state.currentStage = done, get_phase(done).stage
+        return Outcome(state, message + "; workflow completed")
+    state.compaction.pending = _compaction_boundary(c.policy, done, nxt)
+    state.currentPhase, state.currentStage = nxt, get_phase(nxt).stage
+    if state.stopRequested:
+        state.status, state.stopRequested = "stopped", False
+        return Outcome(state, message + "; workflow stopped as requested")
+    return Outcome(state, message)
+
+
+def _compaction_boundary(policy: Policy, done: str, nxt: str) -> str | None:
+    """The boundary to compact at between ``done`` and ``nxt``, or None."""
+    stage_done = get_phase(done).stage
+    if policy.compact_between_stages and stage_done != get_phase(nxt).stage:
+        return stage_done
+    if policy.compact_between_phases:
+        return done
+    return None
+
+
+def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.PhaseFail)
+    phase = _current_phase(state, e.phase, "phase_fail")
+    phase.attempts += 1
+    phase.error = e.error
+    if phase.attempts < c.policy.max_per_phase:
+        phase.status = "pending"
+        return Outcome(state, f"phase {e.phase} failed (attempt {phase.attempts} of "
+                              f"{c.policy.max_per_phase}): {e.error}; it will be retried")
+    phase.status = "failed"
+    state.status = "failed"
+    state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
+    return Outcome(state, f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
+                          "workflow failed (see: agents-state resume)")
+
+
+# -- workflow events --------------------------------------------------------------------------
+
+
+def _stop(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    if state.stopRequested:
+        return Outcome(state, "stop already requested", changed=False)
+    current = state.phase(state.currentPhase) if state.currentPhase else None
+    if current is None or current.status == "pending":
+        state.status = "stopped"
+        return Outcome(state, f"workflow stopped before phase {state.currentPhase}")
+    state.stopRequested = True
+    return Outcome(state, f"workflow will stop after phase {state.currentPhase}")
+
+
+def _retry(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    pid = _resume_phase(state)
+    phase = state.phase(pid)
+    message = f"workflow resumed at phase {pid}"
+    if state.status == "in_progress" and phase.status == "in_progress":
+        # the process driving it died: run the current step again
+        if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
+            from agents_state.engine_tasks import release_running_tasks
+
+            message += release_running_tasks(state, pid)
+        else:
+            phase.status = "pending"
+            message = f"phase {pid} will run again"
+    if phase.status in ("failed", "blocked"):
+        phase.status = "pending"
+        phase.reviewRounds = 0
+        message = f"phase {pid} will run again (attempt {phase.attempts + 1})"
+    if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
+        from agents_state.engine_tasks import retry_failed_tasks
+
+        message += retry_failed_tasks(state, pid)
+    state.status, state.stopRequested = "in_progress", False
+    state.failure, state.blockedReason = None, None
+    return Outcome(state, message)
+
+
+def _skip(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    pid = _resume_phase(state)
+    spec = get_phase(pid)
+    extra = ""
+    if spec.kind is PhaseKind.TASKS and state.phase(pid).tasks:
+        from agents_state.engine_tasks import skip_failed_tasks
+
+        extra, phase_done = skip_failed_tasks(state, pid, ts)
+        if not phase_done:
+            state.status, state.failure, state.blockedReason = "in_progress", None, None
+            return Outcome(state, extra.lstrip("; "))
+    state.phase(pid).status = "skipped"
+    state.status, state.stopRequested = "in_progress", False
+    state.failure, state.blockedReason = None, None
+    return _advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
+
+
+def _abort(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    state.abortedAt = ts
+    if state.status != "completed":
+        state.status = "stopped"
+    return Outcome(state, "workflow aborted; every file is kept in .agents/")
+
+
+def _resume_phase(state: State) -> str:
+    if state.failure is not None and state.failure.phase:
+        return check_phase_id(state.failure.phase)
+    if state.currentPhase is None:
+        raise NotFoundError("the workflow has no current phase to resume")
+    return state.currentPhase
+
+
+def _compact(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    boundary = state.compaction.pending or state.currentStage or "workflow"
+    state.compaction.lastCompactedAt = boundary
+    state.compaction.history.append(boundary)
+    state.compaction.pending = None
+    return Outcome(state, f"compaction after {boundary} recorded; continue with: "
+                          "agents-state context")
+
+
+def _block(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.Block)
+    state.status = "blocked"
+    state.blockedReason = e.reason
+    return Outcome(state, f"workflow blocked: {e.reason}")
+
+
+def _clarify(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.Clarify)
+    state.clarify = Clarification(questions=list(e.questions), phase=e.phase or state.currentPhase,
+                                  task=e.task, askedAt=ts)
+    return Outcome(state, f"{len(e.questions)} question(s) for the user recorded")
+
+
+def _answer(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.Answer)
+    if state.clarify is None:
+        raise TransitionNotAllowedError("workflow", "not waiting for an answer", "answer",
+                                        hint="no open questions")
+    state.clarify.answer, state.clarify.answeredAt = e.text, ts
+    state.clarifications.append(state.clarify)
+    state.clarify = None
+    return Outcome(state, "answer recorded; the step runs again with it")
+
+
+_HANDLERS = {
+    "phase_start": _phase_start,
+    "phase_complete": _phase_complete,
+    "phase_fail": _phase_fail,
+    "stop": _stop,
+    "retry": _retry,
+    "skip": _skip,
+    "abort": _abort,
+    "compact": _compact,
+    "block": _block,
+    "clarify": _clarify,
+    "answer": _answer,
+}
+
+
+def _derive_stages(state: State, ts: str) -> None:
+    for name, stage in state.stages.items():
+        statuses = [p.status for p in stage.phases.values()]
+        if not statuses:
+            continue
+        if all(s == "skipped" for s in statuses):
+            new = "skipped"
+        elif all(s in _DONE for s in statuses):
+            new = "completed"
+        elif "failed" in statuses:
+            new = "failed"
+        elif "blocked" in statuses:
+            new = "blocked"
+        elif any(s in ("in_progress", "completed") for s in statuses) or (
+            state.currentStage == name and state.status == "in_progress"
+        ):
+            new = "in_progress"
+        else:
+            new = "pending"
+        if new == "in_progress" and stage.startedAt is None:
+            stage.startedAt = ts
+        if new == "completed" and stage.completedAt is None:
+            stage.completedAt = ts
+        if new != "completed":
+            stage.completedAt = None
+        stage.status = new
+    if state.failure is not None and state.failure.phase and state.failure.context is None:
+        state.failure.context = _failure_context(state, state.failure.phase)
+
+
+def _failure_context(state: State, phase_id: str) -> FailureContext | None:
+    tasks = state.phase(phase_id).tasks
+    if not tasks:
+        return None
+    failed = next((t for t, s in tasks.items() if s.status == "failed"), None)
+    return FailureContext(
+        completedTasks=[t for t, s in tasks.items() if s.status == "completed"],
+        failedTask=failed,
+        pendingTasks=[t for t, s in tasks.items() if s.status in ("pending", "in_progress")],
+    )

@@ -1,0 +1,202 @@
+"""Apply a sub-agent's decision to the workflow (pure: state in, ``Outcome`` out).
+
+The response lands on a target: a task of phase 2.1 (``--task``, or the response's ``task_id``
+when it names one), else the current phase.  Then, through ``engine.apply``:
+
+- PROCEED completes the target (``TaskDone`` / ``PhaseComplete``).
+- CLARIFY records the questions (``Clarify``); the next action asks the user, and
+  ``resume --answer`` records the answer for the re-run (REQ-2.6).
+- STOP from a validator or checker (design 002's QA failure) re-runs the writer with the failures
+  as retry context, at most ``MAX_WRITER_RETRIES`` times, then escalates: on a review phase the
+  engine sends the work back to the reviewed phase (``PhaseComplete`` with blocking issues); on a
+  task the engine schedules the task again (``TaskFail``).
+- Any other STOP halts the workflow as ``blocked`` with the reason kept (``Block``, REQ-2.5).
+
+Every recorded response also lands in the handoff ledger (``state.handoffs``: the decision, the
+``context_summary`` for the next request, ``tokens_used`` summed per phase, the retry context).
+Recording the same response twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from agents_state import events as ev
+from agents_state.engine import Outcome, apply
+from agents_state.errors import NotFoundError
+from agents_state.handoff_reduce import Handoff
+from agents_state.models import State
+from agents_state.policy import Policy
+from agents_state.types import format_time
+from agents_state.workflow import PhaseKind, get_phase
+
+__all__ = [
+    "LEDGER",
+    "MAX_WRITER_RETRIES",
+    "Target",
+    "digest",
+    "ledger",
+    "record_handoff",
+    "resolve_target",
+    "tokens_by_phase",
+]
+
+LEDGER = "handoffs"  # the state field that holds the ledger
+MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
+TASK_PHASE = "2.1"
+_QA_ROLES = frozenset({"validate", "build", "type", "lint", "test", "security"})
+
+
+@dataclass(frozen=True)
+class Target:
+    phase: str
+    task: str | None = None
+
+    def __str__(self) -> str:
+        return f"task {self.task}" if self.task else f"phase {self.phase}"
+
+
+def ledger(state: State) -> dict[str, Any]:
+    """The handoff ledger (a plain dict kept in ``state.handoffs``)."""
+    raw = (state.model_extra or {}).get(LEDGER)
+    data: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+    records = data.get("records")
+    data["records"] = [r for r in records if isinstance(r, dict)] if isinstance(records, list) \
+        else []
+    tokens = data.get("tokens")
+    data["tokens"] = {str(k): v for k, v in tokens.items() if isinstance(v, int)} \
+        if isinstance(tokens, dict) else {}
+    return data
+
+
+def tokens_by_phase(state: State) -> dict[str, int]:
+    """``tokens_used`` reported by sub-agents, summed per workflow phase (NFR-1)."""
+    return dict(ledger(state)["tokens"])
+
+
+def digest(h: Handoff) -> str:
+    return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+
+def resolve_target(state: State, h: Handoff, task: str | None = None,
+                   phase: str | None = None) -> Target:
+    tasks = state.phase(TASK_PHASE).tasks or {} if TASK_PHASE in _phase_ids(state) else {}
+    if task:
+        if task not in tasks:
+            raise NotFoundError(f"no task '{task}' in phase {TASK_PHASE}"
+                                + (f"; tasks are {', '.join(tasks)}" if tasks else ""))
+        return Target(TASK_PHASE, task)
+    if phase:
+        return Target(phase)
+    if h.task_id and h.task_id in tasks:
+        return Target(TASK_PHASE, h.task_id)
+    if state.currentPhase is None:
+        raise NotFoundError("the workflow has no current phase to record the handoff on")
+    return Target(state.currentPhase)
+
+
+def _phase_ids(state: State) -> set[str]:
+    return {pid for stage in state.stages.values() for pid in stage.phases}
+
+
+def _events(state: State, h: Handoff, t: Target) -> list[ev.Event]:
+    if h.decision == "PROCEED":
+        if t.task:
+            return [ev.TaskDone(t.task, summary=h.summary)]
+        return [ev.PhaseComplete(t.phase, issues=len(h.issues) or None)]
+    if h.decision == "CLARIFY":
+        return [ev.Clarify(tuple(h.questions), phase=t.phase, task=t.task)]
+    failures = list(h.failures or h.issues) or [h.stop_reason]
+    if _is_qa(h):
+        if t.task:
+            return [ev.TaskFail(t.task, error="QA failed: " + "; ".join(failures))]
+        if get_phase(t.phase).kind is PhaseKind.REVIEW:
+            return [ev.PhaseComplete(t.phase, issues=len(failures),
+                                     blocking_issues=len(failures))]
+    return [ev.Block(h.stop_reason, phase=t.phase, task=t.task)]
+
+
+def _is_qa(h: Handoff) -> bool:
+    return h.kind in ("validator", "checker") or (h.phase in _QA_ROLES)
+
+
+def record_handoff(state: State | None, h: Handoff, now: datetime, *, task: str | None = None,
+                   phase: str | None = None, agent: str | None = None,
+                   policy: Policy | None = None) -> Outcome:
+    """Apply ``h`` to ``state`` and log it in the ledger; for ``Store.commit``."""
+    if state is None:
+        raise NotFoundError("no workflow: start one with: agents-state dispatch \"<task>\"")
+    if h.decision is None:
+        raise NotFoundError("a handoff request has no decision to record; record the "
+                            "sub-agent's response")
+    led = ledger(state)
+    key = digest(h)
+    if any(r.get("digest") == key for r in led["records"]):
+        return Outcome(state, f"this {h.decision} response was already recorded; nothing "
+                              "changed", changed=False)
+    t = resolve_target(state, h, task, phase)
+    pol = replace(policy or Policy(), max_per_task=MAX_WRITER_RETRIES,
+                  review_max_retries={**(policy or Policy()).review_max_retries,
+                                      t.phase: MAX_WRITER_RETRIES})
+    out = Outcome(state, "", changed=False)
+    for event in _events(state, h, t):
+        out = apply(out.state, event, now, pol)
+    new = out.state
+    _update_ledger(new, led, h, t, key, agent, now)
+    record = {**out.record, "handoff": {"decision": h.decision, "digest": key,
+                                       "target": str(t), "tokens": h.tokens_used}}
+    return Outcome(new, _message(new, h, t, out.message), True, record, dict(out.data))
+
+
+def _update_ledger(state: State, led: dict[str, Any], h: Handoff, t: Target, key: str,
+                   agent: str | None, now: datetime) -> None:
+    entry: dict[str, Any] = {"at": format_time(now), "target": str(t), "phase": t.phase,
+                             "decision": h.decision, "kind": h.kind, "digest": key}
+    for name, value in (("task", t.task), ("taskId", h.task_id), ("role", h.phase),
+                        ("summary", h.summary), ("tokens", h.tokens_used), ("agent", agent)):
+        if value is not None:
+            entry[name] = value
+    led["records"].append(entry)
+    if h.tokens_used:
+        led["tokens"][t.phase] = led["tokens"].get(t.phase, 0) + h.tokens_used
+    retry = _retry_context(state, h, t)
+    if retry is not None:
+        led["retry"] = retry
+    elif _is_qa(h):  # passed, or retries ran out and the workflow escalated
+        led.pop("retry", None)
+    setattr(state, LEDGER, led)
+
+
+def _retry_context(state: State, h: Handoff, t: Target) -> dict[str, Any] | None:
+    if h.decision != "STOP" or not _is_qa(h) or state.status != "in_progress":
+        return None
+    failures = list(h.failures or h.issues) or [h.stop_reason]
+    if t.task:
+        task = (state.phase(TASK_PHASE).tasks or {}).get(t.task)
+        if task is None or task.status != "pending":
+            return None
+        return {"task": t.task, "failures": failures, "attempt": task.attempts + 1}
+    spec = get_phase(t.phase)
+    if spec.kind is not PhaseKind.REVIEW or spec.reviews is None:
+        return None
+    rounds = state.phase(t.phase).reviewRounds
+    return {"phase": spec.reviews, "failures": failures, "attempt": rounds + 1}
+
+
+def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
+    head = f"{h.decision} recorded on {t}"
+    if h.tokens_used:
+        head += f" ({h.tokens_used} tokens used)"
+    retry = ledger(state).get("retry")
+    if h.decision == "STOP" and _is_qa(h) and isinstance(retry, dict) \
+            and state.status == "in_progress":
+        where = f"task {retry['task']}" if retry.get("task") else f"phase {retry.get('phase')}"
+        return (f"{head}: {engine_msg}; re-run the writer for {where} with the failures as "
+                f"retry context (attempt {retry['attempt']} of {MAX_WRITER_RETRIES + 1}): "
+                f"agents-state handoff new --retry")
+    return f"{head}: {engine_msg}" if engine_msg else head

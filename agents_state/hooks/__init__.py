@@ -1,0 +1,60 @@
+"""Handlers for Claude Code hook events: ``agents-state hook <event>``.
+
+They run beside every tool call of every sub-agent, so they are built for speed and for never
+breaking a session: ``__main__`` calls ``run_hook`` without importing Click, the pre-tool-use path
+imports neither pydantic nor pathlib, every handler returns 0, and any surprise (bad stdin, a
+corrupt file, a bug) becomes an allow plus one warning line on stderr, never a traceback.
+
+| event            | does                                                                |
+|------------------|---------------------------------------------------------------------|
+| pre-tool-use     | deny a tool beyond the calling sub-agent's permission profile      |
+| post-tool-use    | count tool calls (``.agents/toolcalls.log``) for compaction advice  |
+| subagent-start   | log which sub-agent started (``.agents/subagents.jsonl``)           |
+| subagent-stop    | log it; record a handoff response found in its last message         |
+| session-start    | inject the workflow context after startup / resume / clear / compact|
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["EVENTS", "run_hook", "tool_calls"]
+
+EVENTS: dict[str, str] = {
+    "pre-tool-use": "agents_state.hooks.pre_tool_use",
+    "post-tool-use": "agents_state.hooks.toolcalls",
+    "subagent-start": "agents_state.hooks.subagent",
+    "subagent-stop": "agents_state.hooks.subagent",
+    "session-start": "agents_state.hooks.session_start",
+}
+
+
+def run_hook(event: str, root: str | None = None) -> int:
+    """Handle one hook event; always returns 0 and never raises."""
+    try:
+        module_name = EVENTS.get(event.strip().lower().replace("_", "-"))
+        if module_name is None:
+            sys.stderr.write(f"agents-state: warning: unknown hook event '{event}'; known: "
+                             f"{', '.join(EVENTS)} (allowing)\n")
+            return 0
+        import importlib
+
+        module = importlib.import_module(module_name)
+        module.handle(event.strip().lower().replace("_", "-"), root)
+    except BaseException as e:  # a hook must never break the session, whatever happens
+        if isinstance(e, KeyboardInterrupt):
+            return 0
+        try:
+            sys.stderr.write(f"agents-state: warning: hook {event} failed ({type(e).__name__}: "
+                             f"{e}); allowing\n")
+        except Exception:
+            pass
+    return 0
+
+
+def tool_calls(root: object, agent: str = "main") -> int:
+    """Tool calls counted since the last compaction or new session, for ``agent``
+    (``main`` = the orchestrating conversation)."""
+    from agents_state.hooks.toolcalls import count
+
+    return count(str(root), agent)

@@ -1,0 +1,81 @@
+"""What every hook handler needs: the payload, the root, the raw state, and safe output.
+
+Plain dicts and ``os.path`` only: this is imported on every tool call.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import orjson
+
+__all__ = ["active_state", "emit", "find_root", "read_payload", "warn"]
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"agents-state: warning: {message}\n")
+
+
+def emit(data: dict[str, Any]) -> None:
+    sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
+    sys.stdout.flush()
+
+
+def read_payload() -> dict[str, Any] | None:
+    """The hook's JSON object from stdin, or ``None`` after a warning."""
+    try:
+        raw = sys.stdin.buffer.read()
+    except (OSError, ValueError) as e:
+        warn(f"could not read the hook input ({e}); allowing")
+        return None
+    if not raw.strip():
+        warn("empty hook input on stdin (expected Claude Code's hook JSON); allowing")
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        warn(f"hook input is not JSON ({e}); allowing")
+        return None
+    if not isinstance(data, dict):
+        warn(f"hook input is a JSON {type(data).__name__}, not an object; allowing")
+        return None
+    return data
+
+
+def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:
+    """``--root`` / ``AGENTS_STATE_ROOT``, else the nearest ancestor of the payload's ``cwd``
+    (or the process cwd) that has ``.agents/``; ``None`` if there is none."""
+    chosen = explicit or os.environ.get("AGENTS_STATE_ROOT")
+    if chosen:
+        chosen = os.path.abspath(os.path.expanduser(chosen))
+        return chosen if os.path.isdir(os.path.join(chosen, ".agents")) else None
+    cwd = payload.get("cwd")
+    here = os.path.abspath(cwd if isinstance(cwd, str) and cwd else os.getcwd())
+    while True:
+        if os.path.isdir(os.path.join(here, ".agents")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def active_state(root: str) -> dict[str, Any] | None:
+    """The raw state if a workflow is active (unfinished, not aborted), else ``None``."""
+    path = os.path.join(root, ".agents", "state.json")
+    try:
+        with open(path, "rb") as f:
+            data = orjson.loads(f.read())
+    except FileNotFoundError:
+        return None
+    except (OSError, orjson.JSONDecodeError) as e:
+        warn(f"cannot read {path} ({e}); allowing")
+        return None
+    if not isinstance(data, dict):
+        return None
+    status = str(data.get("status", "pending")).strip().lower()
+    if status in ("completed", "complete", "done") or data.get("abortedAt"):
+        return None
+    return data

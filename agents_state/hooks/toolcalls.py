@@ -1,0 +1,67 @@
+"""PostToolUse: count tool calls in ``.agents/toolcalls.log``, outside ``state.json``.
+
+One short line per call (``main`` for the orchestrating conversation, else the sub-agent's id),
+appended with ``O_APPEND`` so that parallel agents need no lock.  The count of ``main`` lines is
+how many tool calls the orchestrator's context holds since the last compaction or new session:
+past 50, design 000 recommends compacting.  ``session-start`` clears the log on startup, clear and
+compact.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agents_state.hooks._base import find_root, read_payload
+
+__all__ = ["COMPACT_AFTER_CALLS", "LOG_NAME", "count", "counts", "handle", "record", "reset"]
+
+LOG_NAME = "toolcalls.log"
+COMPACT_AFTER_CALLS = 50
+
+
+def _log(root: str) -> str:
+    return os.path.join(root, ".agents", LOG_NAME)
+
+
+def record(root: str, agent: str) -> None:
+    line = (agent.replace("\n", " ").strip() or "main") + "\n"
+    fd = os.open(_log(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode("utf-8", "replace"))
+    finally:
+        os.close(fd)
+
+
+def counts(root: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    try:
+        with open(_log(root), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key = line.strip()
+                if key:
+                    out[key] = out.get(key, 0) + 1
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def count(root: str, agent: str = "main") -> int:
+    return counts(root).get(agent, 0)
+
+
+def reset(root: str) -> None:
+    try:
+        os.truncate(_log(root), 0)
+    except FileNotFoundError:
+        pass
+
+
+def handle(event: str, explicit_root: str | None) -> None:
+    payload = read_payload()
+    if payload is None:
+        return
+    root = find_root(explicit_root, payload)
+    if root is None or not os.path.exists(os.path.join(root, ".agents", "state.json")):
+        return
+    agent = payload.get("agent_id")
+    record(root, agent if isinstance(agent, str) and agent else "main")

@@ -1,0 +1,77 @@
+"""Strict, bounded JSON decoding of input files, with one-line errors naming the file.
+
+State files are read with orjson (fast; our own writes).  Files written by people and models
+(tasks, config, artifacts, handoffs) go through ``loads_strict``: it also refuses duplicate keys,
+NaN and Infinity, and reports the line and column.  A UTF-8 byte-order mark is tolerated.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agents_state.errors import InvalidInputError, NotFoundError, StorageIOError
+
+__all__ = ["MAX_INPUT_BYTES", "loads_strict", "read_input_bytes", "strip_bom"]
+
+MAX_INPUT_BYTES = 32 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+
+
+def strip_bom(data: bytes) -> bytes:
+    return data[len(_BOM):] if data.startswith(_BOM) else data
+
+
+def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """Read a user-supplied file with a size cap; '-' is handled by the caller."""
+    try:
+        if path.is_dir():
+            raise InvalidInputError(shown, "", "is a directory, not a file")
+        size = path.stat().st_size
+        if size > limit:
+            raise InvalidInputError(shown, "", f"is {size} bytes; the limit is {limit} bytes")
+        with path.open("rb") as f:
+            return f.read(limit + 1)
+    except FileNotFoundError:
+        raise NotFoundError(f"{shown}: no such file") from None
+    except PermissionError as e:
+        raise StorageIOError(shown, "read", e.strerror or "permission denied") from None
+    except OSError as e:
+        raise StorageIOError(shown, "read", e.strerror or str(e)) from None
+
+
+def _no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON (write a number or null)")
+
+
+def loads_strict(data: bytes, shown: str) -> Any:
+    """Decode JSON strictly; raise ``InvalidInputError`` naming the file and position."""
+    if len(data) > MAX_INPUT_BYTES:
+        raise InvalidInputError(shown, "", f"is {len(data)} bytes; the limit is "
+                                f"{MAX_INPUT_BYTES} bytes")
+    try:
+        text = strip_bom(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInputError(shown, "", f"is not valid UTF-8 (byte {e.start}); save it as "
+                                "UTF-8") from None
+    if not text.strip():
+        raise InvalidInputError(shown, "", "is empty; expected a JSON document")
+    try:
+        return json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise InvalidInputError(shown, "", f"not valid JSON: {e.msg} at line {e.lineno} "
+                                f"column {e.colno}") from None
+    except ValueError as e:
+        raise InvalidInputError(shown, "", f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise InvalidInputError(shown, "", "not valid JSON: nested too deeply") from None

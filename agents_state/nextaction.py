@@ -1,0 +1,214 @@
+"""``next_action(state, config, now)``: the one step the orchestrator takes next (pure).
+
+The same dict is printed as JSON and rendered as text.  A model that follows these actions
+literally, with nothing else in its context, completes the workflow: every action names the files
+to read, the artifact to write and the exact ``agents-state`` command that records the step.
+"""
+
+from __future__ import annotations
+
+import shlex
+from datetime import datetime
+from typing import Any
+
+from agents_state.config import Config, resolve_model
+from agents_state.engine_tasks import TASK_PHASE, current_wave, nothing_ready_reason, ready_tasks
+from agents_state.models import State
+from agents_state.scoring import score_task
+from agents_state.workflow import Phase, PhaseKind, artifact_path, get_phase
+
+__all__ = ["KINDS", "next_action", "no_workflow_action"]
+
+KINDS = ("dispatch_agents", "work_inline", "run_commands", "review", "compact", "wait",
+         "ask_user", "done", "blocked", "start")
+
+_REVIEW_FORMAT = ('{"issues": [{"severity": "critical|high|medium|low", "description": "...", '
+                  '"file": "..."}]}')
+
+
+def no_workflow_action() -> dict[str, Any]:
+    return _action("start", None, instructions="No active workflow.",
+                   command='agents-state dispatch "<task>"')
+
+
+def _action(kind: str, phase: Phase | None, *, instructions: str, command: str | None,
+            read: list[str] | None = None, write: str | None = None,
+            agents: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "kind": kind,
+        "stage": phase.stage if phase else None,
+        "phase": phase.id if phase else None,
+        "phaseName": phase.name if phase else None,
+        "agents": agents,
+        "read": read or [],
+        "write": write,
+        "command": command,
+        "instructions": instructions,
+    }
+    out.update(extra)
+    return out
+
+
+def _model(name: str) -> dict[str, str]:
+    return {"model": name, "modelId": resolve_model(name)}
+
+
+def _reads(state: State, phase: Phase) -> list[str]:
+    files = [state.files.get(get_phase(i).file_key) for i in phase.inputs]
+    return [f for f in files if f]
+
+
+def next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
+    if state.abortedAt:
+        return _action("done", None, instructions="The workflow was aborted; its files are kept "
+                       "in .agents/.", command='agents-state dispatch --replace "<task>"')
+    if state.status == "completed":
+        return _action("done", None, instructions=f"Workflow completed: {state.task}",
+                       command=None)
+    phase = get_phase(state.currentPhase) if state.currentPhase else None
+    if state.status in ("failed", "blocked", "stopped"):
+        reason = (state.failure.error if state.failure else None) or state.blockedReason \
+            or ("stopped on request" if state.status == "stopped" else state.status)
+        return _action("blocked", phase, instructions=f"Workflow {state.status}: {reason}. "
+                       "Run the command to see the options (retry, skip, abort).",
+                       command="agents-state resume", reason=reason)
+    if state.clarify is not None:
+        return _action("ask_user", phase, instructions="Ask the user these questions and record "
+                       "the answer.", questions=list(state.clarify.questions),
+                       command='agents-state resume --answer "<the user\'s answer>"')
+    if state.compaction.pending:
+        return _action("compact", phase, instructions=(
+            f"{state.compaction.pending} is done. Compact the conversation now (/compact), "
+            "then record it and reload only what the next step needs with: agents-state context"),
+            command="agents-state compact")
+    assert phase is not None
+    if phase.kind is PhaseKind.TASKS:
+        return _tasks_action(state, config, phase, now)
+    return _phase_action(state, config, phase)
+
+
+def _rework_note(state: State, phase: Phase) -> tuple[str, list[str]]:
+    """When a review sent the work back, or the user answered a question, say so."""
+    notes, reads = [], []
+    from agents_state.workflow import PHASES
+
+    for p in PHASES:
+        if p.reviews == phase.id and state.phase(p.id).reviewRounds > 0:
+            notes.append(f"Review {p.id} found blocking issues: address every issue in "
+                         f".agents/phases/{p.artifact} first.")
+            reads.append(f".agents/phases/{p.artifact}")
+    answered = [c for c in state.clarifications if c.phase == phase.id and c.answer]
+    if answered:
+        notes.append(f"The user answered: {answered[-1].answer}")
+    error = state.phase(phase.id).error
+    if error:
+        notes.append(f"The previous attempt failed: {error}")
+    return (" " + " ".join(notes) if notes else ""), reads
+
+
+def _phase_action(state: State, config: Config, phase: Phase) -> dict[str, Any]:
+    write = artifact_path(phase.id)
+    command = f"agents-state phase complete {phase.id} --artifact {write}"
+    note, extra_reads = _rework_note(state, phase)
+    read = _reads(state, phase) + extra_reads
+    task = f"Task: {state.task}. "
+    if phase.kind is PhaseKind.AGENTS:
+        count, model = _agent_plan(state, config, phase)
+        return _action("dispatch_agents", phase, read=read, write=write, command=command,
+                       agents={"count": count, "type": phase.agent_type, **_model(model)},
+                       instructions=task + phase.instructions + note)
+    if phase.kind is PhaseKind.REVIEW:
+        review = config.review_for(phase.id)
+        return _action("review", phase, read=read, write=write, command=command,
+                       agents={"count": 1, "type": "reviewer", **_model(review.tool)},
+                       instructions=task + phase.instructions + f" Format: {_REVIEW_FORMAT}. "
+                       f"Issues of severity {review.blockingSeverity} or above send the work "
+                       "back." + note)
+    if phase.id == "3.1" and config.stages.TEST.commands:
+        names = ", ".join(config.stages.TEST.commands)
+        return _action("run_commands", phase, read=read, write=write,
+                       command="agents-state phase run 3.1",
+                       instructions=f"Run the configured commands ({names}); agents-state runs "
+                       "them and records the results." + note)
+    if phase.id == "3.1":
+        return _action("run_commands", phase, read=read, write=write, command=command,
+                       instructions="No test commands are configured: run the project's lint "
+                       "and tests yourself and write the results as JSON "
+                       '{"commands": [{"name": "test", "command": "...", "exitCode": 0}]}.'
+                       + note)
+    if phase.id == "4.3":
+        git = config.stages.FINAL.git
+        return _action("run_commands", phase, read=read, write=write, command=command,
+                       instructions=f"{task}Finish with git workflow '{git.workflow}'; never "
+                       f"commit paths matching: {', '.join(git.excludePatterns)}. Write what "
+                       "was committed (and the PR link) to the artifact." + note,
+                       excludePatterns=list(git.excludePatterns))
+    return _action("work_inline", phase, read=read, write=write, command=command,
+                   instructions=task + phase.instructions + note)
+
+
+def _agent_plan(state: State, config: Config, phase: Phase) -> tuple[int, str]:
+    stages = config.stages
+    if phase.id == "1.2":
+        plan = stages.PLAN.planning
+        model = plan.model or config.defaults.model
+        if plan.mode == "single":
+            return 1, model
+        cap = plan.maxParallelAgents
+    else:
+        model = stages.EXPLORE.model or config.defaults.model
+        cap = stages.EXPLORE.maxParallelAgents
+    stored = state.phase(phase.id).agentCount
+    count = stored if stored else score_task(state.task, cap).count
+    return min(count, cap), model
+
+
+def _task_model(config: Config, complexity: str) -> str:
+    tasks = config.stages.IMPLEMENT.tasks
+    if tasks.useComplexityScoring:
+        name: str = getattr(tasks.complexityModels, complexity)
+        return name
+    return tasks.model or config.defaults.model
+
+
+def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> dict[str, Any]:
+    pstate = state.phase(TASK_PHASE)
+    write = artifact_path(phase.id)
+    if not pstate.tasks:
+        return _action(
+            "work_inline", phase, read=_reads(state, phase), write=write,
+            command=f"agents-state tasks load {write}",
+            instructions=f"Task: {state.task}. Break the plan into tasks and write them as JSON "
+            '{"tasks": [{"id": "task-1", "title": "...", "description": "...", '
+            '"dependencies": [], "complexity": "easy|medium|hard", "files": ["..."]}]}.')
+    lease = config.stages.IMPLEMENT.tasks.leaseSeconds
+    ready = ready_tasks(pstate, now, lease)
+    idx = current_wave(pstate)
+    wave_no = (idx or 0) + 1
+    if ready:
+        tasks = pstate.tasks
+        listed = [{"id": t, "title": tasks[t].title, "complexity": tasks[t].complexity,
+                   **_model(_task_model(config, tasks[t].complexity)), "files": tasks[t].files}
+                  for t in ready]
+        models = sorted({x["model"] for x in listed})
+        return _action(
+            "dispatch_agents", phase, read=_reads(state, phase) + [write], write=None,
+            agents={"count": len(ready), "type": "task",
+                    **_model(models[0] if len(models) == 1 else config.defaults.model)},
+            tasks=listed, wave=wave_no, waves=len(pstate.waves or []),
+            command="agents-state task done <task-id> --summary " + shlex.quote("<one line>"),
+            instructions=f"Wave {wave_no}: dispatch one task agent per task below, in parallel, "
+            "each with its task id and its model. Each agent records its own result with the "
+            "command (or: agents-state task fail <task-id> --error TEXT).")
+    reason = nothing_ready_reason(pstate, now)
+    waits = sorted(t.retryAt for t in pstate.tasks.values() if t.status == "pending"
+                   and t.retryAt and t.retryAt > _iso(now))
+    return _action("wait", phase, command="agents-state next", until=waits[0] if waits else None,
+                   wave=wave_no, instructions=f"Nothing to dispatch: {reason}. Wait for the "
+                   "running task agents (or until the time), then run the command.")
+
+
+def _iso(now: datetime) -> str:
+    from agents_state.types import format_time
+
+    return format_time(now)

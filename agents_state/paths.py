@@ -1,0 +1,34 @@
+"""Names and paths that can never escape ``.agents/``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from agents_state.errors import InvalidInputError
+
+__all__ = ["AGENTS_DIR", "check_inside", "safe_name"]
+
+AGENTS_DIR = ".agents"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def safe_name(name: str, what: str) -> str:
+    """A single path component: no separators, no '..', no control characters."""
+    if not _NAME_RE.match(name) or ".." in name:
+        shown = name.encode("unicode_escape").decode("ascii")
+        raise InvalidInputError(what, "name", f"{shown!r} is not allowed; use letters, digits, "
+                                "'.', '_' and '-' only (no '/', '..' or absolute paths)")
+    return name
+
+
+def check_inside(root: Path, path: Path, shown: str) -> None:
+    """Refuse a path (or a symlink on the way) that resolves outside the root."""
+    try:
+        resolved = path.resolve()
+        base = root.resolve()
+    except OSError as e:
+        raise InvalidInputError(shown, "", f"cannot be resolved: {e.strerror}") from None
+    if not resolved.is_relative_to(base):
+        raise InvalidInputError(shown, "", f"resolves outside the project ({resolved}); "
+                                "a symbolic link out of the tree is refused")

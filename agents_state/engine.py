@@ -20,7 +20,6 @@ from typing import Any
 
 from agents_state import events as ev
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
-from agents_state.policy import Policy
 from agents_state.models import (
     Clarification,
     Failure,
@@ -29,7 +28,8 @@ from agents_state.models import (
     StageState,
     State,
 )
-from agents_state.types import format_time
+from agents_state.policy import Policy
+from agents_state.types import Status, format_time
 from agents_state.workflow import PHASE_IDS, PHASES, STAGES, PhaseKind, get_phase, phases_of
 
 __all__ = [
@@ -133,7 +133,8 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
         accepted = frozenset()
     if event.name not in accepted:
         raise TransitionNotAllowedError(
-            "workflow", "aborted" if state.abortedAt else state.status, event.name.replace("_", " "),
+            "workflow", "aborted" if state.abortedAt else state.status,
+            event.name.replace("_", " "),
             sorted(a.replace("_", " ") for a in accepted),
             hint=_workflow_hint(state),
         )
@@ -312,7 +313,7 @@ def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
 
 
 def _stop(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
+    state, _ts = c.state, c.ts
     if state.stopRequested:
         return Outcome(state, "stop already requested", changed=False)
     current = state.phase(state.currentPhase) if state.currentPhase else None
@@ -324,7 +325,7 @@ def _stop(c: _Ctx, e: ev.Event) -> Outcome:
 
 
 def _retry(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
+    state, _ts = c.state, c.ts
     pid = _resume_phase(state)
     phase = state.phase(pid)
     message = f"workflow resumed at phase {pid}"
@@ -385,7 +386,7 @@ def _resume_phase(state: State) -> str:
 
 
 def _compact(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
+    state, _ts = c.state, c.ts
     boundary = state.compaction.pending or state.currentStage or "workflow"
     state.compaction.lastCompactedAt = boundary
     state.compaction.history.append(boundary)
@@ -395,7 +396,7 @@ def _compact(c: _Ctx, e: ev.Event) -> Outcome:
 
 
 def _block(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
+    state, _ts = c.state, c.ts
     assert isinstance(e, ev.Block)
     state.status = "blocked"
     state.blockedReason = e.reason
@@ -442,6 +443,7 @@ def _derive_stages(state: State, ts: str) -> None:
         statuses = [p.status for p in stage.phases.values()]
         if not statuses:
             continue
+        new: Status
         if all(s == "skipped" for s in statuses):
             new = "skipped"
         elif all(s in _DONE for s in statuses):

@@ -139,7 +139,8 @@ def _claim(state: State, phase: PhaseState, e: ev.TaskClaim, now: datetime,
            policy: Policy) -> Outcome:
     ts = format_time(now)
     if state.status != "in_progress":
-        raise TransitionNotAllowedError("workflow", state.status, "claim", hint="run: agents-state resume")
+        raise TransitionNotAllowedError("workflow", state.status, "claim",
+                                        hint="run: agents-state resume")
     ready = ready_tasks(phase, now, policy.lease_seconds)
     if e.task_id is not None:
         task = _task(phase, e.task_id)
@@ -273,7 +274,8 @@ def _fail(state: State, phase: PhaseState, e: ev.TaskFail, now: datetime,
         task.status = "pending"
         task.retryAt = format_time(now + timedelta(seconds=wait))
         return _outcome(state, f"{e.task_id} failed (attempt {task.attempts}); retry "
-                               f"{task.attempts} of {policy.max_per_task} not before {task.retryAt}",
+                               f"{task.attempts} of {policy.max_per_task} not before "
+                               f"{task.retryAt}",
                         task=e.task_id, retryAt=task.retryAt)
     task.status = "failed"
     if state.status == "in_progress":

@@ -2,7 +2,7 @@
 
 - The caller: ``UsageError`` (bad argument), ``NotFoundError`` (no such workflow, phase or task),
   ``TransitionNotAllowedError`` (a refused move of the state machine).
-- The input or the file on disk: ``InvalidInputError`` / ``StateFileError`` (corrupt, wrongly typed),
+- The input or the file on disk: ``InvalidInputError`` / ``StateFileError`` (corrupt, mistyped),
   ``LockTimeoutError``, ``StorageIOError``.
 - The definition: ``ConfigError`` (bad configuration) is invalid input too.
 

@@ -190,9 +190,9 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         listed = [{"id": t, "title": tasks[t].title, "complexity": tasks[t].complexity,
                    **_model(_task_model(config, tasks[t].complexity)), "files": tasks[t].files}
                   for t in ready]
-        models = sorted({x["model"] for x in listed})
+        models = sorted({str(x["model"]) for x in listed})
         return _action(
-            "dispatch_agents", phase, read=_reads(state, phase) + [write], write=None,
+            "dispatch_agents", phase, read=[*_reads(state, phase), write], write=None,
             agents={"count": len(ready), "type": "task",
                     **_model(models[0] if len(models) == 1 else config.defaults.model)},
             tasks=listed, wave=wave_no, waves=len(pstate.waves or []),

@@ -12,7 +12,8 @@ __all__ = ["explain"]
 def explain(state: State) -> dict[str, Any]:
     phase = state.failure.phase if state.failure and state.failure.phase else state.currentPhase
     if state.abortedAt or state.status == "completed":
-        text = f"The workflow is {'aborted' if state.abortedAt else 'completed'}: nothing to resume."
+        ended = "aborted" if state.abortedAt else "completed"
+        text = f"The workflow is {ended}: nothing to resume."
         return {"status": state.status, "phase": phase, "explanation": text, "options": []}
     if state.failure:
         f = state.failure

@@ -14,6 +14,7 @@ The interface is small (``load`` and ``commit``) so that a server-backed store c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -144,10 +145,8 @@ class Store:
                 continue
             for n in names:
                 if n.startswith(".tmp-"):
-                    try:
+                    with contextlib.suppress(OSError):
                         os.unlink(d / n)
-                    except OSError:
-                        pass
 
     def _atomic_write(self, path: Path, data: bytes, shown: str) -> None:
         tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
@@ -164,10 +163,8 @@ class Store:
             step = "replace"
             fsops.replace(tmp, path)
         except OSError as e:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise StorageIOError(shown, step, e.strerror or str(e)) from None
         try:
             fsops.fsync_dir(path.parent)

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-class PhaseKind(str, enum.Enum):
+class PhaseKind(enum.StrEnum):
     AGENTS = "agents"  # parallel sub-agents, results merged into the artifact
     INLINE = "inline"  # the orchestrator works itself
     REVIEW = "review"  # a review tool reads the work and returns issues (JSON)

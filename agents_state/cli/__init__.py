@@ -82,6 +82,8 @@ def cli(ctx: click.Context, root: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
+    import sys
+
     from agents_state.cli.runner import run
 
-    return run(cli, argv)
+    return run(cli, sys.argv[1:] if argv is None else argv)

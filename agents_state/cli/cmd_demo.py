@@ -35,6 +35,7 @@ def demo(keep: bool, task: str) -> int:
     app = App(root)
     click.echo(f"$ agents-state dispatch {task!r}   (in {root})")
     click.echo(app.dispatch(task).message)
+    out: object = None
     for _ in range(100):
         action = app.next_action(app.state())
         click.echo("\n" + render_action(action))
@@ -54,7 +55,7 @@ def demo(keep: bool, task: str) -> int:
             body = b'{"issues": []}' if (action["write"] or "").endswith(".json") \
                 else f"# {action['phaseName']}\n\n(demo output)\n".encode()
             out = app.complete_phase(action["phase"], body)
-        click.echo(f"$ {cmd}\n{out.message}")
+        click.echo(f"$ {cmd}\n{getattr(out, 'message', '')}")
     click.echo(f"\nfiles: {', '.join(sorted(p.name for p in (root / '.agents/phases').iterdir()))}")
     if keep:
         click.echo(f"kept: {root}")

@@ -104,7 +104,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
     if as_json:
         tid = out.data["task"]
-        t = out.state.phase("2.1").tasks[tid]  # type: ignore[index]
+        t = out.state.phase("2.1").tasks[tid]
         emit_json({"message": out.message, "task": tid, "attempt": out.data["attempt"],
                    "agent": out.data["agent"], "title": t.title, "description": t.description,
                    "files": t.files, "complexity": t.complexity, "revision": out.state.revision})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -34,7 +35,7 @@ def _print_outcome(app: object, message: str, as_json: bool, **extra: object) ->
 @click.option("--dry-run", is_flag=True, help="Preview every stage and phase; write nothing.")
 @json_option
 @click.pass_context
-def dispatch(ctx: click.Context, task: str | None, task_file: click.utils.LazyFile | None,
+def dispatch(ctx: click.Context, task: str | None, task_file: Any,
              replace: bool, dry_run: bool, as_json: bool) -> int:
     """Start a workflow for TASK and print the next action (without TASK: the next action).
 

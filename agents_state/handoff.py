@@ -158,9 +158,8 @@ def _rule_problems(kind: str, m: BaseModel) -> list[Problem]:
                                               "the next phase"))
     if isinstance(m, hm.ValidatorOutput):
         out.extend(_validator_rules(m))
-    elif isinstance(m, hm.CheckerOutput):
-        if decision == "PROCEED" and m.status == "fail":
-            out.append(Problem("decision", "PROCEED contradicts status fail; use STOP"))
+    elif isinstance(m, hm.CheckerOutput) and decision == "PROCEED" and m.status == "fail":
+        out.append(Problem("decision", "PROCEED contradicts status fail; use STOP"))
     if decision == "CLARIFY" and not m.questions:  # type: ignore[attr-defined]
         out.append(Problem("questions", "decision CLARIFY needs at least one question for "
                                         "the user"))

@@ -129,7 +129,9 @@ def _findings(m: BaseModel) -> dict[str, Any]:
 
 
 def reduce_model(kind: str, data: dict[str, Any], m: BaseModel) -> Handoff:
-    get = lambda key: getattr(m, key, None)  # noqa: E731
+    def get(key: str) -> Any:
+        return getattr(m, key, None)
+
     decision = get("decision") or _implied_decision(m)
     phase = get("phase") or (m.check_type if isinstance(m, hm.CheckerOutput)
                              else _IMPLIED_PHASE.get(kind))

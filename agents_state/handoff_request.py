@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents_state.handoff_models import HandoffRequest
+from agents_state.handoff import check_handoff
 from agents_state.handoff_record import TASK_PHASE, Target, ledger
 from agents_state.models import State
 from agents_state.workflow import PhaseKind, get_phase
@@ -85,5 +85,5 @@ def build_request(state: State, *, role: str | None = None, task: str | None = N
         "instructions": instructions or default_instr or spec.name,
         "expected_output": EXPECTED_OUTPUT.get(role),
     }
-    HandoffRequest.model_validate(request)
+    check_handoff(request, "request", "request")  # caps, secrets, schema
     return request

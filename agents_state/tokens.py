@@ -4,7 +4,8 @@ Design 001 caps a ``context_summary`` at 500 tokens.  The exact count depends on
 tokenizer, which is not available offline, so this is a documented, deterministic estimate that
 errs on the high side for prose and code alike (see ``docs/protocol.md``):
 
-- a run of ASCII letters counts one token per started 5 characters (``auth`` 1, ``authentication`` 3);
+- a run of ASCII letters counts one token per started 5 characters (``auth`` 1,
+  ``authentication`` 3);
 - a run of digits counts one token per started 3 digits (``2026`` 2);
 - every other visible ASCII character (punctuation, symbols) counts 1;
 - every non-ASCII character counts 1 (CJK, emoji and accents are costly in BPE vocabularies);

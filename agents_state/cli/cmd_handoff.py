@@ -84,7 +84,7 @@ def validate(source: str, kind: str, as_json: bool) -> int:
 @click.option("--constraint", "constraints", multiple=True, help="A constraint (repeat).")
 @click.option("--spec", "spec_path", metavar="PATH", help="The spec the work follows.")
 @click.pass_context
-def new(ctx: click.Context, **options: Any) -> int:
+def new(ctx: click.Context, /, **options: Any) -> int:
     """Print a handoff request for the current phase, built from the workflow state.
 
     The previous step's context_summary goes into previous_findings (never raw findings); a QA

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from agents_state.cli.options import emit_json, json_option
@@ -45,7 +47,7 @@ def show(name: str | None, as_json: bool) -> int:
     from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile
 
     chosen = [_find(name)] if name else list(PROFILES)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in chosen:
         assert isinstance(p, Profile)
         agents = sorted(a for a, spec in DEFAULT_AGENT_PROFILES.items()

@@ -1,7 +1,8 @@
 """Which profile a sub-agent runs with: config, else its definition file, else the defaults.
 
 1. ``agentProfiles`` in the config layers (later wins): ``~/.claude/subagents-config.json``,
-   ``.claude/subagents-config.json``, ``.agents/config.json``; custom profiles under ``toolProfiles``.
+   ``.claude/subagents-config.json``, ``.agents/config.json``; custom profiles go under
+   ``toolProfiles``.
 2. A ``profile:`` line in the agent's definition file front matter: ``.claude/agents/<type>.md``
    under the root, then ``$CLAUDE_PLUGIN_ROOT/agents/<type>.md``.
 3. ``profiles.DEFAULT_AGENT_PROFILES``.

@@ -2,8 +2,8 @@
 
 Allowed silently, and fast, when: the call comes from the main conversation (no ``agent_type``),
 there is no ``.agents/`` or no active workflow, or the agent type has no profile.  A denial is
-Claude Code's ``hookSpecificOutput`` with ``permissionDecision: deny`` and a reason the model can act
-on; nothing is printed for an allow.
+Claude Code's ``hookSpecificOutput`` with ``permissionDecision: deny`` and a reason the model can
+act on; nothing is printed for an allow.
 """
 
 from __future__ import annotations

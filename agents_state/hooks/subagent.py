@@ -1,0 +1,102 @@
+"""SubagentStart / SubagentStop: which sub-agent ran, and what it handed back.
+
+Both append one line to ``.agents/subagents.jsonl`` while a workflow is active.  On stop, a
+handoff response found in ``last_assistant_message`` (JSON, or JSON in prose or a fence) is
+recorded as ``agents-state handoff record`` would; recording the same response twice changes
+nothing, so the orchestrator may record it again.  A handoff that fails validation (over the
+500-token cap, a secret, a bad decision) blocks the stop once, with the problems as the agent's
+next instruction; Claude Code's ``stop_hook_active`` guard lets it stop on the second try.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import orjson
+
+from agents_state.hooks._base import active_state, emit, find_root, read_payload, warn
+
+__all__ = ["LOG_NAME", "handle"]
+
+LOG_NAME = "subagents.jsonl"
+
+
+def _log(root: str, entry: dict[str, Any]) -> None:
+    line = orjson.dumps(entry) + b"\n"
+    fd = os.open(os.path.join(root, ".agents", LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+def _entry(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                             "event": event.replace("subagent-", "")}
+    for key in ("agent_id", "agent_type", "session_id", "agent_transcript_path"):
+        if isinstance(payload.get(key), str):
+            entry[key] = payload[key]
+    return entry
+
+
+def _handoff_in(message: Any) -> bool:
+    if not isinstance(message, str) or "{" not in message:
+        return False
+    from agents_state.handoff_extract import HANDOFF_KEYS, ExtractError, extract_json
+
+    try:
+        data = extract_json(message)
+    except ExtractError:
+        return False
+    return bool({"decision", "context_summary", "checks", "check_type"} & data.keys()
+                and HANDOFF_KEYS & data.keys())
+
+
+def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
+    message = payload.get("last_assistant_message")
+    if not _handoff_in(message):
+        return
+    from agents_state.errors import AgentsStateError
+    from agents_state.handoff import HandoffInvalidError, parse_handoff
+
+    assert isinstance(message, str)
+    try:
+        h = parse_handoff(message, "handoff")
+    except HandoffInvalidError as e:
+        entry["handoff"] = "invalid"
+        if not payload.get("stop_hook_active"):
+            emit({"decision": "block", "reason": (
+                f"agents-state: your handoff response is not valid: {e.message}. Fix these "
+                "fields and answer again with the corrected handoff JSON only.")})
+        return
+    if h.is_request:
+        return
+    entry["handoff"] = h.decision
+    from agents_state.handoff_ops import record
+
+    agent = payload.get("agent_id")
+    try:
+        out = record(root, h, agent=agent if isinstance(agent, str) else None)
+    except AgentsStateError as e:
+        warn(f"handoff from {entry.get('agent_type', 'a sub-agent')} not recorded: {e.message}")
+        entry["recorded"] = False
+        return
+    entry["recorded"] = bool(out.changed)
+
+
+def handle(event: str, explicit_root: str | None) -> None:
+    payload = read_payload()
+    if payload is None:
+        return
+    root = find_root(explicit_root, payload)
+    if root is None or active_state(root) is None:
+        return
+    entry = _entry(event, payload)
+    try:
+        if event == "subagent-stop":
+            _on_stop(root, payload, entry)
+    finally:
+        _log(root, entry)

@@ -91,7 +91,7 @@ def detect_kind(data: dict[str, Any]) -> str:
         return "writer"
     if "files_changed" in keys and "decision" not in keys:
         return "writer"
-    if {"task_id", "phase", "status"} <= keys or "findings" not in keys:
+    if len({"task_id", "phase", "status"} & keys) >= 2 or "findings" not in keys:
         return "response"
     return "researcher"
 

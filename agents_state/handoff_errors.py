@@ -43,6 +43,10 @@ def _one_of(expected: str) -> str:
     return expected.replace("'", "").replace(" or ", ", ")
 
 
+def _num(v: Any) -> Any:
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
 def _message(err: Any) -> str:
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     got = f" (got {_kind_of(value)})"
@@ -70,10 +74,10 @@ def _message(err: Any) -> str:
         return "unknown field"
     if kind in ("greater_than_equal", "greater_than"):
         op = ">=" if kind == "greater_than_equal" else ">"
-        return f"must be {op} {ctx.get('ge', ctx.get('gt'))} (got {value!r})"
+        return f"must be {op} {_num(ctx.get('ge', ctx.get('gt')))} (got {value!r})"
     if kind in ("less_than_equal", "less_than"):
         op = "<=" if kind == "less_than_equal" else "<"
-        return f"must be {op} {ctx.get('le', ctx.get('lt'))} (got {value!r})"
+        return f"must be {op} {_num(ctx.get('le', ctx.get('lt')))} (got {value!r})"
     return str(err["msg"])
 
 

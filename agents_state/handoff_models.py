@@ -190,7 +190,7 @@ class WriterOutput(_Reply):
 
     status: Annotated[
         Literal["complete", "partial", "blocked", "failed"], _norm(_STATUS_ALIASES)
-    ]
+    ] = "complete"  # design 000's data flow returns only files_changed and the summary
     decision: Decision | None = None
     files_changed: Annotated[list[FileChange], BeforeValidator(_path_item)]
     tests_written: Annotated[list[TestsWritten], BeforeValidator(_path_item)] = Field(

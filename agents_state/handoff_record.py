@@ -83,6 +83,16 @@ def digest(h: Handoff) -> str:
     return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
+def _recent_digests(records: list[dict[str, Any]]) -> set[str]:
+    """Digests recorded since the last STOP: a re-run after a STOP may repeat its answer."""
+    recent: set[str] = set()
+    for rec in reversed(records):
+        if rec.get("decision") == "STOP":
+            break
+        recent.add(str(rec.get("digest")))
+    return recent
+
+
 def resolve_target(state: State, h: Handoff, task: str | None = None,
                    phase: str | None = None) -> Target:
     tasks = state.phase(TASK_PHASE).tasks or {} if TASK_PHASE in _phase_ids(state) else {}
@@ -136,7 +146,7 @@ def record_handoff(state: State | None, h: Handoff, now: datetime, *, task: str 
                             "sub-agent's response")
     led = ledger(state)
     key = digest(h)
-    if any(r.get("digest") == key for r in led["records"]):
+    if key in _recent_digests(led["records"]):
         return Outcome(state, f"this {h.decision} response was already recorded; nothing "
                               "changed", changed=False)
     t = resolve_target(state, h, task, phase)
@@ -196,7 +206,7 @@ def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
     if h.decision == "STOP" and _is_qa(h) and isinstance(retry, dict) \
             and state.status == "in_progress":
         where = f"task {retry['task']}" if retry.get("task") else f"phase {retry.get('phase')}"
-        return (f"{head}: {engine_msg}; re-run the writer for {where} with the failures as "
-                f"retry context (attempt {retry['attempt']} of {MAX_WRITER_RETRIES + 1}): "
-                f"agents-state handoff new --retry")
+        return (f"{head}: {engine_msg}; re-run the writer for {where} (retry "
+                f"{retry['attempt'] - 1} of {MAX_WRITER_RETRIES}); its request, with the "
+                f"failures as retry_context: agents-state handoff new")
     return f"{head}: {engine_msg}" if engine_msg else head

@@ -24,9 +24,11 @@ def tasks() -> None:
 
 @tasks.command()
 @click.argument("file", metavar="FILE")
+@click.option("--wave-size", type=click.IntRange(1, 100_000), help="Split levels into waves "
+              "of at most N (default: IMPLEMENT tasks.maxParallelAgents).")
 @json_option
 @click.pass_context
-def load(ctx: click.Context, file: str, as_json: bool) -> int:
+def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) -> int:
     """Validate task definitions with dependencies; compute and store the waves.
 
     \b
@@ -43,7 +45,7 @@ def load(ctx: click.Context, file: str, as_json: bool) -> int:
     app = app_from(ctx)
     data = loads_strict(read_input_bytes(Path(file), file), file)
     defs = parse_tasks(data, file)
-    waves = plan_waves(defs, app.config.stages.IMPLEMENT.tasks.maxParallelAgents)
+    waves = plan_waves(defs, wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents)
     event = TasksLoad(tasks=tuple((t.id, t.as_state()) for t in defs),
                       waves=tuple(tuple(w) for w in waves))
     body = orjson.dumps({"tasks": [{"id": t.id, **t.as_state()} for t in defs]},

@@ -1,0 +1,133 @@
+"""Races settle cleanly with real concurrent processes of the installed CLI (issues 2 and 3)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from clitools import CLI, cli_json, run_cli
+
+
+def _spawn_all(root: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
+    procs = [subprocess.Popen([CLI, "--root", str(root), *a], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for a in argvs]
+    out = []
+    for p, a in zip(procs, argvs, strict=True):
+        stdout, stderr = p.communicate(timeout=120)
+        out.append(subprocess.CompletedProcess(a, p.returncode, stdout, stderr))
+    return out
+
+
+def _state(root: Path) -> dict:
+    return json.loads((root / ".agents/state.json").read_text())
+
+
+def _events(root: Path) -> list[dict]:
+    return [json.loads(x) for x in (root / ".agents/events.jsonl").read_text().splitlines()]
+
+
+def test_30_concurrent_phase_complete_give_one_success(root: Path) -> None:
+    assert run_cli(root, "dispatch", "race").returncode == 0
+    art = root / "explore.md"
+    art.write_text("# findings\n")
+    rev = _state(root)["revision"]
+    results = _spawn_all(root, [["phase", "complete", "0", "--artifact", str(art)]] * 30)
+    ok = [r for r in results if r.returncode == 0]
+    refused = [r for r in results if r.returncode == 4]
+    assert len(ok) == 1 and len(refused) == 29, [r.stderr for r in results if r.returncode]
+    assert all(r.stderr == "agents-state: error: phase 0 is already completed: cannot complete"
+               "; allowed from here: (none)\n" or "already completed" in r.stderr
+               for r in refused)
+    assert _state(root)["revision"] == rev + 1
+    assert len(_events(root)) == rev + 1
+
+
+def test_30_concurrent_dispatch_leave_one_workflow(root: Path) -> None:
+    results = _spawn_all(root, [["dispatch", f"task {i}"] for i in range(30)])
+    assert sum(r.returncode == 0 for r in results) == 1
+    assert sum(r.returncode == 4 for r in results) == 29
+    events = _events(root)
+    assert [e["event"] for e in events] == ["start"]
+    assert _state(root)["revision"] == 1
+
+
+_TEMPLATES: dict[int, Path] = {}
+
+
+def _to_tasks(root: Path, n: int) -> None:
+    """A workflow at phase 2.1 whose first wave holds n independent tasks (built once)."""
+    import shutil
+
+    if n in _TEMPLATES:
+        shutil.copytree(_TEMPLATES[n] / ".agents", root / ".agents")
+        return
+    _build_tasks(root, n)
+    import tempfile
+
+    keep = Path(tempfile.mkdtemp(prefix="agents-state-template-"))
+    shutil.copytree(root / ".agents", keep / ".agents")
+    _TEMPLATES[n] = keep
+
+
+def _build_tasks(root: Path, n: int) -> None:
+    assert run_cli(root, "dispatch", "waves").returncode == 0
+    tasks = {"tasks": [{"id": f"t{i}", "dependencies": []} for i in range(n)]
+             + [{"id": "final", "dependencies": [f"t{i}" for i in range(n)]}]}
+    (root / "tasks.json").write_text(json.dumps(tasks))
+    for _ in range(20):
+        action = cli_json(root, "next")
+        if action["phase"] == "2.1":
+            break
+        if action["kind"] == "compact":
+            assert run_cli(root, "compact").returncode == 0
+            continue
+        body = '{"issues": []}' if action["write"].endswith(".json") else "x"
+        proc = run_cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
+        assert proc.returncode == 0, proc.stderr
+    proc = run_cli(root, "tasks", "load", str(root / "tasks.json"), "--wave-size", str(n))
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rep", range(20))
+def test_50_concurrent_task_done_all_recorded(root: Path, rep: int) -> None:
+    _to_tasks(root, 50)
+    state = _state(root)
+    waves = state["stages"]["IMPLEMENT"]["phases"]["2.1"]["waves"]
+    assert [len(w["tasks"]) for w in waves] == [50, 1]
+    rev0 = state["revision"]
+    ids = [f"t{i}" for i in range(50)]
+    results = _spawn_all(root, [["task", "done", t, "--summary", "ok"] for t in ids])
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    state = _state(root)
+    tasks = state["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]
+    assert all(tasks[t]["status"] == "completed" for t in ids)
+    assert state["revision"] == rev0 + 50
+    assert len(_events(root)) == state["revision"]
+    assert sum(e.get("wave") == 2 for e in _events(root)) == 1  # the wave advanced once
+    assert state["stages"]["IMPLEMENT"]["phases"]["2.1"]["waves"][0]["status"] == "completed"
+    assert state["stages"]["IMPLEMENT"]["phases"]["2.1"]["waves"][1]["status"] == "in_progress"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rep", range(20))
+def test_50_processes_race_claim_on_20_task_wave(root: Path, rep: int) -> None:
+    _to_tasks(root, 20)
+    rev0 = _state(root)["revision"]
+    results = _spawn_all(root, [["task", "claim", "--agent", f"a{i}", "--json"]
+                                for i in range(50)])
+    won = [json.loads(r.stdout)["task"] for r in results if r.returncode == 0]
+    lost = [r for r in results if r.returncode != 0]
+    assert sorted(won) == sorted(f"t{i}" for i in range(20))  # each exactly once
+    assert len(lost) == 30 and all(r.returncode == 3 for r in lost)
+    assert all(json.loads(r.stderr) == {"error": {
+        "code": "not_found", "exit": 3,
+        "message": "nothing to claim: wave 1 is still running (20 task(s) in progress)"}}
+        for r in lost)
+    state = _state(root)
+    owners = {t: s["owner"] for t, s in state["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]
+              .items() if t != "final"}
+    assert len(set(owners.values())) == 20
+    assert state["revision"] == rev0 + 20

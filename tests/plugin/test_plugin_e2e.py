@@ -30,22 +30,26 @@ pytestmark = pytest.mark.skipif(not os.access(CLAUDE, os.X_OK),
                                        "(bash .ci/plugin.sh installs it)")
 
 
-def claude(root: Path, prompt: str, api: StubAPI) -> subprocess.CompletedProcess[str]:
+def claude_env(api_url: str) -> dict[str, str]:
     home = Path(os.environ["HOME"])  # the test's own (conftest isolates it)
-    env = {
+    return {
         # the engine is installed "elsewhere on PATH"; Claude Code adds the plugin's bin/
         "PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home),
-        "ANTHROPIC_BASE_URL": api.url,
+        "ANTHROPIC_BASE_URL": api_url,
         "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
         "DISABLE_TELEMETRY": "1",
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
     }
-    return subprocess.run([CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), prompt],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=90,
-                          check=False)
+
+
+def claude(root: Path, prompt: str, api: StubAPI, *,
+           plugin_dir: bool = True) -> subprocess.CompletedProcess[str]:
+    plugin = ["--plugin-dir", str(PLUGIN_ROOT)] if plugin_dir else []
+    return subprocess.run([CLAUDE, "-p", *plugin, prompt], cwd=root, env=claude_env(api.url),
+                          capture_output=True, text=True, timeout=90, check=False)
 
 
 def main_requests(api: StubAPI, marker: str) -> list[dict[str, Any]]:
@@ -71,6 +75,20 @@ def test_dispatch_reaches_the_model_as_the_next_action(root: Path) -> None:
     assert re.search(r"NEXT: dispatch \d+ explore agent\(s\)", text)
     assert "agents-state phase complete 0 --artifact .agents/phases/0-explore.md" in text
     assert "`workflow` skill" in text  # the command's instructions came with it
+
+
+def test_installs_from_the_repository_as_a_local_marketplace(root: Path) -> None:
+    env = claude_env("http://127.0.0.1:9")  # nothing listens: installing needs no API
+    for args in (["marketplace", "add", str(PLUGIN_ROOT)],
+                 ["install", "subagents@agents-state"]):
+        proc = subprocess.run([CLAUDE, "plugin", *args], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    with StubAPI() as api:
+        proc = claude(root, "/subagents:status", api, plugin_dir=False)
+    assert proc.returncode == 0, proc.stderr
+    (first, *_) = main_requests(api, "<command-name>/subagents:status</command-name>")
+    assert "No active workflow" in request_text(first)
 
 
 def test_injection_attempt_runs_nothing(root: Path) -> None:

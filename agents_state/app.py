@@ -73,16 +73,21 @@ class App:
 
     # -- transitions ----------------------------------------------------------------------------
 
-    def run(self, event: ev.Event, before: Callable[[State, Outcome], None] | None = None
-            ) -> Outcome:
-        """Apply one event under the lock; ``before`` runs after acceptance, before the write."""
+    def run(self, event: ev.Event | Callable[[], ev.Event],
+            before: Callable[[State, Outcome], None] | None = None) -> Outcome:
+        """Apply one event under the lock; ``before`` runs after acceptance, before the write.
+
+        ``event`` may be a function that builds the event once the state has been read, so that
+        a broken state is reported before anything about the arguments.
+        """
         now = utcnow()
 
         def mutate(state: State | None) -> Outcome:
             if state is None:
                 raise NotFoundError('no workflow in this directory; start one with: '
                                     'agents-state dispatch "<task>"')
-            out = apply(state, event, now, self.policy)
+            built = event if isinstance(event, ev.Event) else event()
+            out = apply(state, built, now, self.policy)
             if before is not None and out.changed:
                 before(out.state, out)
             return out
@@ -145,9 +150,11 @@ class App:
     def complete_phase(self, phase_id: str, artifact: bytes | None) -> Outcome:
         check_phase_id(phase_id)
         spec = get_phase(phase_id)
-        data = artifact if artifact is not None else self._existing_artifact(phase_id)
-        issues, blocking = self._review_counts(phase_id, data)
-        event = ev.PhaseComplete(phase=phase_id, issues=issues, blocking_issues=blocking)
+
+        def event() -> ev.Event:
+            data = artifact if artifact is not None else self._existing_artifact(phase_id)
+            issues, blocking = self._review_counts(phase_id, data)
+            return ev.PhaseComplete(phase=phase_id, issues=issues, blocking_issues=blocking)
 
         def write(state: State, out: Outcome) -> None:
             if artifact is not None:

@@ -152,9 +152,13 @@ HANDOFF = {
 
 
 def launch_one_explore_agent(body: dict[str, Any]) -> list[Block] | None:
-    """Script: the orchestrator launches one explore agent; the agent answers with a handoff."""
+    """Script: the orchestrator launches one explore agent, which tries to read .env (its
+    profile forbids credential files), then answers with a handoff."""
     system = request_text({"system": body.get("system")})
     if "# Explore agent" in system:  # the sub-agent's own conversation
+        if not tool_results(body):
+            return [{"type": "tool_use", "name": "Read",
+                     "input": {"file_path": str(Path.cwd() / ".env")}}]  # cwd: the root
         return [{"type": "text", "text": "Mapped the auth area.\n\n```json\n"
                  + json.dumps(HANDOFF, indent=2) + "\n```"}]
     text = request_text({"messages": body.get("messages", [])})
@@ -170,12 +174,19 @@ def launch_one_explore_agent(body: dict[str, Any]) -> list[Block] | None:
 
 
 def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
+    (root / ".env").write_text("OAUTH_SECRET=do-not-leak-42\n")
     script: Callable[[dict[str, Any]], list[Block] | None] = launch_one_explore_agent
     with StubAPI(script) as api:
         proc = claude(root, "/subagents:dispatch Add OAuth login", api)
     assert proc.returncode == 0, proc.stderr
-    assert any("# Explore agent" in request_text({"system": r.get("system")})
-               for r in api.requests), "the explore agent ran"
+    agent_requests = [r for r in api.requests
+                      if "# Explore agent" in request_text({"system": r.get("system")})]
+    assert len(agent_requests) == 2, "the explore agent ran, tried a tool, and answered"
+
+    # PreToolUse: the reader profile kept the sub-agent out of the credential file
+    (denial,) = tool_results(agent_requests[1]).values()
+    assert "may not read or search credential files (" in denial
+    assert not any("do-not-leak-42" in json.dumps(r) for r in api.requests)
 
     # SubagentStart / SubagentStop: which sub-agent ran
     log = [json.loads(line) for line in

@@ -247,3 +247,21 @@ def test_hook_commands_call_the_launcher() -> None:
                     f'"${{CLAUDE_PLUGIN_ROOT}}/bin/agents-state" hook {WIRED[event]}')
                 assert WIRED[event] in EVENTS  # the CLI handles that event
                 assert 1 <= hook["timeout"] <= 30  # a stuck hook cannot hold the session long
+
+
+# -- the checks above catch what they are meant to ---------------------------------------------
+
+
+def test_the_checks_catch_unsafe_shell_lines() -> None:
+    body = "Run: !`agents-state dispatch \"$ARGUMENTS\"` then !`rm -rf x`\n"
+    blocks = shell_blocks(body)
+    assert blocks == ['agents-state dispatch "$ARGUMENTS"', "rm -rf x"]
+    assert PLACEHOLDER.search(split_heredocs(blocks[0])[0])
+    assert not any(rule_covers("agents-state *", c) for c in simple_commands(blocks[1]))
+    script, bodies = split_heredocs("agents-state x <<'E'\n$ARGUMENTS; rm -rf ~\nE\ntrue")
+    assert (simple_commands(script), bodies) == (["agents-state x <<'E'", "true"],
+                                                 ["$ARGUMENTS; rm -rf ~"])
+    # an unquoted delimiter expands its body: it does not count as data
+    script, bodies = split_heredocs("agents-state x <<E\n$ARGUMENTS\nE")
+    assert bodies == [] and PLACEHOLDER.search(script)
+    assert simple_commands("a; b && c || d | e") == ["a", "b", "c", "d", "e"]

@@ -35,8 +35,10 @@ def from_v1(raw: Any, shown: str, now: datetime) -> State:
     task = raw.get("task")
     if not isinstance(task, str) or not task.strip():
         raise StateFileError(shown, "task", "missing; a version 1 state needs its task text")
-    stages = raw.get("stages") if isinstance(raw.get("stages"), dict) else {}
-    test = stages.get("TEST") if isinstance(stages.get("TEST"), dict) else {}
+    stages_raw = raw.get("stages")
+    stages: dict[str, Any] = stages_raw if isinstance(stages_raw, dict) else {}
+    test_raw = stages.get("TEST")
+    test: dict[str, Any] = test_raw if isinstance(test_raw, dict) else {}
     skipped = {"0"} | ({p.id for p in phases_of("TEST")}
                        if str(test.get("enabled", True)).lower() == "false" else set())
     state = new_state(ev.Start(task=task.strip(), skipped=tuple(sorted(skipped))), now)

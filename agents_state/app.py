@@ -69,7 +69,11 @@ class App:
     def next_action(self, state: State | None) -> dict[str, Any]:
         from agents_state.nextaction import next_action, no_workflow_action
 
-        return no_workflow_action() if state is None else next_action(state, self.config, utcnow())
+        if state is None:
+            return no_workflow_action()
+        from agents_state.hooks.toolcalls import count
+
+        return next_action(state, self.config, utcnow(), count(str(self.root)))
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -92,6 +96,8 @@ class App:
                 before(out.state, out)
             return out
 
+        if not self.store.dir.is_dir():  # never create .agents/ for a command that must fail
+            return mutate(None)
         return self.store.commit(mutate)
 
     def dispatch(self, task: str, replace: bool = False) -> Outcome:

@@ -49,8 +49,18 @@ def _action(kind: str, phase: Phase | None, *, instructions: str, command: str |
     return out
 
 
+# Claude Code sub-agent types of the plugin, by the engine's agent type
+SUBAGENT_TYPES = {"explore": "subagents:explore-agent", "plan": "subagents:plan-agent",
+                  "task": "subagents:task-agent", "reviewer": "subagents:pr-reviewer"}
+
+
 def _model(name: str) -> dict[str, str]:
     return {"model": name, "modelId": resolve_model(name)}
+
+
+def _agents(count: int, kind: str | None, model: str) -> dict[str, Any]:
+    return {"count": count, "type": kind, "subagentType": SUBAGENT_TYPES.get(kind or ""),
+            **_model(model)}
 
 
 def _reads(state: State, phase: Phase) -> list[str]:
@@ -58,7 +68,20 @@ def _reads(state: State, phase: Phase) -> list[str]:
     return [f for f in files if f]
 
 
-def next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
+def next_action(state: State, config: Config, now: datetime,
+                tool_calls: int = 0) -> dict[str, Any]:
+    action = _next_action(state, config, now)
+    limit = config.compaction.toolCallThreshold
+    if tool_calls >= limit and action["kind"] not in ("compact", "done", "blocked", "ask_user"):
+        return _action("compact", get_phase(state.currentPhase) if state.currentPhase else None,
+                       instructions=f"This conversation has made {tool_calls} tool calls since "
+                       f"its last compaction (limit {limit}). Compact now (/compact), then "
+                       "record it and reload with: agents-state context",
+                       command="agents-state compact", toolCalls=tool_calls)
+    return action
+
+
+def _next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
     if state.abortedAt:
         return _action("done", None, instructions="The workflow was aborted; its files are kept "
                        "in .agents/.", command='agents-state dispatch --replace "<task>"')
@@ -115,12 +138,12 @@ def _phase_action(state: State, config: Config, phase: Phase) -> dict[str, Any]:
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
         return _action("dispatch_agents", phase, read=read, write=write, command=command,
-                       agents={"count": count, "type": phase.agent_type, **_model(model)},
+                       agents=_agents(count, phase.agent_type, model),
                        instructions=task + phase.instructions + note)
     if phase.kind is PhaseKind.REVIEW:
         review = config.review_for(phase.id)
         return _action("review", phase, read=read, write=write, command=command,
-                       agents={"count": 1, "type": "reviewer", **_model(review.tool)},
+                       agents=_agents(1, "reviewer", review.tool),
                        instructions=task + phase.instructions + f" Format: {_REVIEW_FORMAT}. "
                        f"Issues of severity {review.blockingSeverity} or above send the work "
                        "back." + note)
@@ -193,8 +216,8 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         models = sorted({str(x["model"]) for x in listed})
         return _action(
             "dispatch_agents", phase, read=[*_reads(state, phase), write], write=None,
-            agents={"count": len(ready), "type": "task",
-                    **_model(models[0] if len(models) == 1 else config.defaults.model)},
+            agents=_agents(len(ready), "task",
+                           models[0] if len(models) == 1 else config.defaults.model),
             tasks=listed, wave=wave_no, waves=len(pstate.waves or []),
             command="agents-state task done <task-id> --summary " + shlex.quote("<one line>"),
             instructions=f"Wave {wave_no}: dispatch one task agent per task below, in parallel, "

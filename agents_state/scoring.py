@@ -36,15 +36,16 @@ def _hits(text: str, words: tuple[str, ...]) -> list[str]:
 
 
 def score_task(task: str, max_agents: int) -> Sizing:
-    """Design 004's signals: the level with the most specific hits wins; more hits, more agents."""
+    """Design 004's signals: complex beats simple beats medium; more hits, more agents."""
     text = task.lower()
     hits = {level: _hits(text, words) for level, words in COMPLEXITY_SIGNALS.items()}
+    # simple signals are specific ("fix a typo" is simple though "fix" is medium)
     if hits["complex"]:
         level = "complex"
-    elif hits["medium"]:
-        level = "medium"
     elif hits["simple"]:
         level = "simple"
+    elif hits["medium"]:
+        level = "medium"
     else:
         level = "medium"
     low, high = _RANGES[level]

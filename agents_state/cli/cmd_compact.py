@@ -21,9 +21,11 @@ def compact(ctx: click.Context, as_json: bool) -> int:
     """
     from agents_state.cli.cmd_workflow import _print_outcome
     from agents_state.events import Compact
+    from agents_state.hooks.toolcalls import reset
 
     app = app_from(ctx)
     out = app.run(Compact())
+    reset(str(app.root))
     _print_outcome(app, out.message, as_json)
     return 0
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -46,7 +45,7 @@ def dispatch(ctx: click.Context, task: str | None, task_file: Any,
     """
     app = app_from(ctx)
     if task_file is not None:
-        task = task_file.read()
+        task = task_file.read().strip() or None  # no text: same as no task (print next action)
     if task is not None:
         task = task.strip()
         if not task:
@@ -104,6 +103,8 @@ def stop(ctx: click.Context, as_json: bool) -> int:
     from agents_state.events import Stop
 
     app = app_from(ctx)
+    if _no_workflow(app, as_json):
+        return 0
     out = app.run(Stop())
     _print_outcome(app, out.message, as_json)
     return 0
@@ -127,6 +128,8 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
     from agents_state import events as ev
 
     app = app_from(ctx)
+    if _no_workflow(app, as_json):
+        return 0
     if answer is not None and action is not None:
         raise click.UsageError("--answer cannot be combined with --retry, --skip or --abort")
     if answer is not None:
@@ -151,5 +154,12 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
     return 0
 
 
-def _stdin_closed() -> bool:
-    return sys.stdin is None or sys.stdin.closed
+def _no_workflow(app: Any, as_json: bool) -> bool:
+    """No workflow is a normal answer for stop and resume: one line, exit 0."""
+    if app.store.state_path.exists() or app.store.state_path.is_symlink():
+        return False
+    if as_json:
+        emit_json({"message": "no active workflow", "next": app.next_action(None)})
+    else:
+        click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
+    return True

@@ -36,6 +36,8 @@ def render_action(a: dict[str, Any]) -> str:
     lines = [f"NEXT: {head}{where}"]
     if agents:
         lines.append(f"  model: {agents['model']} ({agents['modelId']})")
+        if agents.get("subagentType"):
+            lines.append(f"  agent: {agents['subagentType']}")
     for t in a.get("tasks") or []:
         lines.append(f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}")
     for q in a.get("questions") or []:

@@ -1,0 +1,42 @@
+"""Behaviour the plugin relies on: empty task text, no-workflow answers, agent types, and the
+tool-call compaction trigger of design 000."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clitools import cli_json, run_cli
+
+
+def test_empty_task_file_prints_next_action(root: Path) -> None:
+    proc = run_cli(root, "dispatch", "--task-file", "-", stdin="  \n")
+    assert proc.returncode == 0
+    assert proc.stdout == 'No active workflow. Start one: agents-state dispatch "<task>"\n'
+
+
+def test_stop_and_resume_without_workflow_answer_and_write_nothing(root: Path) -> None:
+    for cmd in (["stop"], ["resume"], ["resume", "--retry"]):
+        proc = run_cli(root, *cmd)
+        assert proc.returncode == 0, cmd
+        assert proc.stdout == 'No active workflow. Start one: agents-state dispatch "<task>"\n'
+    assert run_cli(root, "phase", "start", "0").returncode == 3
+    assert not (root / ".agents").exists()
+
+
+def test_next_action_names_the_claude_code_agent_type(root: Path) -> None:
+    assert run_cli(root, "dispatch", "Fix typo in README").returncode == 0
+    action = cli_json(root, "next")
+    assert action["agents"]["subagentType"] == "subagents:explore-agent"
+    assert action["agents"]["count"] == 1
+    assert "agent: subagents:explore-agent" in run_cli(root, "next").stdout
+
+
+def test_fifty_tool_calls_make_the_next_action_compact(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    (root / ".agents/toolcalls.log").write_text("main\n" * 49 + "agent-1\n" * 10)
+    assert cli_json(root, "next")["kind"] == "dispatch_agents"
+    (root / ".agents/toolcalls.log").write_text("main\n" * 50)
+    action = cli_json(root, "next")
+    assert action["kind"] == "compact" and action["toolCalls"] == 50
+    assert run_cli(root, "compact").returncode == 0
+    assert cli_json(root, "next")["kind"] == "dispatch_agents"

@@ -66,7 +66,7 @@ def _suggest(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
             return ""
         cls = f.annotation
     names = list(getattr(cls, "model_fields", {}))
-    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.7)
     known = f"; known keys here: {', '.join(names)}" if names else ""
     return f" (did you mean '{close[0]}'?)" if close else known
 

@@ -6,7 +6,7 @@ of the nearest known key.  Layers are merged in ``configload``.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -145,6 +145,9 @@ class Config(_Strict):
     stages: StagesCfg = Field(default_factory=StagesCfg)
     compaction: CompactionCfg = Field(default_factory=CompactionCfg)
     retries: RetriesCfg = Field(default_factory=RetriesCfg)
+    # permission profiles (issue 5): agent type -> profile, and custom profiles
+    agentProfiles: dict[str, str] = Field(default_factory=dict)
+    toolProfiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def enabled(self, stage: str) -> bool:
         enabled: bool = getattr(self.stages, stage).enabled

@@ -126,5 +126,10 @@ def render_status(state: State, action: dict[str, Any], now: datetime, lease: in
                          f"{', '.join(f.context.pendingTasks) or '-'}")
     if state.blockedReason:
         lines.append(f"  BLOCKED: {state.blockedReason}")
+    from agents_state.handoff_record import tokens_by_phase
+
+    tokens = tokens_by_phase(state)
+    if tokens:
+        lines.append("  tokens (sub-agents): " + ", ".join(f"{k}={v}" for k, v in tokens.items()))
     lines.append(render_action(action))
     return "\n".join(lines)

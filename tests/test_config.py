@@ -211,3 +211,23 @@ def test_context_mid_implement_is_small_and_has_next_action(root: Path) -> None:
     assert len(text) / 4 < 400, len(text)
     assert "NEXT: dispatch" in text and "agents-state task done" in text
     assert "read only these files: .agents/phases/1.2-plan.md" in text
+
+
+def test_phase_run_executes_configured_commands(root: Path) -> None:
+    (root / ".agents").mkdir()
+    (root / ".agents/config.json").write_text(json.dumps({"stages": {
+        "EXPLORE": {"enabled": False}, "PLAN": {"enabled": False},
+        "IMPLEMENT": {"enabled": False},
+        "TEST": {"commands": {"lint": "echo lint-ok", "test": "echo boom >&2; exit 3"},
+                 "timeoutSeconds": 30}}}))
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    action = cli_json(root, "next")
+    assert action["kind"] == "run_commands" and action["command"] == "agents-state phase run 3.1"
+    proc = run_cli(root, "phase", "run", "3.1")
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads((root / ".agents/phases/3.1-test-results.json").read_text())
+    assert results["passed"] is False
+    assert [(c["name"], c["exitCode"], c["outputTail"]) for c in results["commands"]] == [
+        ("lint", 0, "lint-ok"), ("test", 3, "boom")]
+    assert all(c["durationSeconds"] >= 0 for c in results["commands"])
+    assert cli_json(root, "next")["phase"] == "3.2"

@@ -120,11 +120,18 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
 
 
 def _task(phase: PhaseState, task_id: str) -> TaskState:
+    """The task, as this transition's own copy (tasks are shared with the input state)."""
     assert phase.tasks is not None
     task = phase.tasks.get(task_id)
     if task is None:
         raise NotFoundError(f"unknown task '{task_id}' in phase {TASK_PHASE} "
                             f"({len(phase.tasks)} tasks loaded)")
+    return _own(phase.tasks, task_id)
+
+
+def _own(tasks: dict[str, TaskState], task_id: str) -> TaskState:
+    task = tasks[task_id].model_copy()
+    tasks[task_id] = task
     return task
 
 
@@ -292,7 +299,7 @@ def retry_failed_tasks(state: State, phase_id: str) -> str:
     phase = state.phase(phase_id)
     failed = [t for t, s in (phase.tasks or {}).items() if s.status == "failed"]
     for tid in failed:
-        t = (phase.tasks or {})[tid]
+        t = _own(phase.tasks or {}, tid)
         t.status, t.retryAt, t.owner = "pending", None, None
     if phase.status in ("failed", "pending"):
         phase.status = "in_progress"
@@ -304,7 +311,8 @@ def release_running_tasks(state: State, phase_id: str) -> str:
     tasks = state.phase(phase_id).tasks or {}
     released = [t for t, s in tasks.items() if s.status == "in_progress"]
     for tid in released:
-        tasks[tid].status, tasks[tid].owner = "pending", None
+        t = _own(tasks, tid)
+        t.status, t.owner = "pending", None
     return f"; released running task(s): {', '.join(released)}" if released else ""
 
 
@@ -316,7 +324,7 @@ def skip_failed_tasks(state: State, phase_id: str, ts: str) -> tuple[str, bool]:
     if not failed:
         return "", True
     for tid in failed:
-        tasks[tid].status = "skipped"
+        _own(tasks, tid).status = "skipped"
     unblocked = sorted(t for t, s in tasks.items()
                        if s.status == "pending" and set(failed) & set(s.dependencies))
     phase.status = "in_progress"

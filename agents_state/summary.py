@@ -27,7 +27,10 @@ def summarize(state: State, now: datetime, lease: int, verbose: bool = False) ->
         detail["staleTasks"] = stale
         detail["currentWave"] = None if idx is None else {
             "index": idx + 1, "of": len(waves), "tasks": waves[idx].tasks}
-        if not verbose:
+        if not verbose:  # a summary whose size does not grow with the number of tasks
             detail.pop("tasks", None)
-            detail["waves"] = [{"size": len(w.tasks), "status": w.status} for w in waves]
+            by_status: dict[str, int] = {}
+            for w in waves:
+                by_status[w.status] = by_status.get(w.status, 0) + 1
+            detail["waves"] = {"total": len(waves), **by_status}
     return data

@@ -28,10 +28,13 @@ class TaskMachine(RuleBasedStateMachine):
         self.completed: set[str] = set()
 
     def _apply(self, event: ev.Event) -> None:
+        before = self.state.to_json_dict()
         try:
             out = apply(self.state, event, self.now, POLICY)
         except AgentsStateError:
-            return  # refused: the state must be unchanged, checked by the invariants
+            assert self.state.to_json_dict() == before  # refused: input untouched
+            return
+        assert self.state.to_json_dict() == before  # apply never mutates its input
         if out.changed:
             assert out.state.revision == self.state.revision + 1
         else:

@@ -26,7 +26,7 @@ def compact(ctx: click.Context, as_json: bool) -> int:
     app = app_from(ctx)
     out = app.run(Compact())
     reset(str(app.root))
-    _print_outcome(app, out.message, as_json)
+    _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 

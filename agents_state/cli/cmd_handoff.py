@@ -127,7 +127,7 @@ def record(ctx: click.Context, source: str, task: str | None, phase_id: str | No
     text, shown = _read(source)
     h = run_validate(text, shown, kind)
     out = run_record(_root(ctx), h, task=task, phase=phase_id, agent=agent)
-    _print_outcome(app_from(ctx), out.message, as_json, handoff=h.to_json())
+    _print_outcome(app_from(ctx), out.message, as_json, state=out.state, handoff=h.to_json())
     return 0
 
 
@@ -161,7 +161,7 @@ def aggregate_cmd(ctx: click.Context, sources: tuple[str, ...], do_record: bool,
     out = run_record(_root(ctx), h, phase=phase_id)
     from agents_state.cli.cmd_workflow import _print_outcome
 
-    _print_outcome(app_from(ctx), out.message, as_json, aggregate=result)
+    _print_outcome(app_from(ctx), out.message, as_json, state=out.state, aggregate=result)
     return 0
 
 

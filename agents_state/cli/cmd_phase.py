@@ -50,7 +50,7 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
     app = app_from(ctx)
     out = app.run(PhaseStart(phase=check_phase_id(phase_id)))
-    _print_outcome(app, out.message, as_json)
+    _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -73,7 +73,7 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, as_json: b
     app = app_from(ctx)
     check_phase_id(phase_id)
     out = app.complete_phase(phase_id, _artifact_bytes(artifact))
-    _print_outcome(app, out.message, as_json)
+    _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -94,7 +94,7 @@ def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
 
     app = app_from(ctx)
     out = app.run(PhaseFail(phase=check_phase_id(phase_id), error=error))
-    _print_outcome(app, out.message, as_json)
+    _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -126,5 +126,5 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     cfg = app.config.stages.TEST
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, app.root)
     out = app.complete_phase("3.1", data)
-    _print_outcome(app, out.message, as_json)
+    _print_outcome(app, out.message, as_json, state=out.state)
     return 0

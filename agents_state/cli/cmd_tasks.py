@@ -55,7 +55,7 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
         app.store.write_artifact("2.1-tasks.json", body)
 
     out = app.run(event, write)
-    _print_outcome(app, out.message, as_json, waves=[list(w) for w in waves])
+    _print_outcome(app, out.message, as_json, state=out.state, waves=[list(w) for w in waves])
     return 0
 
 

@@ -11,12 +11,15 @@ from agents_state.cli.options import app_from, emit_json, json_option
 __all__ = ["dispatch", "next_cmd", "resume", "stop"]
 
 
-def _print_outcome(app: object, message: str, as_json: bool, **extra: object) -> None:
+def _print_outcome(app: object, message: str, as_json: bool, state: Any = None,
+                   **extra: object) -> None:
+    """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
     from agents_state.app import App
     from agents_state.cli.render import render_action
 
     assert isinstance(app, App)
-    state = app.state()
+    if state is None:
+        state = app.state()
     action = app.next_action(state)
     if as_json:
         emit_json({"message": message, "revision": state.revision if state else None,
@@ -62,10 +65,10 @@ def dispatch(ctx: click.Context, task: str | None, task_file: Any,
             else:
                 click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
             return 0
-        _print_outcome(app, f"Workflow in progress: {state.task}", as_json)
+        _print_outcome(app, f"Workflow in progress: {state.task}", as_json, state=state)
         return 0
     out = app.dispatch(task, replace=replace)
-    _print_outcome(app, out.message, as_json)
+    _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -106,7 +109,7 @@ def stop(ctx: click.Context, as_json: bool) -> int:
     if _no_workflow(app, as_json):
         return 0
     out = app.run(Stop())
-    _print_outcome(app, out.message, as_json)
+    _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -128,18 +131,23 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
     from agents_state import events as ev
 
     app = app_from(ctx)
+    if answer is not None and action is None:
+        from agents_state.cli.cmd_chain import answer_chain
+
+        if answer_chain(app, answer, as_json):  # a chain said CLARIFY (issue 10)
+            return 0
     if _no_workflow(app, as_json):
         return 0
     if answer is not None and action is not None:
         raise click.UsageError("--answer cannot be combined with --retry, --skip or --abort")
     if answer is not None:
         out = app.run(ev.Answer(text=answer))
-        _print_outcome(app, out.message, as_json)
+        _print_outcome(app, out.message, as_json, state=out.state)
         return 0
     if action is not None:
         event = {"retry": ev.Retry(), "skip": ev.Skip(), "abort": ev.Abort()}[action]
         out = app.run(event)
-        _print_outcome(app, out.message, as_json)
+        _print_outcome(app, out.message, as_json, state=out.state)
         return 0
     state = app.require()
     from agents_state.resume import explain

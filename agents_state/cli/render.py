@@ -1,14 +1,21 @@
-"""Text rendering of next actions and status for people and models (pure: returns strings)."""
+"""Text rendering of next actions and status for people and models (pure: returns strings).
+
+``render_status`` is what a person reads while debugging: the five stages and their phases as a
+tree with status marks, the current wave as a progress line, stale claims with their age, tasks
+waiting to retry and why, the failure in plain words, and the next action last.  The clock is
+passed in (``now``), so the output is a pure function of the state and is snapshot-tested.
+"""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
-from agents_state.models import State
+from agents_state.models import PhaseState, State, TaskState
 from agents_state.workflow import STAGES, get_phase, phases_of
 
-__all__ = ["MARKS", "render_action", "render_status"]
+__all__ = ["MARKS", "age", "colorize", "progress_bar", "render_action", "render_status"]
 
 MARKS = {"completed": "✓", "in_progress": "▶", "pending": "·", "failed": "✗",
          "blocked": "■", "stopped": "‖", "skipped": "-"}
@@ -25,6 +32,9 @@ _VERBS = {
     "blocked": "blocked",
     "start": "start a workflow",
 }
+
+_BAR = {"completed": "█", "in_progress": "▒", "pending": "░", "failed": "✗"}
+_WAVE_STATES = ("completed", "in_progress", "pending", "failed")
 
 
 def render_action(a: dict[str, Any]) -> str:
@@ -54,6 +64,57 @@ def render_action(a: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# -- small pure helpers -----------------------------------------------------------------------
+
+
+def age(then: str | None, now: datetime) -> str:
+    """A short human age: ``45s``, ``19m``, ``3h05m``, ``2d04h``."""
+    from agents_state.types import parse_time
+
+    if not then:
+        return "?"
+    secs = max(0, int((now - parse_time(then)).total_seconds()))
+    if secs < 60:
+        return f"{secs}s"
+    if secs < 3600:
+        return f"{secs // 60}m"
+    if secs < 86400:
+        return f"{secs // 3600}h{secs % 3600 // 60:02d}m"
+    return f"{secs // 86400}d{secs % 86400 // 3600:02d}h"
+
+
+def progress_bar(counts: dict[str, int], width: int = 20) -> str:
+    """A bar of at most ``width`` cells: done █, running ▒, pending ░, failed ✗ (in that order)."""
+    total = sum(counts.get(s, 0) for s in _WAVE_STATES)
+    if total == 0:
+        return ""
+    cells = min(total, width)
+    out, cum, prev = [], 0, 0
+    for s in _WAVE_STATES:
+        cum += counts.get(s, 0)
+        end = round(cum * cells / total)
+        out.append(_BAR[s] * (end - prev))
+        prev = end
+    return "".join(out)
+
+
+_COLORS = {"✓": "32", "▶": "36", "✗": "31", "■": "31", "‖": "35", "█": "32", "▒": "36",
+           "STALE": "1;33", "FAILED": "1;31", "BLOCKED": "1;31", "NEXT:": "1"}
+_COLOR_RE = re.compile("|".join(map(re.escape, _COLORS)))
+
+
+def colorize(text: str) -> str:
+    """ANSI colours for a terminal (the caller decides: a TTY and no ``NO_COLOR``)."""
+    def paint(m: re.Match[str]) -> str:
+        code = _COLORS[m.group(0)]
+        return f"\x1b[{code}m{m.group(0)}\x1b[0m"
+
+    return _COLOR_RE.sub(paint, text)
+
+
+# -- the status tree --------------------------------------------------------------------------
+
+
 def _phase_line(state: State, pid: str) -> str:
     ph = state.phase(pid)
     spec = get_phase(pid)
@@ -71,36 +132,115 @@ def _phase_line(state: State, pid: str) -> str:
     return f"    {MARKS[ph.status]} {pid:<4} {spec.name}{tail}{cur}"
 
 
-def _wave_lines(state: State, now: datetime, lease: int, verbose: bool) -> list[str]:
-    from agents_state.engine_tasks import TASK_PHASE, current_wave, is_stale
+def _counts(tasks: list[TaskState]) -> dict[str, int]:
+    return {s: sum(1 for t in tasks if t.status == s) for s in _WAVE_STATES}
+
+
+def _wave_progress(ph: PhaseState) -> list[str]:
+    from agents_state.engine_tasks import current_wave
+
+    assert ph.tasks is not None and ph.waves is not None
+    done = sum(1 for t in ph.tasks.values() if t.status in ("completed", "skipped"))
+    idx = current_wave(ph)
+    if idx is None:
+        return [f"        all {len(ph.waves)} wave(s) done · {done}/{len(ph.tasks)} tasks"]
+    c = _counts([ph.tasks[t] for t in ph.waves[idx].tasks])
+    return [f"        wave {idx + 1}/{len(ph.waves)} [{progress_bar(c)}] {c['completed']} done · "
+            f"{c['in_progress']} running · {c['pending']} pending · {c['failed']} failed "
+            f"(all waves: {done}/{len(ph.tasks)} tasks done)"]
+
+
+def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
+    from agents_state.engine_tasks import is_stale
     from agents_state.types import parse_time
+
+    lines = []
+    for tid, t in (ph.tasks or {}).items():
+        if is_stale(t, now, lease):
+            lines.append(f"        STALE {tid}: claimed by {t.owner} {age(t.claimedAt, now)} ago, "
+                         f"silent for {age(t.heartbeatAt or t.claimedAt, now)} "
+                         "(claimable again)")
+        elif t.status == "failed":
+            lines.append(f"        ✗ {tid} failed after {t.attempts} attempt(s): "
+                         f"{t.lastError or 'no error given'}")
+        elif t.status == "pending" and t.retryAt and parse_time(t.retryAt) > now:
+            lines.append(f"        ↻ {tid} retries at {t.retryAt} (attempt {t.attempts} failed: "
+                         f"{t.lastError or 'no error given'})")
+    return lines
+
+
+def _task_lines(ph: PhaseState, now: datetime) -> list[str]:
+    assert ph.tasks is not None and ph.waves is not None
+    lines = []
+    for i, w in enumerate(ph.waves):
+        lines.append(f"        wave {i + 1} {MARKS[w.status]}")
+        for tid in w.tasks:
+            t = ph.tasks[tid]
+            bits = []
+            if t.owner:
+                bits.append(f"by {t.owner}")
+            if t.status == "in_progress":
+                bits.append(f"for {age(t.claimedAt, now)}")
+            if t.attempts > 1:
+                bits.append(f"attempt {t.attempts}")
+            tail = f" ({', '.join(bits)})" if bits else ""
+            lines.append(f"          {MARKS[t.status]} {tid} {t.title}{tail}")
+    return lines
+
+
+def _tasks_block(state: State, now: datetime, lease: int, verbose: bool) -> list[str]:
+    from agents_state.engine_tasks import TASK_PHASE
 
     ph = state.phase(TASK_PHASE)
     if not ph.tasks or not ph.waves:
         return []
-    idx = current_wave(ph)
+    lines = _wave_progress(ph) + _task_problems(ph, now, lease)
+    return lines + (_task_lines(ph, now) if verbose else [])
+
+
+def _stage_lines(state: State, now: datetime, lease: int, verbose: bool) -> list[str]:
     lines = []
-    if idx is not None:
-        ts = [ph.tasks[t] for t in ph.waves[idx].tasks]
-        counts = {s: sum(1 for t in ts if t.status == s)
-                  for s in ("completed", "in_progress", "pending", "failed")}
-        lines.append(f"  wave {idx + 1}/{len(ph.waves)}: {counts['completed']} done · "
-                     f"{counts['in_progress']} running · {counts['pending']} pending · "
-                     f"{counts['failed']} failed")
-    for tid, t in ph.tasks.items():
-        if is_stale(t, now, lease):
-            beat = t.heartbeatAt or t.claimedAt or ""
-            age = int((now - parse_time(beat)).total_seconds() // 60) if beat else 0
-            lines.append(f"  stale: {tid} claimed by {t.owner}, silent for {age} min "
-                         "(claimable again)")
-    if verbose:
-        for i, w in enumerate(ph.waves):
-            lines.append(f"  wave {i + 1} {MARKS[w.status]}")
-            for tid in w.tasks:
-                t = ph.tasks[tid]
-                owner = f" by {t.owner}" if t.owner else ""
-                lines.append(f"      {MARKS[t.status]} {tid} {t.title}{owner}"
-                             + (f" (attempt {t.attempts})" if t.attempts > 1 else ""))
+    for stage in STAGES:
+        st = state.stages[stage]
+        lines.append(f"  {MARKS[st.status]} {stage} ({st.status})")
+        if not (verbose or stage == state.currentStage or st.status not in ("pending", "skipped")):
+            continue
+        for p in phases_of(stage):
+            lines.append(_phase_line(state, p.id))
+            if p.id == "2.1":
+                lines.extend(_tasks_block(state, now, lease, verbose))
+    return lines
+
+
+def _failure_lines(state: State) -> list[str]:
+    f = state.failure
+    if f is None:
+        return []
+    where = f"phase {f.phase} {get_phase(f.phase).name}" if f.phase else "an unknown phase"
+    lines = [f"  FAILED in {where} at {f.failedAt or '?'}: {f.error or 'no error given'}"]
+    if f.context:
+        lines.append(f"    done: {', '.join(f.context.completedTasks) or '-'} · failed: "
+                     f"{f.context.failedTask or '-'} · pending: "
+                     f"{', '.join(f.context.pendingTasks) or '-'}")
+    lines.append("    to continue: agents-state resume (then --retry, --skip or --abort)")
+    return lines
+
+
+def _notes(state: State) -> list[str]:
+    lines = []
+    if state.blockedReason:
+        lines.append(f"  BLOCKED: {state.blockedReason}")
+    if state.stopRequested and state.active:
+        lines.append("  stop requested: the workflow stops after the current step")
+    if state.clarify is not None and state.clarify.answer is None:
+        lines.append("  waiting for the user: " + " | ".join(state.clarify.questions))
+    if state.compaction.pending:
+        lines.append(f"  compaction due after {state.compaction.pending}")
+    from agents_state.handoff_record import tokens_by_phase
+
+    tokens = tokens_by_phase(state)
+    if tokens:
+        lines.append("  tokens (sub-agents): " + ", ".join(f"{k}={v}" for k, v in tokens.items()))
     return lines
 
 
@@ -108,28 +248,9 @@ def render_status(state: State, action: dict[str, Any], now: datetime, lease: in
                   verbose: bool = False) -> str:
     lines = [f"Workflow: {state.task}",
              f"  status: {'aborted' if state.abortedAt else state.status} · revision "
-             f"{state.revision} · updated {state.updatedAt}"]
-    for stage in STAGES:
-        st = state.stages[stage]
-        lines.append(f"  {MARKS[st.status]} {stage} ({st.status})")
-        show = verbose or stage == state.currentStage or st.status not in ("pending", "skipped")
-        if show:
-            lines.extend(_phase_line(state, p.id) for p in phases_of(stage))
-            if stage == "IMPLEMENT":
-                lines.extend(_wave_lines(state, now, lease, verbose))
-    if state.failure:
-        f = state.failure
-        lines.append(f"  FAILED in phase {f.phase} at {f.failedAt}: {f.error}")
-        if f.context:
-            lines.append(f"    completed: {', '.join(f.context.completedTasks) or '-'}; "
-                         f"failed: {f.context.failedTask or '-'}; pending: "
-                         f"{', '.join(f.context.pendingTasks) or '-'}")
-    if state.blockedReason:
-        lines.append(f"  BLOCKED: {state.blockedReason}")
-    from agents_state.handoff_record import tokens_by_phase
-
-    tokens = tokens_by_phase(state)
-    if tokens:
-        lines.append("  tokens (sub-agents): " + ", ".join(f"{k}={v}" for k, v in tokens.items()))
+             f"{state.revision} · updated {state.updatedAt}"
+             + (f" ({age(state.updatedAt, now)} ago)" if state.updatedAt else "")]
+    lines += _stage_lines(state, now, lease, verbose)
+    lines += _failure_lines(state) + _notes(state)
     lines.append(render_action(action))
     return "\n".join(lines)

@@ -31,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "handoff": "agents_state.cli.cmd_handoff:handoff",
     "profile": "agents_state.cli.cmd_profile:profile",
     "hook": "agents_state.cli.cmd_hook:hook",
+    "graph": "agents_state.cli.cmd_graph:graph",
+    "schema": "agents_state.cli.cmd_schema:schema",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from agents_state.cli.cmd_workflow import _print_outcome
+from agents_state.cli.completion import phase_ids
 from agents_state.cli.options import app_from, json_option
 
 __all__ = ["phase"]
@@ -35,7 +36,7 @@ def phase() -> None:
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID")
+@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
 @json_option
 @click.pass_context
 def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
@@ -55,7 +56,7 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID")
+@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
 @click.option("--artifact", metavar="FILE", help="The phase's output ('-' reads stdin); stored "
               "under its registered name in .agents/phases/.")
 @json_option
@@ -78,7 +79,7 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, as_json: b
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID")
+@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
 @click.option("--error", required=True, help="What went wrong (kept in the state).")
 @json_option
 @click.pass_context
@@ -99,7 +100,7 @@ def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID")
+@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
 @json_option
 @click.pass_context
 def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from agents_state.cli.completion import task_ids
 from agents_state.cli.options import app_from, emit_json, json_option
 
 __all__ = ["task", "tasks"]
@@ -87,7 +88,8 @@ def _report(out: object, as_json: bool) -> int:
 
 
 @task.command()
-@click.argument("task_id", metavar="[ID]", required=False)
+@click.argument("task_id", metavar="[ID]", required=False,
+                shell_complete=task_ids)
 @click.option("--agent", help="Who claims it (default: $AGENTS_STATE_AGENT or the parent pid).")
 @json_option
 @click.pass_context
@@ -115,7 +117,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
 
 
 @task.command()
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=task_ids)
 @click.option("--agent", help="The agent working on it (renews its lease).")
 @json_option
 @click.pass_context
@@ -133,7 +135,7 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
 
 
 @task.command()
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=task_ids)
 @click.option("--summary", help="One line: what was done.")
 @click.option("--result", "result_file", metavar="FILE", help="A result file to keep in "
               ".agents/phases/ as 2.1-result-<ID>.md.")
@@ -170,7 +172,7 @@ def done(ctx: click.Context, task_id: str, summary: str | None, result_file: str
 
 
 @task.command()
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=task_ids)
 @click.option("--error", required=True, help="What went wrong.")
 @click.option("--agent", help="The agent reporting.")
 @click.option("--attempt", type=int, help="The attempt being reported.")

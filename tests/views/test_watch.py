@@ -1,0 +1,225 @@
+"""Issue 9: ``watch`` as a real process (plain output and a pseudo-terminal), driven by 50
+concurrent CLI updates plus a phase change; the poll fallback with events disabled."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from clitools import CLI, run_cli
+
+from agents_state.codec import encode_state
+from agents_state.watch import StateWatcher, signature
+from views.states import fresh, until_phase
+
+
+class Watch:
+    """``agents-state watch`` in a child process; every output line with its arrival time."""
+
+    def __init__(self, root: Path, *args: str, tty: bool = False,
+                 env: dict[str, str] | None = None) -> None:
+        self.lines: list[tuple[float, str]] = []
+        self.raw = b""
+        cmd = [CLI, "--root", str(root), "watch", *args]
+        full_env = {**os.environ, **(env or {})}
+        if tty:
+            master, slave = pty.openpty()
+            self.proc = subprocess.Popen(cmd, stdout=slave, stderr=slave, stdin=subprocess.DEVNULL,
+                                         env=full_env)
+            os.close(slave)
+            self._fd = master
+        else:
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                         env=full_env)
+            assert self.proc.stdout is not None
+            self._fd = self.proc.stdout.fileno()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        buf = b""
+        while True:
+            ready, _, _ = select.select([self._fd], [], [], 0.5)
+            if not ready:
+                if self.proc.poll() is not None:
+                    return
+                continue
+            try:
+                chunk = os.read(self._fd, 65536)
+            except OSError:  # the pty closes with EIO when the child exits
+                return
+            if not chunk:
+                return
+            now = time.time()
+            self.raw += chunk
+            buf += chunk
+            *done, buf = buf.split(b"\n")
+            self.lines += [(now, line.decode(errors="replace")) for line in done]
+
+    def wait_for(self, text: str, timeout: float = 15) -> float:
+        """The arrival time of the first line containing ``text``."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for t, line in list(self.lines):
+                if text in line:
+                    return t
+            time.sleep(0.01)
+        raise AssertionError(f"{text!r} not shown within {timeout}s; output tail: "
+                             f"{[ln for _, ln in self.lines[-30:]]}")
+
+    def interrupt(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout=10)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._thread.join(timeout=2)
+        if self.proc.stdout is None:
+            os.close(self._fd)
+        else:
+            self.proc.stdout.close()
+
+
+def _at_tasks_phase(root: Path, n: int) -> None:
+    """A workflow at phase 2.1 (built in-process), then ``tasks load`` of n independent tasks."""
+    (root / ".agents/phases").mkdir(parents=True)
+    state = until_phase(fresh(), "2.1")
+    (root / ".agents/state.json").write_bytes(encode_state(state, "state.json"))
+    tasks = {"tasks": [{"id": f"t{i}", "title": f"task {i}"} for i in range(n)]}
+    (root / "tasks.json").write_text(json.dumps(tasks))
+    proc = run_cli(root, "tasks", "load", "tasks.json", "--wave-size", str(n))
+    assert proc.returncode == 0, proc.stderr
+
+
+def _burst(root: Path, n: int) -> tuple[int, float]:
+    """n concurrent ``task done`` processes, then a phase change; the final revision and the
+    wall-clock time of the last write."""
+    procs = [subprocess.Popen([CLI, "--root", str(root), "task", "done", f"t{i}", "--summary",
+                               "ok"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             for i in range(n)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read() if p.stderr else ""
+        if p.stderr:
+            p.stderr.close()
+    (root / "simplify.md").write_text("# simplified\n")
+    proc = run_cli(root, "phase", "complete", "2.2", "--artifact", "simplify.md")
+    assert proc.returncode == 0, proc.stderr
+    state = json.loads((root / ".agents/state.json").read_text())
+    assert state["currentPhase"] == "2.3"
+    return state["revision"], os.stat(root / ".agents/state.json").st_mtime
+
+
+def _final_frame_in_time(w: Watch, revision: int, last_write: float) -> None:
+    shown = w.wait_for(f"watch · revision {revision} ·")
+    assert shown - last_write < 1.0, f"final revision shown {shown - last_write:.2f}s late"
+    w.wait_for("· 2.3  Implementation Review  <- current")
+
+
+@pytest.mark.slow  # 50 CLI processes: ~10 s on 2 idle cores
+def test_watch_renders_the_final_revision_of_50_concurrent_writers(root: Path) -> None:
+    w = Watch(root, "--plain")
+    try:
+        w.wait_for("No workflow in")  # started before any workflow exists
+        _at_tasks_phase(root, 50)
+        w.wait_for("wave 1/1 [")
+        revision, last_write = _burst(root, 50)
+        _final_frame_in_time(w, revision, last_write)
+        assert any("· events ·" in line for _, line in w.lines)
+        assert w.interrupt() == 0
+    finally:
+        w.close()
+
+
+def test_watch_poll_fallback_with_events_disabled(root: Path) -> None:
+    _at_tasks_phase(root, 10)
+    w = Watch(root, "--plain", "--interval", "0.2", env={"AGENTS_STATE_WATCH_POLL": "1"})
+    try:
+        w.wait_for("wave 1/1 [")
+        revision, last_write = _burst(root, 10)
+        _final_frame_in_time(w, revision, last_write)
+        headers = [line for _, line in w.lines if line.startswith("── agents-state watch")]
+        assert headers and all("· polling ·" in h for h in headers)
+        assert w.interrupt() == 0
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize("no_color", [True, False])
+def test_watch_in_a_pseudo_terminal(root: Path, no_color: bool,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _at_tasks_phase(root, 3)
+    env = {"NO_COLOR": "1"} if no_color else {}
+    if not no_color:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    w = Watch(root, tty=True, env=env)
+    try:
+        w.wait_for("wave 1/1 [")
+        assert run_cli(root, "task", "done", "t0").returncode == 0
+        state = json.loads((root / ".agents/state.json").read_text())
+        w.wait_for(f"watch · revision {state['revision']} ·")
+        assert b"\x1b[H\x1b[2J" in w.raw  # redraws in place
+        assert (b"\x1b[32m" in w.raw) is (not no_color)
+        assert w.interrupt() == 0  # Ctrl-C
+    finally:
+        w.close()
+
+
+def test_watch_exits_when_the_workflow_ends(root: Path) -> None:
+    _at_tasks_phase(root, 3)
+    w = Watch(root, "--plain", "--exit-on-done")
+    try:
+        w.wait_for("wave 1/1 [")
+        assert run_cli(root, "resume", "--abort").returncode == 0
+        assert w.proc.wait(timeout=10) == 0
+        w.wait_for("status: aborted")
+    finally:
+        w.close()
+
+
+def _replace(path: Path, data: bytes) -> None:
+    tmp = path.parent / f".tmp-{path.name}.x"
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def test_a_move_into_state_json_wakes_the_watcher(tmp_path: Path) -> None:
+    (tmp_path / "state.json").write_text("{}")
+    watcher = StateWatcher(tmp_path, poll_interval=30)  # so only an event can wake it in time
+    watcher.start()
+    try:
+        assert watcher.mode == "events"
+        watcher.seen(signature(tmp_path / "state.json"))
+        threading.Timer(0.2, _replace, (tmp_path / "state.json", b'{"a": 1}')).start()
+        start = time.monotonic()
+        assert watcher.wait(5) == signature(tmp_path / "state.json")
+        assert time.monotonic() - start < 1.0 and watcher.events_seen >= 1
+    finally:
+        watcher.stop()
+
+
+def test_lost_events_are_caught_by_the_safety_poll(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """An inotify queue overflow drops events: the signature check still sees the change."""
+    (tmp_path / "state.json").write_text("{}")
+    watcher = StateWatcher(tmp_path, poll_interval=0.2)
+    monkeypatch.setattr(watcher, "on_event", lambda event: None)  # every event lost
+    watcher.start()
+    try:
+        watcher.seen(signature(tmp_path / "state.json"))
+        assert watcher.wait(0.3) is None  # nothing changed: times out
+        _replace(tmp_path / "state.json", b'{"a": 2}')
+        start = time.monotonic()
+        assert watcher.wait(5) == signature(tmp_path / "state.json")
+        assert time.monotonic() - start < 0.5
+    finally:
+        watcher.stop()

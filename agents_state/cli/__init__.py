@@ -32,7 +32,9 @@ COMMANDS: dict[str, str] = {
     "profile": "agents_state.cli.cmd_profile:profile",
     "hook": "agents_state.cli.cmd_hook:hook",
     "graph": "agents_state.cli.cmd_graph:graph",
+    "watch": "agents_state.cli.cmd_watch:watch",
     "schema": "agents_state.cli.cmd_schema:schema",
+    "completion": "agents_state.cli.completion:completion",
 }
 
 

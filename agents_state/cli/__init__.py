@@ -31,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "handoff": "agents_state.cli.cmd_handoff:handoff",
     "profile": "agents_state.cli.cmd_profile:profile",
     "hook": "agents_state.cli.cmd_hook:hook",
+    "chain": "agents_state.cli.cmd_chain:chain",
+    "scaffold": "agents_state.cli.cmd_scaffold:scaffold",
     "graph": "agents_state.cli.cmd_graph:graph",
     "watch": "agents_state.cli.cmd_watch:watch",
     "schema": "agents_state.cli.cmd_schema:schema",

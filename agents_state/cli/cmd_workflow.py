@@ -131,6 +131,11 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
     from agents_state import events as ev
 
     app = app_from(ctx)
+    if answer is not None and action is None:
+        from agents_state.cli.cmd_chain import answer_chain
+
+        if answer_chain(app, answer, as_json):  # a chain said CLARIFY (issue 10)
+            return 0
     if _no_workflow(app, as_json):
         return 0
     if answer is not None and action is not None:

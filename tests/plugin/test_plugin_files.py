@@ -43,6 +43,8 @@ AGENTS = {
     "security-scanner", "parallel-executor",
 }
 COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run"}
+# issue 10: the orchestrator chains of designs 000 / 002
+COMMANDS |= {"code", "plan", "ui", "docs", "eval", "check", "git"}
 MODELS = {"sonnet", "opus", "haiku", "inherit"}
 TOOLS = {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Grep", "Glob",
          "WebFetch", "WebSearch", "Agent", "Task", "TodoWrite"}

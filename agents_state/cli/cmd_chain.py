@@ -1,0 +1,386 @@
+"""chain start | next | record | timeout | answer | retry | abort | request | list | defs."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from agents_state.cli.options import app_from, emit_json, json_option
+
+__all__ = ["chain", "print_chain"]
+
+
+def _chains(ctx: click.Context) -> Any:
+    from agents_state.chain_ops import ChainStore
+
+    return ChainStore(app_from(ctx).store)
+
+
+def _now() -> Any:
+    from agents_state.app import utcnow
+
+    return utcnow()
+
+
+def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
+    from agents_state.chain_action import chain_action
+    from agents_state.cli.render import render_action
+
+    action = chain_action(c)
+    if as_json:
+        emit_json({"message": message, "chain": c.id, "status": c.status,
+                   "revision": c.revision, "sizing": c.sizing, **extra, "next": action})
+        return
+    click.echo(message)
+    step = c.step
+    click.echo(f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
+               + (f", step {step.id} ({c.current + 1}/{len(c.steps)})" if step else ""))
+    click.echo(render_action(action))
+
+
+@click.group()
+def chain() -> None:
+    """Orchestrator chains (designs 000-002): researcher -> writer -> validator, parallel checks.
+
+    \b
+    Example:
+      agents-state chain start code "Add user authentication" --files 3 --tasks 4
+      agents-state chain record code-1 .agents/chains/code-1/research-1.response.json
+    """
+
+
+_SUBMODE_HELP = "Design 002 sub-mode: run only the research, implement or validate step(s)."
+
+
+@chain.command()
+@click.argument("name")
+@click.argument("feature", required=False)
+@click.option("--feature-file", type=click.File("r", encoding="utf-8"),
+              help="Read the feature text from FILE ('-' for stdin).")
+@click.option("--args-file", type=click.File("r", encoding="utf-8"),
+              help="A slash command's raw arguments from FILE ('-' for stdin): an optional "
+              "leading sub-mode word, then the feature.")
+@click.option("--only", type=click.Choice(["research", "implement", "validate"]),
+              help=_SUBMODE_HELP)
+@click.option("--analyze", is_flag=True, help="Conditional branch: a code-analyzer sizes the "
+              "chain first (design 001).")
+@click.option("--mode", "submode", help="git: commit, pr or general; check: one check mode.")
+@click.option("--files", "n_files", type=click.IntRange(0), help="Files the change touches.")
+@click.option("--tasks", "n_tasks", type=click.IntRange(0), help="Tasks in the change.")
+@click.option("--modules", "n_modules", type=click.IntRange(1), help="Modules it spans.")
+@click.option("--effort", type=click.Choice(["small", "medium", "large"]))
+@click.option("--model", "models", multiple=True, metavar="STEP=MODEL",
+              help="Model for a step or template (repeat), e.g. validate=sonnet.")
+@click.option("--file", "files", multiple=True, metavar="PATH", help="A relevant file (repeat).")
+@click.option("--constraint", "constraints", multiple=True, help="A constraint (repeat).")
+@click.option("--spec", "spec_path", metavar="PATH", help="The spec the work follows.")
+@click.option("--task", "wf_task", metavar="ID", help="Run inside the workflow, for task ID.")
+@click.option("--phase", "wf_phase", metavar="ID", help="Run inside the workflow phase ID.")
+@json_option
+@click.pass_context
+def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: Any,
+          args_file: Any, only: str | None, submode: str | None, as_json: bool,
+          **opts: Any) -> int:
+    """Start chain NAME (plan, code, ui, docs, eval, check, git) for FEATURE.
+
+    Prints the sizing (how many sub-agents, and why) and the first next action. Without a
+    feature, prints the next action of the chain of that name still in progress.
+
+    \b
+    Example:
+      agents-state chain start code "Add /auth/login" --files 3 --tasks 4 --modules 2
+      agents-state chain start code --only research "Add /auth/login"
+      echo 'validate add login' | agents-state chain start code --args-file -
+    """
+    from agents_state.chains import get_chain
+
+    defn = get_chain(name)
+    if feature_file is not None:
+        feature = feature_file.read()
+    if args_file is not None:
+        words = args_file.read().strip().split(maxsplit=1)
+        if words and words[0].lower() in defn.submodes:
+            if defn.submodes[0] == "research":
+                only = words[0].lower()
+            else:
+                submode = words[0].lower()
+            words = words[1:]
+        feature = words[0] if words else None
+    feature = feature.strip() if feature else None
+    chains = _chains(ctx)
+    if not feature:
+        if defn.name in ("check", "git"):
+            feature = {"check": "check the working tree", "git": "the current changes"}[name]
+        else:
+            return _show_latest(chains, name, as_json)
+    models = _models(opts["models"])
+    workflow = _workflow_link(ctx, opts["wf_task"], opts["wf_phase"])
+    from agents_state.chain_ops import start_chain
+
+    out = start_chain(chains, name, feature, _now(), only=only, submode=submode,
+                      sizes=(opts["n_files"], opts["n_tasks"], opts["n_modules"], opts["effort"]),
+                      models=models, files=tuple(opts["files"]),
+                      constraints=tuple(opts["constraints"]), spec_path=opts["spec_path"],
+                      workflow=workflow, analyze=opts["analyze"])
+    c = out.chain
+    message = out.message
+    if not as_json:
+        reasons = c.sizing.get("reasons") or []
+        if reasons:
+            message += (f"\nsizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
+                        + "; ".join(reasons))
+    print_chain(c, message, as_json)
+    return 0
+
+
+def _show_latest(chains: Any, name: str, as_json: bool) -> int:
+    from agents_state.errors import NotFoundError
+
+    try:
+        c = chains.latest(name)
+    except NotFoundError:
+        c = None
+    if c is None or c.status in ("completed", "aborted"):
+        msg = f'No {name} chain in progress. Start one: agents-state chain start {name} "<feature>"'
+        if as_json:
+            emit_json({"message": msg, "next": None})
+        else:
+            click.echo(msg)
+        return 0
+    print_chain(c, f"Chain in progress: {c.id} ({c.feature})", as_json)
+    return 0
+
+
+def _models(pairs: tuple[str, ...]) -> dict[str, str]:
+    from agents_state.config import resolve_model
+
+    out = {}
+    for pair in pairs:
+        key, sep, model = pair.partition("=")
+        if not sep or not key or not model:
+            raise click.UsageError(f"--model takes STEP=MODEL (got {pair!r})")
+        try:
+            resolve_model(model)
+        except ValueError as e:
+            raise click.UsageError(str(e)) from None
+        out[key.strip()] = model.strip()
+    return out
+
+
+def _workflow_link(ctx: click.Context, task: str | None, phase: str | None) -> Any:
+    if task is None and phase is None:
+        return None
+    from agents_state.engine import check_phase_id
+    from agents_state.errors import NotFoundError
+
+    state = app_from(ctx).require()
+    if task is not None:
+        tasks = state.phase("2.1").tasks or {}
+        if task not in tasks:
+            raise NotFoundError(f"no task '{task}' in phase 2.1"
+                                + (f"; tasks are {', '.join(tasks)}" if tasks else ""))
+        return {"phase": "2.1", "task": task}
+    assert phase is not None
+    return {"phase": check_phase_id(phase)}
+
+
+def _resolve(ctx: click.Context, chain_id: str | None) -> Any:
+    chains = _chains(ctx)
+    return chains, (chains.load(chain_id) if chain_id else chains.latest())
+
+
+@chain.command("next")
+@click.argument("chain_id", metavar="[ID]", required=False)
+@json_option
+@click.pass_context
+def next_cmd(ctx: click.Context, chain_id: str | None, as_json: bool) -> int:
+    """Print the chain's next action (default: the chain updated last).
+
+    \b
+    Example:
+      agents-state chain next code-1
+    """
+    c = _resolve(ctx, chain_id)[1]
+    print_chain(c, f"Chain {c.id}: {c.feature}", as_json)
+    return 0
+
+
+def _after(ctx: click.Context, chains: Any, out: Any, as_json: bool, **extra: Any) -> int:
+    from agents_state.chain_ops import record_on_workflow
+
+    message = out.message
+    recorded = record_on_workflow(chains, out.chain)
+    c = chains.load(out.chain.id) if recorded else out.chain
+    if recorded:
+        message += f"\nworkflow: {recorded}"
+    print_chain(c, message, as_json, **extra)
+    return 0
+
+
+@chain.command()
+@click.argument("chain_id", metavar="ID")
+@click.argument("sources", metavar="FILES...", nargs=-1, required=True)
+@click.option("--kind", default="auto", show_default=True, help="The response shape.")
+@json_option
+@click.pass_context
+def record(ctx: click.Context, chain_id: str, sources: tuple[str, ...], kind: str,
+           as_json: bool) -> int:
+    """Apply the sub-agents' responses to the chain's current step (one file per sub-agent).
+
+    PROCEED moves on; CLARIFY asks the user; a validator's STOP re-runs the writer with the
+    failures (at most twice, then escalates); any other STOP blocks the chain.
+
+    \b
+    Example:
+      agents-state chain record code-1 .agents/chains/code-1/research-1.response.json
+    """
+    from agents_state.chain_ops import apply_event
+    from agents_state.chain_state import ChainEvent
+    from agents_state.handoff_aggregate import aggregate
+    from agents_state.handoff_ops import read_source, validate
+
+    chains = _chains(ctx)
+    c = chains.load(chain_id)
+    step = c.step
+    if c.status == "running" and step is not None and len(sources) != step.count:
+        raise click.UsageError(f"step {step.id} of {c.id} runs {step.count} sub-agent(s): give "
+                               f"{step.count} response file(s), got {len(sources)}")
+    handoffs = []
+    for s in sources:
+        text, shown = read_source(s, sys.stdin.buffer.read() if s == "-" else None)
+        handoffs.append(validate(text, shown, kind))
+    h = handoffs[0] if len(handoffs) == 1 else aggregate(handoffs)
+    out = apply_event(chains, chain_id, ChainEvent("respond", handoff=h), _now())
+    return _after(ctx, chains, out, as_json, handoff=h.to_json())
+
+
+def _simple(event: str, doc: str) -> Any:
+    @click.argument("chain_id", metavar="ID")
+    @json_option
+    @click.pass_context
+    def command(ctx: click.Context, chain_id: str, as_json: bool) -> int:
+        from agents_state.chain_ops import apply_event
+        from agents_state.chain_state import ChainEvent
+
+        chains = _chains(ctx)
+        out = apply_event(chains, chain_id, ChainEvent(event), _now())  # type: ignore[arg-type]
+        return _after(ctx, chains, out, as_json)
+
+    command.__doc__ = doc
+    return chain.command(event)(command)
+
+
+timeout = _simple("timeout", "The current step's sub-agent did not answer in time: re-run it "
+                  "once with a simplified handoff; a second timeout blocks the chain.")
+retry = _simple("retry", "Run a blocked or escalated chain's current step again.")
+abort = _simple("abort", "End the chain; its files are kept.")
+
+
+@chain.command()
+@click.argument("chain_id", metavar="[ID]", required=False)
+@click.option("--answer", "text", help="The user's answer.")
+@click.option("--answer-file", type=click.File("r", encoding="utf-8"),
+              help="Read the answer from FILE ('-' for stdin).")
+@json_option
+@click.pass_context
+def answer(ctx: click.Context, chain_id: str | None, text: str | None, answer_file: Any,
+           as_json: bool) -> int:
+    """Answer the questions of a chain that said CLARIFY; the step runs again with the answer.
+
+    \b
+    Example:
+      agents-state chain answer code-1 --answer "Use JWT bearer tokens"
+    """
+    from agents_state.chain_ops import apply_event
+    from agents_state.chain_state import ChainEvent
+
+    if answer_file is not None:
+        text = answer_file.read()
+    if not text or not text.strip():
+        raise click.UsageError("give the answer with --answer TEXT or --answer-file FILE")
+    chains, c = _resolve(ctx, chain_id)
+    out = apply_event(chains, c.id, ChainEvent("answer", text=text.strip()), _now())
+    return _after(ctx, chains, out, as_json)
+
+
+@chain.command()
+@click.argument("chain_id", metavar="[ID]", required=False)
+@click.pass_context
+def request(ctx: click.Context, chain_id: str | None) -> int:
+    """Print the current step's handoff request(s) as JSON (one per sub-agent).
+
+    \b
+    Example:
+      agents-state chain request code-1
+    """
+    from agents_state.chain_action import requests_for
+
+    _c, c = _resolve(ctx, chain_id)
+    reqs = requests_for(c)
+    emit_json(reqs[0] if len(reqs) == 1 else reqs)
+    return 0
+
+
+@chain.command("list")
+@json_option
+@click.pass_context
+def list_cmd(ctx: click.Context, as_json: bool) -> int:
+    """List the chains of this directory, the latest last.
+
+    \b
+    Example:
+      agents-state chain list
+    """
+    chains = _chains(ctx).all()
+    rows = [{"id": c.id, "name": c.name, "status": c.status, "feature": c.feature,
+             "step": c.step.id if c.step else None, "updatedAt": c.updatedAt} for c in chains]
+    if as_json:
+        emit_json(rows)
+    elif not rows:
+        click.echo('No chains. Start one: agents-state chain start code "<feature>"')
+    for r in rows if not as_json else []:
+        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} {r['feature']}")
+    return 0
+
+
+@chain.command()
+@json_option
+def defs(as_json: bool) -> int:
+    """The seven chains, their pattern and steps (templates, modes, models).
+
+    \b
+    Example:
+      agents-state chain defs
+    """
+    from agents_state.chains import CHAINS, TEMPLATES
+
+    data: dict[str, dict[str, Any]] = {
+        n: {"pattern": d.pattern, "submodes": list(d.submodes), "summary": d.summary,
+                "steps": [{"id": s.id, "agent": s.agent, "mode": s.mode,
+                           "model": TEMPLATES[s.agent].model, "instances": list(s.instances)}
+                          for s in d.steps]} for n, d in CHAINS.items()}
+    if as_json:
+        emit_json(data)
+        return 0
+    for n, d in data.items():
+        steps = " -> ".join(f"{s['agent']}{'(' + s['mode'] + ')' if s['mode'] else ''}"
+                            f"[{s['model']}]" for s in d["steps"])
+        click.echo(f"{n:<6} {d['pattern']:<10} {steps}")
+    return 0
+
+
+def answer_chain(app: Any, text: str, as_json: bool) -> bool:
+    """``resume --answer``: answer the chain that waits for one (unless the workflow waits)."""
+    from agents_state.chain_ops import ChainStore, answer_open_chain
+
+    if not (app.store.dir / "chains").is_dir():
+        return False
+    state = app.state() if app.store.state_path.exists() else None
+    chains = ChainStore(app.store)
+    out = answer_open_chain(chains, text, _now(), state is not None and state.clarify is not None)
+    if out is None:
+        return False
+    print_chain(out.chain, out.message, as_json)
+    return True

@@ -3,6 +3,9 @@
 ``AGENTS_STATE_FAULT`` (tests only) makes the N-th call of one operation fail, e.g.
 ``fsync:2:ENOSPC`` (fail the 2nd fsync once) or ``replace:1:EIO:always``.
 ``AGENTS_STATE_TRACE=FILE`` appends the name of each call to FILE, for the write-order test.
+Calls made after the state is durable (the last-good backup, the events append) pass their own
+``op`` name (``backup_write``, ``append_fsync``, ...) so that a trace or a fault can tell them
+apart.
 """
 
 from __future__ import annotations
@@ -34,21 +37,21 @@ def _check(op: str) -> None:
         raise OSError(err, os.strerror(err))
 
 
-def write_all(fd: int, data: bytes) -> None:
-    _check("write")
+def write_all(fd: int, data: bytes, op: str = "write") -> None:
+    _check(op)
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
         view = view[n:]
 
 
-def fsync(fd: int) -> None:
-    _check("fsync")
+def fsync(fd: int, op: str = "fsync") -> None:
+    _check(op)
     os.fsync(fd)
 
 
-def replace(src: Path, dst: Path) -> None:
-    _check("replace")
+def replace(src: Path, dst: Path, op: str = "replace") -> None:
+    _check(op)
     os.replace(src, dst)
 
 

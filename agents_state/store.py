@@ -2,12 +2,13 @@
 
 Layout under the root: ``.agents/state.json`` (the workflow), ``.agents/events.jsonl`` (one line per
 accepted transition), ``.agents/phases/`` (artifacts), ``.agents/state.lock`` (a kernel lock on a
-file that is never deleted) and ``.agents/lock-owner`` (who holds it, for error messages).
+file that is never deleted), ``.agents/lock-owner`` (who holds it, for error messages) and
+``.agents/state.json.bak`` (a copy of the last state written, for ``agents-state doctor --repair``).
 
 Every update: lock -> clean leftover temp files -> re-read -> validate -> apply -> validate the
 result -> write a unique temp file in the same directory -> fsync -> ``os.replace`` -> fsync the
-directory -> append the event -> unlock -> only then report success.  Readers need no lock: they
-only ever see a whole old file or a whole new one.
+directory -> refresh the backup -> append the event -> unlock -> only then report success.
+Readers need no lock: they only ever see a whole old file or a whole new one.
 
 The interface is small (``load`` and ``commit``) so that a server-backed store can follow.
 """
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agents_state import fsops
+from agents_state import fsops, netfs
 from agents_state.errors import (
     InvalidInputError,
     LockTimeoutError,
@@ -36,9 +37,10 @@ if TYPE_CHECKING:
     from agents_state.engine import Outcome
     from agents_state.models import State
 
-__all__ = ["STATE_FILE", "Store", "find_root"]
+__all__ = ["BACKUP_FILE", "STATE_FILE", "Store", "UncertainWriteError", "find_root"]
 
 STATE_FILE = f"{AGENTS_DIR}/state.json"
+BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
 MAX_STATE_BYTES = 64 * 1024 * 1024
 DEFAULT_LOCK_TIMEOUT = 30.0
 
@@ -62,6 +64,7 @@ class Store:
         self.lock_path = self.dir / "state.lock"
         self.owner_path = self.dir / "lock-owner"
         self.events_path = self.dir / "events.jsonl"
+        self.backup_path = self.dir / "state.json.bak"
         self.phases_dir = self.dir / "phases"
         env_timeout = os.environ.get("AGENTS_STATE_LOCK_TIMEOUT")
         self.lock_timeout = lock_timeout if lock_timeout is not None else (
@@ -98,25 +101,71 @@ class Store:
         from agents_state.codec import decode_state
 
         data = self.read_bytes()
+        if data is None:
+            self._check_not_lost()
         return None if data is None else decode_state(data, STATE_FILE)
+
+    def _check_not_lost(self) -> None:
+        # a deleted state with its backup left is a damaged workflow, not "no workflow"
+        if os.path.lexists(self.backup_path):
+            raise StateFileError(STATE_FILE, "", f"is missing, but {BACKUP_FILE} (a copy of the "
+                                 "last state written) is there; run: agents-state doctor "
+                                 f"--repair to restore it, or delete {BACKUP_FILE} to start anew")
 
     # -- writing ------------------------------------------------------------------------------
 
     def commit(self, mutate: Callable[[State | None], Outcome]) -> Outcome:
         """Run ``mutate`` on the freshly re-read state under the lock and persist its result."""
-        from agents_state.codec import encode_state
+        from agents_state.codec import decode_state, encode_state
 
         self._ensure_dirs()
         with self._locked():
             self._clean_temp_files()
-            outcome = mutate(self.load())
+            old = self.read_bytes()
+            if old is None:
+                self._check_not_lost()
+            outcome = mutate(None if old is None else decode_state(old, STATE_FILE))
             if not outcome.changed:
                 return outcome
             data = encode_state(outcome.state, STATE_FILE)
-            self._atomic_write(self.state_path, data, STATE_FILE)
+            self._write_state(data, old)
             if outcome.record:
                 self._append_event(outcome.record)
+        netfs.warn_once(self.dir)  # after the first update only: a refused one writes nothing
         return outcome
+
+    def _write_state(self, data: bytes, old: bytes | None) -> None:
+        """Replace the state durably; undo the replace when the directory fsync fails, so that
+        a failed command leaves the old state; then refresh the last-good backup."""
+        try:
+            self._atomic_write(self.state_path, data, STATE_FILE)
+        except StorageIOError as e:
+            if e.operation == "fsync directory" and not self._undo(old):
+                raise UncertainWriteError(STATE_FILE, e.operation, e.reason) from None
+            raise
+        try:
+            self._atomic_write(self.backup_path, data, BACKUP_FILE, "backup_")
+        except StorageIOError as e:  # the state is saved: say so, do not fail the command
+            _warn(f"{e.path}: {e.operation} failed: {e.reason}; the state was saved, but its "
+                  "last-good copy is older (agents-state doctor will say by how much)")
+
+    def _undo(self, old: bytes | None) -> bool:
+        """Put the previous state back with plain calls (no fault injection); True on success."""
+        try:
+            if old is None:
+                os.unlink(self.state_path)
+            else:
+                tmp = self.dir / f".tmp-undo.{os.getpid()}.{time.monotonic_ns()}"
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                try:
+                    os.write(fd, old)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.replace(tmp, self.state_path)
+        except OSError:
+            return False
+        return True
 
     def write_artifact(self, name: str, data: bytes) -> str:
         """Write ``.agents/phases/<name>`` durably; returns its root-relative path."""
@@ -148,41 +197,47 @@ class Store:
                     with contextlib.suppress(OSError):
                         os.unlink(d / n)
 
-    def _atomic_write(self, path: Path, data: bytes, shown: str) -> None:
+    def _atomic_write(self, path: Path, data: bytes, shown: str, op: str = "") -> None:
+        """Temp file, fsync, replace, fsync the directory (skipped for the backup, whose rename
+        the next commit's directory fsync makes durable; until then the older copy stands)."""
         tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
         step = "create temp file"
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 step = "write"
-                fsops.write_all(fd, data)
+                fsops.write_all(fd, data, op + "write")
                 step = "fsync"
-                fsops.fsync(fd)
+                fsops.fsync(fd, op + "fsync")
             finally:
                 os.close(fd)
             step = "replace"
-            fsops.replace(tmp, path)
+            fsops.replace(tmp, path, op + "replace")
         except OSError as e:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise StorageIOError(shown, step, e.strerror or str(e)) from None
+        if op:
+            return
         try:
             fsops.fsync_dir(path.parent)
         except OSError as e:
             raise StorageIOError(shown, "fsync directory", e.strerror or str(e)) from None
 
     def _append_event(self, record: dict[str, Any]) -> None:
+        # the state is already durable: a failed append costs one log line, not the update
         line = orjson.dumps(record) + b"\n"
         try:
             fd = os.open(self.events_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:
-                fsops.write_all(fd, line)
-                fsops.fsync(fd)
+                fsops.write_all(fd, line, "append_write")
+                fsops.fsync(fd, "append_fsync")
             finally:
                 os.close(fd)
         except OSError as e:
-            raise StorageIOError(f"{AGENTS_DIR}/events.jsonl", "append", e.strerror or str(e)
-                                 ) from None
+            _warn(f"{AGENTS_DIR}/events.jsonl: append failed: {e.strerror or e}; the state was "
+                  f"saved (revision {record.get('rev', '?')}) but this event is missing from "
+                  "the log")
 
     def events(self) -> list[dict[str, Any]]:
         try:
@@ -197,6 +252,22 @@ class Store:
                 raise InvalidInputError(f"{AGENTS_DIR}/events.jsonl", f"line {i}",
                                         "not valid JSON") from None
         return out
+
+
+class UncertainWriteError(StorageIOError):
+    """The new state was renamed into place, its directory fsync failed and the undo failed."""
+
+    def __init__(self, path: str, operation: str, reason: str) -> None:
+        super().__init__(path, operation, reason)
+        self.message = (f"{path}: {operation} failed: {reason}; the new state is in place but "
+                        "may not survive a crash: check with agents-state status")
+        self.args = (self.message,)
+
+
+def _warn(message: str) -> None:
+    import sys
+
+    sys.stderr.write(f"agents-state: warning: {message}\n")
 
 
 class _Lock:

@@ -1,0 +1,73 @@
+"""doctor: find and explain what is wrong with .agents/; --repair fixes what it can."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from agents_state.cli.options import app_from, emit_json, json_option
+
+__all__ = ["doctor"]
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="Fix what can be fixed; say what, if anything, was "
+              "lost.")
+@json_option
+@click.pass_context
+def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
+    """Check .agents/: the state and its backup, events, artifacts, temp files, lock, migration.
+
+    Exits 0 when no error remains, 5 when one does (after --repair: one it could not fix).
+
+    \b
+    Example:
+      agents-state doctor
+      agents-state doctor --repair
+    """
+    from agents_state.doctor import diagnose
+    from agents_state.doctor_repair import Repair
+    from agents_state.doctor_repair import repair as do_repair
+
+    root = app_from(ctx).root
+    d = diagnose(root)
+    found = d.findings
+    done = Repair()
+    for _ in range(2):  # a restored state may reveal what the damaged one hid
+        if not repair or not any(f.repairable for f in d.findings):
+            break
+        step = do_repair(d)
+        done.done += step.done
+        done.lost += step.lost
+        d = diagnose(root)
+    left = d.findings
+    errors = [f for f in left if f.severity == "error"]
+    if as_json:
+        emit_json({"ok": not errors, "findings": [f.to_json() for f in found],
+                   "repaired": done.done, "lost": done.lost,
+                   "remaining": [f.to_json() for f in left] if repair else None})
+    else:
+        _render(found, done, left, repair)
+    return 5 if errors else 0
+
+
+def _render(found: Any, done: Any, left: Any, repair: bool) -> None:
+    if not found:
+        click.echo("doctor: no problems found")
+        return
+    for f in found:
+        click.echo(f"{f.severity}: {f.message}")
+        if not repair or not f.repairable:
+            label = "repair" if f.repairable else "fix"
+            click.echo(f"  {label}: {f.repair}")
+    if not repair:
+        if any(f.repairable for f in found):
+            click.echo("run: agents-state doctor --repair")
+        return
+    for line in done.done:
+        click.echo(f"repaired: {line}")
+    click.echo("lost: " + ("; ".join(done.lost) if done.lost else "nothing"))
+    for f in left:
+        if f.severity != "note":
+            click.echo(f"still: {f.severity}: {f.message}")

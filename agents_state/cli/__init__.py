@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "handoff": "agents_state.cli.cmd_handoff:handoff",
     "profile": "agents_state.cli.cmd_profile:profile",
     "hook": "agents_state.cli.cmd_hook:hook",
+    "doctor": "agents_state.cli.cmd_doctor:doctor",
     "chain": "agents_state.cli.cmd_chain:chain",
     "scaffold": "agents_state.cli.cmd_scaffold:scaffold",
     "graph": "agents_state.cli.cmd_graph:graph",

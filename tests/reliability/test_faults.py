@@ -1,0 +1,139 @@
+"""Issue 7: the N-th write, fsync, replace or directory fsync fails (ENOSPC, EIO; once or from
+then on) for N = 1, 2, ... until the command succeeds: until then the exit code is 7, the message
+names the file and the step, and state.json, its backup and events.jsonl stay byte-identical.
+The write-order test traces the calls of a commit up to the printed acknowledgement."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from clitools import run_cli
+
+STRERROR = {"ENOSPC": "No space left on device", "EIO": "Input/output error"}
+STEP = {"write": "write", "fsync": "fsync", "replace": "replace", "fsync_dir": "fsync directory"}
+KEPT = ("state.json", "state.json.bak", "events.jsonl")
+
+# (command, files the command writes in order of the ops, how it is set up)
+COMMANDS = {
+    "dispatch": (("dispatch", "fault"), [".agents/state.json"], False),
+    "phase start": (("phase", "start", "0"), [".agents/state.json"], True),
+    "phase complete": (("phase", "complete", "0", "--artifact", "-"),
+                       [".agents/phases/0-explore.md", ".agents/state.json"], True),
+}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("fault-template")
+    proc = run_cli(base, "dispatch", "fault")
+    assert proc.returncode == 0, proc.stderr
+    return base
+
+
+def _fresh(root: Path, template: Path, started: bool) -> None:
+    shutil.rmtree(root / ".agents", ignore_errors=True)
+    if started:
+        shutil.copytree(template / ".agents", root / ".agents")
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    out: dict[str, bytes | None] = {}
+    for name in KEPT:
+        p = root / ".agents" / name
+        out[name] = p.read_bytes() if p.exists() else None
+    return out
+
+
+def _fault_loop(root: Path, template: Path, command: str, op: str, code: str,
+                always: bool) -> int:
+    """Returns the number of failed runs before the command succeeded."""
+    args, files, started = COMMANDS[command]
+    for n in range(1, 10):
+        _fresh(root, template, started)
+        before = _snapshot(root)
+        fault = f"{op}:{n}:{code}" + (":always" if always else "")
+        proc = run_cli(root, *args, stdin="# notes\n", env={"AGENTS_STATE_FAULT": fault})
+        if proc.returncode == 0:
+            return n - 1
+        shown = files[n - 1]  # once or from then on, the N-th call is the first to fail
+        assert (proc.returncode, proc.stderr) == (7, f"agents-state: error: {shown}: "
+                                                  f"{STEP[op]} failed: {STRERROR[code]}; the "
+                                                  "previous state is unchanged\n"), fault
+        assert proc.stdout == ""
+        assert _snapshot(root) == before, fault  # byte-identical
+        agents = root / ".agents"
+        leftovers = [n for d in (agents, agents / "phases") if d.is_dir()
+                     for n in os.listdir(d) if n.startswith(".tmp-")]
+        assert leftovers == [], fault
+    raise AssertionError(f"{command} never succeeded under {op} faults")
+
+
+@pytest.mark.parametrize("op", list(STEP))
+def test_issue_7_first_call_of_each_op_fails_cleanly(root: Path, template: Path, op: str
+                                                     ) -> None:
+    _fresh(root, template, True)
+    before = _snapshot(root)
+    proc = run_cli(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
+    assert (proc.returncode, proc.stderr) == (
+        7, f"agents-state: error: .agents/state.json: {STEP[op]} failed: No space left on "
+        "device; the previous state is unchanged\n")
+    assert _snapshot(root) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("always", [False, True], ids=["once", "always"])
+@pytest.mark.parametrize("code", list(STRERROR))
+@pytest.mark.parametrize("op", list(STEP))
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_issue_7_fault_loop(root: Path, template: Path, command: str, op: str, code: str,
+                            always: bool) -> None:
+    failures = _fault_loop(root, template, command, op, code, always)
+    # every call of this op in the command failed once before it succeeded
+    assert failures == len(COMMANDS[command][1])
+
+
+def _trace(root: Path, *args: str, stdin: str | None = None) -> list[str]:
+    # the trace goes to stdout, unbuffered, so it interleaves with the acknowledgement
+    proc = run_cli(root, *args, stdin=stdin, env={"AGENTS_STATE_TRACE": "/dev/stdout",
+                                                  "PYTHONUNBUFFERED": "1"})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+COMMIT = ["write", "fsync", "replace", "fsync_dir"]
+AFTER = ["backup_write", "backup_fsync", "backup_replace", "append_write", "append_fsync"]
+
+
+def test_issue_7_write_order_of_a_commit(root: Path, template: Path) -> None:
+    _fresh(root, template, True)
+    lines = _trace(root, "phase", "start", "0")
+    assert lines[:9] == COMMIT + AFTER
+    assert lines[9] == "phase 0 Parallel Explore started"  # the acknowledgement comes last
+    assert not set(lines[10:]) & set(COMMIT + AFTER)
+
+
+def test_issue_7_write_order_artifact_before_state(root: Path, template: Path) -> None:
+    _fresh(root, template, True)
+    lines = _trace(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n")
+    assert lines[:13] == COMMIT + COMMIT + AFTER
+    assert lines[13].startswith("phase 0 Parallel Explore completed")
+
+
+@pytest.mark.parametrize(("op", "warning"), [
+    ("backup_write", ".agents/state.json.bak: write failed: No space left on device; the state "
+     "was saved, but its last-good copy is older (agents-state doctor will say by how much)"),
+    ("append_fsync", ".agents/events.jsonl: append failed: No space left on device; the state "
+     "was saved (revision 2) but this event is missing from the log"),
+])
+def test_issue_7_faults_after_the_state_is_durable_only_warn(root: Path, template: Path,
+                                                             op: str, warning: str) -> None:
+    _fresh(root, template, True)
+    before = _snapshot(root)
+    proc = run_cli(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
+    assert proc.returncode == 0 and proc.stderr == f"agents-state: warning: {warning}\n"
+    assert b'"revision": 2' in (root / ".agents/state.json").read_bytes()
+    after = _snapshot(root)
+    assert after["state.json"] != before["state.json"]

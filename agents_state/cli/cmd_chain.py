@@ -268,7 +268,7 @@ def _simple(event: str, doc: str) -> Any:
         out = apply_event(chains, chain_id, ChainEvent(event), _now())  # type: ignore[arg-type]
         return _after(ctx, chains, out, as_json)
 
-    command.__doc__ = doc
+    command.__doc__ = f"{doc}\n\n\b\nExample:\n  agents-state chain {event} code-1\n"
     return chain.command(event)(command)
 
 

@@ -85,6 +85,12 @@ def _fill(state: State) -> None:
             if p.id not in stage.phases:
                 status = stage.status if stage.status in ("completed", "skipped") else "pending"
                 stage.phases[p.id] = PhaseState(status=status)
+    if state.currentPhase is None and state.status != "completed":
+        from agents_state.workflow import PHASES
+
+        first = next((p for p in PHASES
+                      if state.phase(p.id).status not in ("completed", "skipped")), None)
+        state.currentPhase = first.id if first else None
     if state.currentPhase and not state.currentStage:
         state.currentStage = get_phase(state.currentPhase).stage
 
@@ -100,6 +106,8 @@ def decode_state(data: bytes, shown: str) -> State:
             from None
     if not isinstance(raw, dict):
         raise StateFileError(shown, "", f"expected a JSON object, got {type(raw).__name__}")
+    if orjson.dumps(raw, option=orjson.OPT_INDENT_2) + b"\n" != data:
+        _strict_recheck(data, shown)  # written by hand: refuse duplicate keys, as for inputs
     _version(raw, shown)
     _check_ids(raw, shown)
     raw["version"] = SCHEMA_VERSION
@@ -111,6 +119,17 @@ def decode_state(data: bytes, shown: str) -> State:
             from None
     _fill(state)
     return state
+
+
+def _strict_recheck(data: bytes, shown: str) -> None:
+    """Files agents-state wrote are canonical; any other is decoded once more, strictly."""
+    from agents_state.errors import InvalidInputError
+    from agents_state.jsonio import loads_strict
+
+    try:
+        loads_strict(data, shown)
+    except InvalidInputError as e:
+        raise StateFileError(shown, e.field, e.problem) from None
 
 
 def _invariants(state: State) -> list[str]:

@@ -50,6 +50,13 @@ def _no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range for a number")
+    return value
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (write a number or null)")
 
@@ -67,7 +74,8 @@ def loads_strict(data: bytes, shown: str) -> Any:
     if not text.strip():
         raise InvalidInputError(shown, "", "is empty; expected a JSON document")
     try:
-        return json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constant)
+        return json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constant,
+                          parse_float=_finite)
     except json.JSONDecodeError as e:
         raise InvalidInputError(shown, "", f"not valid JSON: {e.msg} at line {e.lineno} "
                                 f"column {e.colno}") from None

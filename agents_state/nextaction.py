@@ -104,7 +104,10 @@ def _next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
             f"{state.compaction.pending} is done. Compact the conversation now (/compact), "
             "then record it and reload only what the next step needs with: agents-state context"),
             command="agents-state compact")
-    assert phase is not None
+    if phase is None:
+        return _action("blocked", None, instructions="The workflow has no current phase; run "
+                       "the command to see the options.", command="agents-state resume",
+                       reason="no current phase")
     if phase.kind is PhaseKind.TASKS:
         return _tasks_action(state, config, phase, now)
     return _phase_action(state, config, phase)

@@ -77,8 +77,8 @@ def loads_strict(data: bytes, shown: str) -> Any:
         return json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constant,
                           parse_float=_finite)
     except json.JSONDecodeError as e:
-        raise InvalidInputError(shown, "", f"not valid JSON: {e.msg} at line {e.lineno} "
-                                f"column {e.colno}") from None
+        raise InvalidInputError(shown, "", f"not valid JSON: {e.msg} (line {e.lineno}, "
+                                f"column {e.colno})") from None
     except ValueError as e:
         raise InvalidInputError(shown, "", f"not valid JSON: {e}") from None
     except RecursionError:

@@ -129,7 +129,6 @@ class App:
                                                   if archived else "")
             return Outcome(new, msg, True, record)
 
-        self._ignore_in_git()
         return self.store.commit(mutate)
 
     def _archive(self, state: State) -> str:
@@ -145,13 +144,6 @@ class App:
             os.replace(self.store.phases_dir, dest / "phases")
             self.store.phases_dir.mkdir()
         return str(dest.relative_to(self.root))
-
-    def _ignore_in_git(self) -> None:
-        """``.agents/`` stays out of git: a ``.gitignore`` inside it ignores everything."""
-        self.store._ensure_dirs()
-        ignore = self.store.dir / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# agents-state: workflow state is local, never committed\n*\n")
 
     def complete_phase(self, phase_id: str, artifact: bytes | None) -> Outcome:
         check_phase_id(phase_id)

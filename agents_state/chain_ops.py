@@ -66,9 +66,9 @@ class ChainStore:
     def commit(self, chain_id: str | None,
                mutate: Callable[[ChainState | None, list[str]], ChainOutcome]) -> ChainOutcome:
         """Run ``mutate(current, existing ids)`` under the lock and persist the new chain."""
-        self.store._ensure_dirs()
+        self.store.ensure_dirs()
         self.dir.mkdir(exist_ok=True)
-        with self.store._locked():
+        with self.store.locked():
             current = self.load(chain_id) if chain_id else None
             ids = [p.stem for p in self.dir.glob("*.json")]
             out = mutate(current, ids)
@@ -77,8 +77,9 @@ class ChainStore:
             chain = ChainState.model_validate(out.chain.model_dump())  # validate the result
             requests = requests_for(chain)
             shown = f"{CHAINS_DIR}/{chain.id}.json"
-            self.store._atomic_write(self.path(chain.id), _encode(chain), shown)
+            self.store.write_file(self.path(chain.id), _encode(chain), shown)
             self._write_requests(chain, requests)
+            self.store.ensure_ignored()
         return out
 
     def _write_requests(self, chain: ChainState, requests: list[dict[str, Any]]) -> None:
@@ -89,7 +90,7 @@ class ChainStore:
         folder.mkdir(exist_ok=True)
         for (_i, req_path, _resp), request in zip(slot_paths(chain, step), requests, strict=True):
             data = orjson.dumps(request, option=orjson.OPT_INDENT_2) + b"\n"
-            self.store._atomic_write(self.store.root / req_path, data, req_path)
+            self.store.write_file(self.store.root / req_path, data, req_path)
 
 
 def _encode(chain: ChainState) -> bytes:

@@ -91,7 +91,7 @@ def _fix_events(d: Diagnosis, r: Repair) -> None:
     keep = b"".join(x if x.endswith(b"\n") else x + b"\n"
                     for i, x in enumerate(lines, 1) if i not in d.bad_event_lines)
     os.replace(path, path.with_name("events.jsonl.damaged"))
-    d.store._atomic_write(path, keep, f"{AGENTS_DIR}/events.jsonl")
+    d.store.write_file(path, keep, f"{AGENTS_DIR}/events.jsonl")
     r.done.append(f"dropped {len(d.bad_event_lines)} torn line(s) from {AGENTS_DIR}/events.jsonl "
                   f"(the original is kept as {AGENTS_DIR}/events.jsonl.damaged)")
     r.lost.append(f"{len(d.bad_event_lines)} events.jsonl line(s) that could not be read "
@@ -103,7 +103,7 @@ def repair(d: Diagnosis) -> Repair:
     r = Repair()
     store = d.store
     codes = {f.code for f in d.findings if f.repairable}
-    with store._locked():
+    with store.locked():
         state = d.state
         if codes & {"corrupt_state", "missing_state"}:
             state = _restore(d, r)
@@ -116,7 +116,7 @@ def repair(d: Diagnosis) -> Repair:
             store._append_event({"rev": state.revision, "at": _now(), "event": "doctor_reopen",
                                  "phases": sorted(d.missing_artifacts, key=PHASE_IDS.index)})
         elif codes & {"no_backup", "bad_backup", "old_backup"} and d.state_bytes is not None:
-            store._atomic_write(store.backup_path, d.state_bytes, BACKUP_FILE, "backup_")
+            store.write_file(store.backup_path, d.state_bytes, BACKUP_FILE, "backup_")
             r.done.append(f"wrote {BACKUP_FILE} from {STATE_FILE} (revision "
                           f"{d.state.revision if d.state else '?'})")
         if "bad_events" in codes:

@@ -118,8 +118,8 @@ class Store:
         """Run ``mutate`` on the freshly re-read state under the lock and persist its result."""
         from agents_state.codec import decode_state, encode_state
 
-        self._ensure_dirs()
-        with self._locked():
+        self.ensure_dirs()
+        with self.locked():
             self._clean_temp_files()
             old = self.read_bytes()
             if old is None:
@@ -131,6 +131,7 @@ class Store:
             self._write_state(data, old)
             if outcome.record:
                 self._append_event(outcome.record)
+            self.ensure_ignored()
         netfs.warn_once(self.dir)  # after the first update only: a refused one writes nothing
         return outcome
 
@@ -138,13 +139,13 @@ class Store:
         """Replace the state durably; undo the replace when the directory fsync fails, so that
         a failed command leaves the old state; then refresh the last-good backup."""
         try:
-            self._atomic_write(self.state_path, data, STATE_FILE)
+            self.write_file(self.state_path, data, STATE_FILE)
         except StorageIOError as e:
             if e.operation == "fsync directory" and not self._undo(old):
                 raise UncertainWriteError(STATE_FILE, e.operation, e.reason) from None
             raise
         try:
-            self._atomic_write(self.backup_path, data, BACKUP_FILE, "backup_")
+            self.write_file(self.backup_path, data, BACKUP_FILE, "backup_")
         except StorageIOError as e:  # the state is saved: say so, do not fail the command
             _warn(f"{e.path}: {e.operation} failed: {e.reason}; the state was saved, but its "
                   "last-good copy is older (agents-state doctor will say by how much)")
@@ -170,11 +171,12 @@ class Store:
     def write_artifact(self, name: str, data: bytes) -> str:
         """Write ``.agents/phases/<name>`` durably; returns its root-relative path."""
         shown = f"{AGENTS_DIR}/phases/{safe_name(name, 'artifact')}"
-        self._ensure_dirs()
-        self._atomic_write(self.phases_dir / name, data, shown)
+        self.ensure_dirs()
+        self.write_file(self.phases_dir / name, data, shown)
         return shown
 
-    def _ensure_dirs(self) -> None:
+    def ensure_dirs(self) -> None:
+        """Create ``.agents/phases/``, refusing a ``.agents`` that resolves out of the tree."""
         check_inside(self.root, self.dir, AGENTS_DIR)
         try:
             self.phases_dir.mkdir(parents=True, exist_ok=True)
@@ -182,8 +184,18 @@ class Store:
             raise StorageIOError(AGENTS_DIR, "mkdir", e.strerror or str(e)) from None
         check_inside(self.root, self.phases_dir, f"{AGENTS_DIR}/phases")
 
-    def _locked(self) -> Any:
+    def locked(self) -> Any:
+        """The store's lock, for writers of other files under ``.agents/`` (chains, doctor)."""
         return _Lock(self)
+
+    def ensure_ignored(self) -> None:
+        """``.agents/`` stays out of git: a ``.gitignore`` inside it ignores everything.
+
+        Written after the first successful write, never by a command that fails."""
+        ignore = self.dir / ".gitignore"
+        if not ignore.exists():
+            with contextlib.suppress(OSError):
+                ignore.write_text("# agents-state: workflow state is local, never committed\n*\n")
 
     def _clean_temp_files(self) -> None:
         # a temp file exists only while its writer holds the lock: any found now is debris
@@ -197,7 +209,7 @@ class Store:
                     with contextlib.suppress(OSError):
                         os.unlink(d / n)
 
-    def _atomic_write(self, path: Path, data: bytes, shown: str, op: str = "") -> None:
+    def write_file(self, path: Path, data: bytes, shown: str, op: str = "") -> None:
         """Temp file, fsync, replace, fsync the directory (skipped for the backup, whose rename
         the next commit's directory fsync makes durable; until then the older copy stands)."""
         tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"

@@ -40,3 +40,18 @@ def test_fifty_tool_calls_make_the_next_action_compact(root: Path) -> None:
     assert action["kind"] == "compact" and action["toolCalls"] == 50
     assert run_cli(root, "compact").returncode == 0
     assert cli_json(root, "next")["kind"] == "dispatch_agents"
+
+
+def test_agents_folder_is_ignored_by_git_after_a_write_only(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    assert (root / ".agents/.gitignore").read_text().splitlines()[-1] == "*"
+    (root / ".agents/.gitignore").unlink()
+    assert run_cli(root, "phase", "start", "2.1").returncode == 4  # refused: writes nothing
+    assert not (root / ".agents/.gitignore").exists()
+    assert run_cli(root, "phase", "start", "0").returncode == 0
+    assert (root / ".agents/.gitignore").exists()
+
+
+def test_a_chain_alone_keeps_agents_out_of_git(root: Path) -> None:
+    assert run_cli(root, "chain", "start", "code", "fix a typo").returncode == 0
+    assert (root / ".agents/.gitignore").exists()

@@ -25,3 +25,31 @@ def cli_json(root: Path, *args: str) -> Any:
     proc = run_cli(root, *args, "--json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def walk_to(root: Path, phase: str, task: str = "test") -> None:
+    """Start a workflow and complete every phase before ``phase`` with minimal artifacts."""
+    assert run_cli(root, "dispatch", task).returncode == 0
+    for _ in range(30):
+        action = cli_json(root, "next")
+        if action["kind"] == "compact":
+            assert run_cli(root, "compact").returncode == 0
+            continue
+        if action["phase"] == phase:
+            return
+        body = '{"issues": []}' if action["write"].endswith(".json") else "x"
+        proc = run_cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
+        assert proc.returncode == 0, proc.stderr
+    raise AssertionError(f"phase {phase} not reached")
+
+
+def wave_of(root: Path, n: int, task: str = "test") -> list[str]:
+    """A workflow at phase 2.1 whose first wave holds ``n`` independent tasks, then 'final'."""
+    walk_to(root, "2.1", task)
+    ids = [f"t{i}" for i in range(n)]
+    tasks = {"tasks": [{"id": t, "dependencies": []} for t in ids]
+             + [{"id": "final", "dependencies": ids}]}
+    (root / "tasks.json").write_text(json.dumps(tasks))
+    proc = run_cli(root, "tasks", "load", str(root / "tasks.json"), "--wave-size", str(n))
+    assert proc.returncode == 0, proc.stderr
+    return ids

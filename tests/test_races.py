@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from clitools import CLI, cli_json, run_cli
+from clitools import CLI, run_cli, wave_of
 
 
 def _spawn_all(root: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
@@ -72,22 +72,7 @@ def _to_tasks(root: Path, n: int) -> None:
 
 
 def _build_tasks(root: Path, n: int) -> None:
-    assert run_cli(root, "dispatch", "waves").returncode == 0
-    tasks = {"tasks": [{"id": f"t{i}", "dependencies": []} for i in range(n)]
-             + [{"id": "final", "dependencies": [f"t{i}" for i in range(n)]}]}
-    (root / "tasks.json").write_text(json.dumps(tasks))
-    for _ in range(20):
-        action = cli_json(root, "next")
-        if action["phase"] == "2.1":
-            break
-        if action["kind"] == "compact":
-            assert run_cli(root, "compact").returncode == 0
-            continue
-        body = '{"issues": []}' if action["write"].endswith(".json") else "x"
-        proc = run_cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
-        assert proc.returncode == 0, proc.stderr
-    proc = run_cli(root, "tasks", "load", str(root / "tasks.json"), "--wave-size", str(n))
-    assert proc.returncode == 0, proc.stderr
+    wave_of(root, n, "waves")
 
 
 @pytest.mark.slow

@@ -17,6 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from clitools import walk_to
+
 HERE = Path(__file__).parent
 FILES = HERE / "files"
 CLI = str(Path(sys.executable).parent / "agents-state")
@@ -34,17 +36,7 @@ def _cli(root: Path, *args: str, stdin: str | None = None) -> subprocess.Complet
 
 
 def _walk_to(root: Path, phase: str) -> None:
-    assert _cli(root, "dispatch", "corpus").returncode == 0
-    for _ in range(30):
-        action = json.loads(_cli(root, "next", "--json").stdout)
-        if action["phase"] == phase and action["kind"] != "compact":
-            return
-        if action["kind"] == "compact":
-            assert _cli(root, "compact").returncode == 0
-            continue
-        body = '{"issues": []}' if action["write"].endswith(".json") else "x"
-        proc = _cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
-        assert proc.returncode == 0, proc.stderr
+    walk_to(root, phase, "corpus")
 
 
 def _build(setup: str, root: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torture
+from clitools import run_cli
 
 
 @pytest.mark.slow
@@ -27,12 +28,12 @@ def test_issue_7_kill9_torture_loses_nothing(root: Path, capsys: pytest.CaptureF
     assert result.log_disorder == 0
     assert 0 <= result.log_gaps <= result.kills  # a kill after the rename costs a log line
     # nothing left behind blocks the next command
-    proc = torture._cli(root, "task", "done", ids[-1])
+    proc = run_cli(root, "task", "done", ids[-1])
     assert proc.returncode == 0, proc.stderr
     agents = root / ".agents"
     assert [n for n in os.listdir(agents) if n.startswith(".tmp-")] == []
     assert (agents / "state.json.bak").read_bytes() == (agents / "state.json").read_bytes()
-    status = torture._cli(root, "status", "--json")
+    status = run_cli(root, "status", "--json")
     assert status.returncode == 0 and json.loads(status.stdout)["workflow"]["revision"] > 0
 
 

@@ -22,34 +22,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clitools import wave_of
+
 CLI = str(Path(sys.executable).parent / "agents-state")
-
-
-def _cli(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CLI, "--root", str(root), *args], capture_output=True, text=True,
-                          input=stdin, timeout=60, check=False)
 
 
 def prepare(root: Path, n: int) -> list[str]:
     """A workflow at phase 2.1 whose first wave holds ``n`` independent tasks."""
-    assert _cli(root, "dispatch", "torture").returncode == 0
-    ids = [f"t{i}" for i in range(n)]
-    tasks = {"tasks": [{"id": t, "dependencies": []} for t in ids]
-             + [{"id": "final", "dependencies": ids}]}
-    (root / "tasks.json").write_text(json.dumps(tasks))
-    for _ in range(30):
-        action = json.loads(_cli(root, "next", "--json").stdout)
-        if action["phase"] == "2.1":
-            break
-        if action["kind"] == "compact":
-            assert _cli(root, "compact").returncode == 0
-            continue
-        body = '{"issues": []}' if action["write"].endswith(".json") else "x"
-        proc = _cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
-        assert proc.returncode == 0, proc.stderr
-    proc = _cli(root, "tasks", "load", str(root / "tasks.json"), "--wave-size", str(n))
-    assert proc.returncode == 0, proc.stderr
-    return ids
+    return wave_of(root, n, "torture")
 
 
 @dataclass

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from pydantic import ValidationError
 
 from agents_state.errors import StateFileError
 from agents_state.jsonio import strip_bom
 from agents_state.models import SCHEMA_VERSION, PhaseState, StageState, State
+from agents_state.record import RecordError
 from agents_state.workflow import PHASE_IDS, STAGES, get_phase, phases_of
 
 __all__ = ["decode_state", "encode_state", "flatten_errors"]
@@ -23,8 +23,8 @@ __all__ = ["decode_state", "encode_state", "flatten_errors"]
 KNOWN_VERSIONS = (1, 2)
 
 
-def flatten_errors(err: ValidationError, limit: int = 3) -> tuple[str, str]:
-    """(first field path, one-line message) from a pydantic error, e.g. ``stages.PLAN.status``."""
+def flatten_errors(err: RecordError, limit: int = 3) -> tuple[str, str]:
+    """(first field path, one-line message) from a validation error, e.g. ``stages.PLAN.status``."""
     parts: list[str] = []
     first = ""
     for e in err.errors()[:limit]:
@@ -113,7 +113,7 @@ def decode_state(data: bytes, shown: str) -> State:
     raw["version"] = SCHEMA_VERSION
     try:
         state = State.model_validate(raw)
-    except ValidationError as e:
+    except RecordError as e:
         field, msg = flatten_errors(e)
         raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) \
             from None
@@ -150,7 +150,7 @@ def encode_state(state: State, shown: str) -> bytes:
     data = state.to_json_dict()
     try:
         State.model_validate(data)
-    except ValidationError as e:
+    except RecordError as e:
         field, msg = flatten_errors(e)
         raise StateFileError(shown, field, f"refusing to write an invalid state: {msg}") from None
     problems = _invariants(state)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-
 from agents_state.policy import Policy
+from agents_state.record import After, Record, field
 
 __all__ = [
     "CODEX_TOOLS",
@@ -40,12 +39,12 @@ def _check_model(name: str) -> str:
     return name
 
 
-ModelName = Annotated[str, AfterValidator(_check_model)]
+ModelName = Annotated[str, After(_check_model)]
 Count = int
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+class _Strict(Record):
+    extra = "forbid"
 
 
 class DefaultsCfg(_Strict):
@@ -54,14 +53,14 @@ class DefaultsCfg(_Strict):
 
 class ReviewCfg(_Strict):
     tool: ModelName = "codex-high"
-    maxRetries: int = Field(default=3, ge=0, le=10)
+    maxRetries: int = field(default=3, ge=0, le=10)
     blockingSeverity: Literal["critical", "high", "medium", "low"] = "high"
 
 
 class ExploreStageCfg(_Strict):
     enabled: bool = True
     model: ModelName | None = None
-    maxParallelAgents: Count = Field(default=10, ge=1, le=10)
+    maxParallelAgents: Count = field(default=10, ge=1, le=10)
 
 
 class BrainstormCfg(_Strict):
@@ -70,15 +69,15 @@ class BrainstormCfg(_Strict):
 
 class PlanningCfg(_Strict):
     model: ModelName | None = None
-    maxParallelAgents: Count = Field(default=10, ge=1, le=10)
+    maxParallelAgents: Count = field(default=10, ge=1, le=10)
     mode: Literal["parallel", "single"] = "parallel"
 
 
 class PlanStageCfg(_Strict):
     enabled: bool = True
-    brainstorm: BrainstormCfg = Field(default_factory=BrainstormCfg)
-    planning: PlanningCfg = Field(default_factory=PlanningCfg)
-    review: ReviewCfg = Field(default_factory=ReviewCfg)
+    brainstorm: BrainstormCfg = field(default_factory=BrainstormCfg)
+    planning: PlanningCfg = field(default_factory=PlanningCfg)
+    review: ReviewCfg = field(default_factory=ReviewCfg)
 
 
 class ComplexityModels(_Strict):
@@ -89,65 +88,65 @@ class ComplexityModels(_Strict):
 
 class TasksCfg(_Strict):
     model: ModelName | None = None
-    maxParallelAgents: Count = Field(default=10, ge=1, le=10)
+    maxParallelAgents: Count = field(default=10, ge=1, le=10)
     useComplexityScoring: bool = True
-    complexityModels: ComplexityModels = Field(default_factory=ComplexityModels)
-    leaseSeconds: int = Field(default=900, ge=10, le=86400)
+    complexityModels: ComplexityModels = field(default_factory=ComplexityModels)
+    leaseSeconds: int = field(default=900, ge=10, le=86400)
 
 
 class ImplementStageCfg(_Strict):
     enabled: bool = True
-    tasks: TasksCfg = Field(default_factory=TasksCfg)
-    review: ReviewCfg = Field(default_factory=ReviewCfg)
+    tasks: TasksCfg = field(default_factory=TasksCfg)
+    review: ReviewCfg = field(default_factory=ReviewCfg)
 
 
 class TestStageCfg(_Strict):
     enabled: bool = True
-    commands: dict[str, str] = Field(default_factory=dict)
-    timeoutSeconds: int = Field(default=900, ge=1, le=86400)
-    review: ReviewCfg = Field(default_factory=ReviewCfg)
+    commands: dict[str, str] = field(default_factory=dict)
+    timeoutSeconds: int = field(default=900, ge=1, le=86400)
+    review: ReviewCfg = field(default_factory=ReviewCfg)
 
 
 class GitCfg(_Strict):
     workflow: Literal["commit", "branch", "branch+PR", "none"] = "branch+PR"
-    excludePatterns: list[str] = Field(default_factory=lambda: [".agents/**"])
+    excludePatterns: list[str] = field(default_factory=lambda: [".agents/**"])
 
 
 class FinalStageCfg(_Strict):
     enabled: bool = True
-    review: ReviewCfg = Field(default_factory=lambda: ReviewCfg(tool="codex-xhigh"))
-    git: GitCfg = Field(default_factory=GitCfg)
+    review: ReviewCfg = field(default_factory=lambda: ReviewCfg(tool="codex-xhigh"))
+    git: GitCfg = field(default_factory=GitCfg)
 
 
 class StagesCfg(_Strict):
-    EXPLORE: ExploreStageCfg = Field(default_factory=ExploreStageCfg)
-    PLAN: PlanStageCfg = Field(default_factory=PlanStageCfg)
-    IMPLEMENT: ImplementStageCfg = Field(default_factory=ImplementStageCfg)
-    TEST: TestStageCfg = Field(default_factory=TestStageCfg)
-    FINAL: FinalStageCfg = Field(default_factory=FinalStageCfg)
+    EXPLORE: ExploreStageCfg = field(default_factory=ExploreStageCfg)
+    PLAN: PlanStageCfg = field(default_factory=PlanStageCfg)
+    IMPLEMENT: ImplementStageCfg = field(default_factory=ImplementStageCfg)
+    TEST: TestStageCfg = field(default_factory=TestStageCfg)
+    FINAL: FinalStageCfg = field(default_factory=FinalStageCfg)
 
 
 class CompactionCfg(_Strict):
     betweenStages: bool = True
     betweenPhases: bool = False
-    toolCallThreshold: int = Field(default=50, ge=1)
+    toolCallThreshold: int = field(default=50, ge=1)
 
 
 class RetriesCfg(_Strict):
-    maxPerPhase: int = Field(default=3, ge=1, le=100)
-    maxPerTask: int = Field(default=2, ge=0, le=100)
-    backoffSeconds: list[int] = Field(default_factory=lambda: [5, 15, 30])
+    maxPerPhase: int = field(default=3, ge=1, le=100)
+    maxPerTask: int = field(default=2, ge=0, le=100)
+    backoffSeconds: list[int] = field(default_factory=lambda: [5, 15, 30])
 
 
 class Config(_Strict):
     version: str = "2.0"
-    defaults: DefaultsCfg = Field(default_factory=DefaultsCfg)
-    stages: StagesCfg = Field(default_factory=StagesCfg)
-    compaction: CompactionCfg = Field(default_factory=CompactionCfg)
-    retries: RetriesCfg = Field(default_factory=RetriesCfg)
+    defaults: DefaultsCfg = field(default_factory=DefaultsCfg)
+    stages: StagesCfg = field(default_factory=StagesCfg)
+    compaction: CompactionCfg = field(default_factory=CompactionCfg)
+    retries: RetriesCfg = field(default_factory=RetriesCfg)
     # permission profiles (issue 5): agent type -> profile, and custom profiles
-    agentProfiles: dict[str, str] = Field(default_factory=dict)
-    toolProfiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    agentProfiles: dict[str, str] = field(default_factory=dict)
+    toolProfiles: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def enabled(self, stage: str) -> bool:
         enabled: bool = getattr(self.stages, stage).enabled

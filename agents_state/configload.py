@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from agents_state.config import Config
 from agents_state.errors import ConfigError
 from agents_state.jsonio import loads_strict, read_input_bytes
+from agents_state.record import Record, RecordError
 
 __all__ = ["ENV_PREFIX", "LoadedConfig", "config_files", "load_config", "validate_file"]
 
@@ -58,14 +57,14 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _suggest(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
+def _suggest(model: type[Record], loc: tuple[Any, ...]) -> str:
     cls: Any = model
     for part in loc[:-1]:
-        f = getattr(cls, "model_fields", {}).get(part)
-        if f is None or not isinstance(f.annotation, type):
+        f = cls.model_fields().get(part)
+        if f is None or not (isinstance(f.annotation, type) and issubclass(f.annotation, Record)):
             return ""
         cls = f.annotation
-    names = list(getattr(cls, "model_fields", {}))
+    names = list(cls.model_fields())
     close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.7)
     known = f"; known keys here: {', '.join(names)}" if names else ""
     return f" (did you mean '{close[0]}'?)" if close else known
@@ -74,7 +73,7 @@ def _suggest(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
 def _validate(data: dict[str, Any], shown: str) -> Config:
     try:
         return Config.model_validate(data)
-    except ValidationError as e:
+    except RecordError as e:
         err = e.errors()[0]
         loc = tuple(err["loc"])
         path = ".".join(str(p) for p in loc)

@@ -29,6 +29,7 @@ import orjson
 from agents_state import events as ev
 from agents_state.engine import Outcome, apply
 from agents_state.errors import NotFoundError
+from agents_state.handoff_ledger import LEDGER, ledger, tokens_by_phase
 from agents_state.handoff_reduce import Handoff
 from agents_state.models import State
 from agents_state.policy import Policy
@@ -46,7 +47,6 @@ __all__ = [
     "tokens_by_phase",
 ]
 
-LEDGER = "handoffs"  # the state field that holds the ledger
 MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
 TASK_PHASE = "2.1"
 _QA_ROLES = frozenset({"validate", "build", "type", "lint", "test", "security"})
@@ -59,24 +59,6 @@ class Target:
 
     def __str__(self) -> str:
         return f"task {self.task}" if self.task else f"phase {self.phase}"
-
-
-def ledger(state: State) -> dict[str, Any]:
-    """The handoff ledger (a plain dict kept in ``state.handoffs``)."""
-    raw = (state.model_extra or {}).get(LEDGER)
-    data: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
-    records = data.get("records")
-    data["records"] = [r for r in records if isinstance(r, dict)] if isinstance(records, list) \
-        else []
-    tokens = data.get("tokens")
-    data["tokens"] = {str(k): v for k, v in tokens.items() if isinstance(v, int)} \
-        if isinstance(tokens, dict) else {}
-    return data
-
-
-def tokens_by_phase(state: State) -> dict[str, int]:
-    """``tokens_used`` reported by sub-agents, summed per workflow phase (NFR-1)."""
-    return dict(ledger(state)["tokens"])
 
 
 def digest(h: Handoff) -> str:
@@ -179,7 +161,8 @@ def _update_ledger(state: State, led: dict[str, Any], h: Handoff, t: Target, key
         led["retry"] = retry
     elif _is_qa(h):  # passed, or retries ran out and the workflow escalated
         led.pop("retry", None)
-    setattr(state, LEDGER, led)
+    assert state.model_extra is not None
+    state.model_extra[LEDGER] = led
 
 
 def _retry_context(state: State, h: Handoff, t: Target) -> dict[str, Any] | None:

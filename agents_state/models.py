@@ -1,4 +1,4 @@
-"""pydantic v2 models of the v2 state (design 004) plus what the engine needs.
+"""The records (see ``record``) of the v2 state (design 004) plus what the engine needs.
 
 Lenient on read, strict on write: files written by hand or by a model drift (a string ``failure``,
 ``files: []``, ``"true"`` for true, upper-case statuses, missing optional blocks), so validators
@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
-
+from agents_state.record import Before, Record, field
 from agents_state.types import IsoTime, Status
 
 __all__ = [
@@ -30,8 +29,8 @@ __all__ = [
 SCHEMA_VERSION = 2
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_default=False)
+class _Model(Record):
+    extra = "allow"
 
 
 def _none_to_list(v: Any) -> Any:
@@ -52,7 +51,11 @@ def _count(v: Any) -> Any:
     return v
 
 
-StrList = Annotated[list[str], BeforeValidator(_none_to_list)]
+def _lower(v: Any) -> Any:
+    return v.strip().lower() if isinstance(v, str) else v
+
+
+StrList = Annotated[list[str], Before(_none_to_list)]
 
 
 class TaskState(_Model):
@@ -60,9 +63,9 @@ class TaskState(_Model):
 
     title: str = ""
     description: str = ""
-    dependencies: StrList = Field(default_factory=list)
-    complexity: Literal["easy", "medium", "hard"] = "medium"
-    files: StrList = Field(default_factory=list)
+    dependencies: StrList = field(default_factory=list)
+    complexity: Annotated[Literal["easy", "medium", "hard"], Before(_lower)] = "medium"
+    files: StrList = field(default_factory=list)
     status: Status = "pending"
     attempts: int = 0
     owner: str | None = None
@@ -74,14 +77,9 @@ class TaskState(_Model):
     summary: str | None = None
     result: str | None = None
 
-    @field_validator("complexity", mode="before")
-    @classmethod
-    def _lower(cls, v: Any) -> Any:
-        return v.strip().lower() if isinstance(v, str) else v
-
 
 class Wave(_Model):
-    tasks: StrList = Field(default_factory=list)
+    tasks: StrList = field(default_factory=list)
     status: Status = "pending"
 
 
@@ -90,7 +88,7 @@ class PhaseState(_Model):
     startedAt: IsoTime | None = None
     completedAt: IsoTime | None = None
     agentCount: int | None = None
-    issues: Annotated[int | None, BeforeValidator(_count)] = None
+    issues: Annotated[int | None, Before(_count)] = None
     attempts: int = 0
     reviewRounds: int = 0
     waves: list[Wave] | None = None
@@ -103,15 +101,15 @@ class StageState(_Model):
     startedAt: IsoTime | None = None
     completedAt: IsoTime | None = None
     agentCount: int | None = None
-    phases: Annotated[dict[str, PhaseState], BeforeValidator(_list_to_dict)] = Field(
+    phases: Annotated[dict[str, PhaseState], Before(_list_to_dict)] = field(
         default_factory=dict
     )
 
 
 class FailureContext(_Model):
-    completedTasks: StrList = Field(default_factory=list)
+    completedTasks: StrList = field(default_factory=list)
     failedTask: str | None = None
-    pendingTasks: StrList = Field(default_factory=list)
+    pendingTasks: StrList = field(default_factory=list)
 
 
 class Failure(_Model):
@@ -128,14 +126,29 @@ def _failure(v: Any) -> Any:
     return v
 
 
+def _phase_str(v: Any) -> Any:
+    # "1.2" is sometimes written as the number 1.2, and phase 0 as 0
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return str(v)
+    return v
+
+
+def _stage_upper(v: Any) -> Any:
+    return v.strip().upper() if isinstance(v, str) else v
+
+
+def _empty_if_none(v: Any) -> Any:
+    return {} if v is None else v
+
+
 class Compaction(_Model):
     lastCompactedAt: str | None = None
-    history: StrList = Field(default_factory=list)
+    history: StrList = field(default_factory=list)
     pending: str | None = None  # the boundary (stage or phase) that awaits a compaction
 
 
 class Clarification(_Model):
-    questions: StrList = Field(default_factory=list)
+    questions: StrList = field(default_factory=list)
     phase: str | None = None
     task: str | None = None
     askedAt: IsoTime | None = None
@@ -148,34 +161,21 @@ class State(_Model):
     revision: int = 0
     task: str
     status: Status = "pending"
-    currentStage: str | None = None
-    currentPhase: str | None = None
-    stages: dict[str, StageState] = Field(default_factory=dict)
-    files: Annotated[dict[str, str], BeforeValidator(_list_to_dict)] = Field(default_factory=dict)
-    compaction: Annotated[Compaction, BeforeValidator(lambda v: {} if v is None else v)] = Field(
+    currentStage: Annotated[str | None, Before(_stage_upper)] = None
+    currentPhase: Annotated[str | None, Before(_phase_str)] = None
+    stages: dict[str, StageState] = field(default_factory=dict)
+    files: Annotated[dict[str, str], Before(_list_to_dict)] = field(default_factory=dict)
+    compaction: Annotated[Compaction, Before(_empty_if_none)] = field(
         default_factory=Compaction
     )
-    failure: Annotated[Failure | None, BeforeValidator(_failure)] = None
+    failure: Annotated[Failure | None, Before(_failure)] = None
     blockedReason: str | None = None
     stopRequested: bool = False
     abortedAt: IsoTime | None = None
     clarify: Clarification | None = None
-    clarifications: list[Clarification] = Field(default_factory=list)
+    clarifications: list[Clarification] = field(default_factory=list)
     startedAt: IsoTime | None = None
     updatedAt: IsoTime | None = None
-
-    @field_validator("currentPhase", mode="before")
-    @classmethod
-    def _phase_str(cls, v: Any) -> Any:
-        # "1.2" is sometimes written as the number 1.2, and phase 0 as 0
-        if isinstance(v, int | float) and not isinstance(v, bool):
-            return str(v)
-        return v
-
-    @field_validator("currentStage", mode="before")
-    @classmethod
-    def _stage_upper(cls, v: Any) -> Any:
-        return v.strip().upper() if isinstance(v, str) else v
 
     def phase(self, phase_id: str) -> PhaseState:
         from agents_state.workflow import get_phase

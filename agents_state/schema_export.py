@@ -66,7 +66,13 @@ def file_name(name: str) -> str:
 def generate(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one of ``SCHEMA_NAMES``; ``KeyError`` otherwise."""
     load, title, description = _SOURCES[name]
-    body: dict[str, Any] = load().model_json_schema(mode="validation")
+    model = load()
+    if hasattr(model, "model_json_schema"):  # a pydantic model (the handoffs)
+        body: dict[str, Any] = model.model_json_schema(mode="validation")
+    else:  # a record (the state and the configuration)
+        from agents_state.record_schema import record_schema
+
+        body = record_schema(model)
     body.pop("title", None)
     body.pop("description", None)
     return {"$schema": DIALECT, "title": title, "description": description, **body}

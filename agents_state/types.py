@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator
+from agents_state.record import After, Before
 
 __all__ = ["STATUSES", "IsoTime", "Status", "format_time", "parse_time"]
 
@@ -41,7 +41,7 @@ def _norm_status(v: Any) -> Any:
 
 Status = Annotated[
     Literal["pending", "in_progress", "completed", "failed", "blocked", "stopped", "skipped"],
-    BeforeValidator(_norm_status),
+    Before(_norm_status),
 ]
 
 
@@ -62,4 +62,4 @@ def _check_time(v: str) -> str:
     return v
 
 
-IsoTime = Annotated[str, AfterValidator(_check_time)]
+IsoTime = Annotated[str, After(_check_time)]

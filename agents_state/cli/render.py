@@ -236,7 +236,7 @@ def _notes(state: State) -> list[str]:
         lines.append("  waiting for the user: " + " | ".join(state.clarify.questions))
     if state.compaction.pending:
         lines.append(f"  compaction due after {state.compaction.pending}")
-    from agents_state.handoff_record import tokens_by_phase
+    from agents_state.handoff_ledger import tokens_by_phase
 
     tokens = tokens_by_phase(state)
     if tokens:

@@ -1,0 +1,457 @@
+"""Typed records: the state and configuration models without pydantic's start-up cost (issue 8).
+
+Importing pydantic takes about 70 ms and building our models about 45 ms more, several times a
+bare interpreter's start-up, on a path that runs for every task transition.  A record declares its
+fields as annotations, like a pydantic model, and validates like pydantic's lax mode for the types
+used here (``str``, ``int``, ``bool``, ``Any``, ``Literal``, ``X | None``, ``list``, ``dict``,
+nested records, ``Annotated[..., Before(f), After(f)]``, ``field(ge=, le=)``), with pydantic's error
+types and messages, so error texts read the same.  ``tests/test_record.py`` checks both agree.
+
+The method names are pydantic's (``model_validate``, ``model_dump``, ``model_copy``,
+``model_extra``, ``model_fields``) so that code reads the same for both kinds of model.  The JSON
+Schema of a record is in ``record_schema`` (only ``agents-state schema`` needs it).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, Self, dataclass_transform
+
+__all__ = ["After", "Before", "FieldSpec", "Record", "RecordError", "field"]
+
+_MISSING: Any = object()
+Check = Callable[[Any], Any]
+
+
+class Before:
+    """``Annotated[T, Before(f)]``: ``f`` normalises the raw value before ``T`` checks it."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+
+
+class After(Before):
+    """``Annotated[T, After(f)]``: ``f`` checks (or converts) the value after ``T`` accepted it."""
+
+    __slots__ = ()
+
+
+class _FieldInfo:
+    __slots__ = ("annotation", "default", "factory", "ge", "le", "module")
+
+    def __init__(self, default: Any, factory: Callable[[], Any] | None, ge: int | None,
+                 le: int | None) -> None:
+        self.default, self.factory, self.ge, self.le = default, factory, ge, le
+        self.annotation: Any = None
+        self.module = ""
+
+
+def field(*, default: Any = _MISSING, default_factory: Callable[[], Any] | None = None,
+          ge: int | None = None, le: int | None = None) -> Any:
+    """A field's default (or a factory of fresh defaults) and inclusive bounds for an ``int``."""
+    return _FieldInfo(default, default_factory, ge, le)
+
+
+class RecordError(ValueError):
+    """Validation failed; ``errors()`` lists the problems as pydantic does."""
+
+    def __init__(self, title: str, errors: list[dict[str, Any]]) -> None:
+        self.title, self._errors = title, errors
+        first = errors[0] if errors else {"loc": (), "msg": "invalid"}
+        loc = ".".join(str(p) for p in first["loc"])
+        super().__init__(f"{len(errors)} validation error(s) for {title}: "
+                         f"{loc + ': ' if loc else ''}{first['msg']}")
+
+    def errors(self) -> list[dict[str, Any]]:
+        return self._errors
+
+
+class _Invalid(Exception):
+    """Raised by a check; carries (loc, type, msg, input) with loc relative to the check."""
+
+    def __init__(self, problems: list[tuple[tuple[Any, ...], str, str, Any]]) -> None:
+        self.problems = problems
+
+
+def _fail(kind: str, msg: str, value: Any) -> _Invalid:
+    return _Invalid([((), kind, msg, value)])
+
+
+def _under(key: Any, e: _Invalid) -> list[tuple[tuple[Any, ...], str, str, Any]]:
+    return [((key, *loc), kind, msg, value) for loc, kind, msg, value in e.problems]
+
+
+# -- checks of one type each ------------------------------------------------------------------
+
+
+def _str(v: Any) -> Any:
+    if type(v) is str:
+        return v
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, bytes):
+        try:
+            return v.decode()
+        except UnicodeDecodeError:
+            pass
+    raise _fail("string_type", "Input should be a valid string", v)
+
+
+def _int(v: Any) -> Any:
+    t = type(v)
+    if t is int:
+        return v
+    if t is bool:
+        return int(v)
+    if t is float:
+        if v != v or v in (float("inf"), float("-inf")):
+            raise _fail("finite_number", "Input should be a finite number", v)
+        if v.is_integer():
+            return int(v)
+        raise _fail("int_from_float",
+                    "Input should be a valid integer, got a number with a fractional part", v)
+    if isinstance(v, str):
+        try:
+            return int(v)
+        except ValueError:
+            head, dot, tail = v.strip().partition(".")
+            if dot and head and tail and not tail.strip("0"):
+                try:
+                    return int(head)
+                except ValueError:
+                    pass
+        raise _fail("int_parsing",
+                    "Input should be a valid integer, unable to parse string as an integer", v)
+    raise _fail("int_type", "Input should be a valid integer", v)
+
+
+_TRUE = frozenset(("1", "on", "t", "true", "y", "yes"))
+_FALSE = frozenset(("0", "off", "f", "false", "n", "no"))
+
+
+def _bool(v: Any) -> Any:
+    t = type(v)
+    if t is bool:
+        return v
+    if t is int or t is str:
+        key = v.lower() if t is str else str(v)
+        if key in _TRUE:
+            return True
+        if key in _FALSE:
+            return False
+        raise _fail("bool_parsing", "Input should be a valid boolean, unable to interpret input",
+                    v)
+    if t is float and v in (0.0, 1.0):
+        return v == 1.0
+    raise _fail("bool_type", "Input should be a valid boolean", v)
+
+
+def _any(v: Any) -> Any:
+    return v
+
+
+def _literal(values: tuple[Any, ...]) -> Check:
+    allowed = frozenset(values)
+    shown = [repr(x) for x in values]
+    msg = "Input should be " + (shown[0] if len(shown) == 1
+                                else ", ".join(shown[:-1]) + " or " + shown[-1])
+
+    def check(v: Any) -> Any:
+        if type(v) is str and v in allowed:
+            return v
+        raise _fail("literal_error", msg, v)
+
+    return check
+
+
+def _optional(inner: Check) -> Check:
+    def check(v: Any) -> Any:
+        return None if v is None else inner(v)
+
+    return check
+
+
+def _list(inner: Check) -> Check:
+    plain = inner is _str
+
+    def check(v: Any) -> Any:
+        if not isinstance(v, list | tuple):
+            raise _fail("list_type", "Input should be a valid list", v)
+        if plain and all(type(x) is str for x in v):
+            return list(v)
+        out, problems = [], []
+        for i, item in enumerate(v):
+            try:
+                out.append(inner(item))
+            except _Invalid as e:
+                problems += _under(i, e)
+        if problems:
+            raise _Invalid(problems)
+        return out
+
+    return check
+
+
+def _dict(inner: Check) -> Check:
+    def check(v: Any) -> Any:
+        if type(v) is not dict:
+            raise _fail("dict_type", "Input should be a valid dictionary", v)
+        if inner is _any:
+            return dict(v)
+        out, problems = {}, []
+        for k, item in v.items():
+            try:
+                out[_str(k)] = inner(item)
+            except _Invalid as e:
+                problems += _under(k, e)
+        if problems:
+            raise _Invalid(problems)
+        return out
+
+    return check
+
+
+def _record(cls: type[Record]) -> Check:
+    msg = f"Input should be a valid dictionary or instance of {cls.__name__}"
+
+    def check(v: Any) -> Any:
+        if type(v) is dict:
+            return cls._build(v)
+        if isinstance(v, cls):
+            return v
+        raise _fail("model_type", msg, v)
+
+    return check
+
+
+def _value_error(fn: Callable[[Any], Any], inner: Check, after: bool) -> Check:
+    def check(v: Any) -> Any:
+        try:
+            out = fn(inner(v) if after else v)
+        except ValueError as e:
+            raise _fail("value_error", f"Value error, {e}", v) from None
+        return out if after else inner(out)
+
+    return check
+
+
+def _bounds(inner: Check, ge: int | None, le: int | None) -> Check:
+    def check(v: Any) -> Any:
+        n = inner(v)
+        if ge is not None and n < ge:
+            raise _fail("greater_than_equal", f"Input should be greater than or equal to {ge}", v)
+        if le is not None and n > le:
+            raise _fail("less_than_equal", f"Input should be less than or equal to {le}", v)
+        return n
+
+    return check
+
+
+_SIMPLE: dict[Any, Check] = {str: _str, int: _int, bool: _bool, Any: _any, object: _any}
+
+
+def compile_type(tp: Any) -> Check:
+    """The check of one annotation; ``TypeError`` for a type records do not support."""
+    if tp in _SIMPLE:
+        return _SIMPLE[tp]
+    if isinstance(tp, type) and issubclass(tp, Record):
+        return _record(tp)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Annotated:
+        check = compile_type(args[0])
+        for meta in args[1:]:
+            if isinstance(meta, Before):
+                check = _value_error(meta.fn, check, isinstance(meta, After))
+        return check
+    if origin is Literal:
+        return _literal(args)
+    if origin is typing.Union or origin is types.UnionType:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(args) == 2:
+            return _optional(compile_type(rest[0]))
+    if origin is list:
+        return _list(compile_type(args[0]) if args else _any)
+    if origin is dict:
+        return _dict(compile_type(args[1]) if args else _any)
+    if tp is list:
+        return _list(_any)
+    if tp is dict:
+        return _dict(_any)
+    raise TypeError(f"records do not support the type {tp!r}")
+
+
+# -- records ----------------------------------------------------------------------------------
+
+
+class FieldSpec:
+    """One field of a record: its name, annotation, check, default and bounds."""
+
+    __slots__ = ("annotation", "check", "default", "factory", "ge", "le", "name")
+
+    def __init__(self, name: str, annotation: Any, info: _FieldInfo) -> None:
+        self.name, self.annotation = name, annotation
+        self.default, self.factory, self.ge, self.le = info.default, info.factory, info.ge, info.le
+        check = compile_type(annotation)
+        self.check = _bounds(check, info.ge, info.le) if (info.ge, info.le) != (None, None) \
+            else check
+
+    @property
+    def required(self) -> bool:
+        return self.default is _MISSING and self.factory is None
+
+
+class _Spec:
+    __slots__ = ("fields", "names", "rows")
+
+    def __init__(self, fields: dict[str, FieldSpec]) -> None:
+        self.fields = fields
+        self.names = frozenset(fields)
+        self.rows = [(f.name, f.check, f.default, f.factory) for f in fields.values()]
+
+
+def _resolve(info: _FieldInfo) -> Any:
+    ann = info.annotation
+    return eval(ann, vars(sys.modules[info.module])) if isinstance(ann, str) else ann
+
+
+@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
+class Record:
+    """Base of the records; subclasses set ``extra`` to ``"allow"`` (kept) or ``"forbid"``."""
+
+    extra: ClassVar[str] = "allow"
+    _infos: ClassVar[dict[str, _FieldInfo]] = {}
+    _spec: ClassVar[_Spec | None] = None
+    model_extra: dict[str, Any] | None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        infos: dict[str, _FieldInfo] = {}
+        for base in reversed(cls.__mro__[1:]):
+            infos.update(getattr(base, "_infos", {}))
+        for name, ann in inspect.get_annotations(cls).items():
+            if "ClassVar" in str(ann):
+                continue
+            value = cls.__dict__.get(name, _MISSING)
+            info = value if isinstance(value, _FieldInfo) else _FieldInfo(value, None, None, None)
+            info.annotation, info.module = ann, cls.__module__
+            infos[name] = info
+            if value is not _MISSING:
+                delattr(cls, name)
+        cls._infos = infos
+        cls._spec = None
+
+    @classmethod
+    def _compiled(cls) -> _Spec:
+        spec = cls.__dict__.get("_spec")
+        if spec is None:
+            spec = _Spec({n: FieldSpec(n, _resolve(info), info) for n, info in cls._infos.items()})
+            cls._spec = spec
+        return spec
+
+    @classmethod
+    def model_fields(cls) -> dict[str, FieldSpec]:
+        return cls._compiled().fields
+
+    @classmethod
+    def _build(cls, data: dict[str, Any]) -> Self:
+        spec = cls.__dict__.get("_spec") or cls._compiled()
+        values: dict[str, Any] = {}
+        problems: list[tuple[tuple[Any, ...], str, str, Any]] = []
+        seen = 0
+        for name, check, default, factory in spec.rows:
+            if name in data:
+                seen += 1
+                try:
+                    values[name] = check(data[name])
+                except _Invalid as e:
+                    problems += _under(name, e)
+            elif factory is not None:
+                values[name] = factory()
+            elif default is _MISSING:
+                problems.append(((name,), "missing", "Field required", data))
+            else:
+                values[name] = default
+        extra: dict[str, Any] | None = {} if cls.extra == "allow" else None
+        if seen != len(data):
+            for k, v in data.items():
+                if k in spec.names:
+                    continue
+                if extra is not None:
+                    extra[k] = v
+                else:
+                    problems.append(((k,), "extra_forbidden", "Extra inputs are not permitted", v))
+        if problems:
+            raise _Invalid(problems)
+        values["model_extra"] = extra
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "__dict__", values)
+        return obj
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Self:
+        try:
+            return _record(cls)(data)  # type: ignore[no-any-return]
+        except _Invalid as e:
+            raise RecordError(cls.__name__, [
+                {"type": kind, "loc": loc, "msg": msg, "input": value}
+                for loc, kind, msg, value in e.problems]) from None
+
+    def __init__(self, **data: Any) -> None:
+        object.__setattr__(self, "__dict__", self.model_validate(data).__dict__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.__dict__ == self.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={self.__dict__[n]!r}" for n in self._compiled().fields)
+        return f"{type(self).__name__}({fields})"
+
+    def model_copy(self, *, deep: bool = False) -> Self:
+        if deep:
+            import copy
+
+            return copy.deepcopy(self)
+        values = dict(self.__dict__)
+        if values["model_extra"] is not None:
+            values["model_extra"] = dict(values["model_extra"])
+        obj = object.__new__(type(self))
+        object.__setattr__(obj, "__dict__", values)
+        return obj
+
+    def model_dump(self, *, mode: str = "json", exclude_none: bool = False) -> dict[str, Any]:
+        """Plain JSON data (fresh lists and dicts): fields in order, then the extra ones."""
+        values = self.__dict__
+        out: dict[str, Any] = {}
+        for name in (type(self).__dict__.get("_spec") or self._compiled()).fields:
+            v = values[name]
+            if v is None and exclude_none:
+                continue
+            out[name] = v if type(v) in _LEAVES else _dump(v, exclude_none)
+        extra = values["model_extra"]
+        if extra:
+            for name, v in extra.items():
+                if v is None and exclude_none:
+                    continue
+                out[name] = v if type(v) in _LEAVES else _dump(v, exclude_none)
+        return out
+
+
+_LEAVES = frozenset((str, int, bool, float, type(None)))
+
+
+def _dump(v: Any, exclude_none: bool) -> Any:
+    if isinstance(v, Record):
+        return v.model_dump(exclude_none=exclude_none)
+    if type(v) is list or type(v) is tuple:
+        return [x if type(x) in _LEAVES else _dump(x, exclude_none) for x in v]
+    if type(v) is dict:
+        return {k: x if type(x) in _LEAVES else _dump(x, exclude_none) for k, x in v.items()}
+    return v

@@ -113,6 +113,9 @@ def _int(v: Any) -> Any:
         if v != v or v in (float("inf"), float("-inf")):
             raise _fail("finite_number", "Input should be a finite number", v)
         if v.is_integer():
+            if abs(v) >= 2.0**63:  # pydantic's limit for a float that stands for an integer
+                raise _fail("int_parsing_size", "Unable to parse input string as an integer, "
+                            "exceeded maximum size", v)
             return int(v)
         raise _fail("int_from_float",
                     "Input should be a valid integer, got a number with a fractional part", v)
@@ -183,8 +186,12 @@ def _list(inner: Check) -> Check:
     def check(v: Any) -> Any:
         if not isinstance(v, list | tuple):
             raise _fail("list_type", "Input should be a valid list", v)
-        if plain and all(type(x) is str for x in v):
-            return list(v)
+        if plain:
+            for x in v:
+                if type(x) is not str:
+                    break
+            else:
+                return list(v)
         out, problems = [], []
         for i, item in enumerate(v):
             try:
@@ -292,18 +299,38 @@ def compile_type(tp: Any) -> Check:
 class FieldSpec:
     """One field of a record: its name, annotation, check, default and bounds."""
 
-    __slots__ = ("annotation", "check", "default", "factory", "ge", "le", "name")
+    __slots__ = ("annotation", "check", "default", "factory", "fast", "ge", "le", "name")
 
     def __init__(self, name: str, annotation: Any, info: _FieldInfo) -> None:
         self.name, self.annotation = name, annotation
         self.default, self.factory, self.ge, self.le = info.default, info.factory, info.ge, info.le
         check = compile_type(annotation)
-        self.check = _bounds(check, info.ge, info.le) if (info.ge, info.le) != (None, None) \
-            else check
+        bounded = (info.ge, info.le) != (None, None)
+        self.check = _bounds(check, info.ge, info.le) if bounded else check
+        # values the check would return unchanged: taken as they are, without a call
+        self.fast = frozenset() if bounded else _fast(annotation)
 
     @property
     def required(self) -> bool:
         return self.default is _MISSING and self.factory is None
+
+
+def _fast(tp: Any) -> frozenset[Any]:
+    """Types (or exact strings, for a literal) whose values ``compile_type(tp)`` keeps as is."""
+    if tp in (str, int, bool):
+        return frozenset((tp,))
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Literal and all(type(a) is str for a in args):
+        return frozenset(args)
+    if origin is typing.Annotated and typing.get_origin(args[0]) is Literal:
+        fixed = all(not isinstance(m, Before) or all(m.fn(a) == a for a in typing.get_args(
+            args[0])) for m in args[1:])  # a normaliser that leaves the allowed values alone
+        return _fast(args[0]) if fixed else frozenset()
+    if origin is typing.Union or origin is types.UnionType:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(args) == 2:
+            return _fast(rest[0]) | {type(None)}
+    return frozenset()
 
 
 class _Spec:
@@ -312,7 +339,7 @@ class _Spec:
     def __init__(self, fields: dict[str, FieldSpec]) -> None:
         self.fields = fields
         self.names = frozenset(fields)
-        self.rows = [(f.name, f.check, f.default, f.factory) for f in fields.values()]
+        self.rows = [(f.name, f.check, f.default, f.factory, f.fast) for f in fields.values()]
 
 
 def _resolve(info: _FieldInfo) -> Any:
@@ -364,11 +391,15 @@ class Record:
         values: dict[str, Any] = {}
         problems: list[tuple[tuple[Any, ...], str, str, Any]] = []
         seen = 0
-        for name, check, default, factory in spec.rows:
+        for name, check, default, factory, fast in spec.rows:
             if name in data:
                 seen += 1
+                v = data[name]
+                if type(v) in fast or (type(v) is str and v in fast):
+                    values[name] = v
+                    continue
                 try:
-                    values[name] = check(data[name])
+                    values[name] = check(v)
                 except _Invalid as e:
                     problems += _under(name, e)
             elif factory is not None:

@@ -73,7 +73,8 @@ class PSample(pydantic.BaseModel):
 INPUTS: dict[str, list[Any]] = {
     "s": ["x", 5, None, True, b"raw", 1.5, [], {}],
     "i": [3, True, False, " 5 ", "5.0", "5.00", 5.0, 5.5, "5.5", "1e3", "0x10", "+3", "-0",
-          "1_000", "", "many", None, [], 10**30, float("nan"), float("inf"), "5."],
+          "1_000", "", "many", None, [], 10**30, float("nan"), float("inf"), "5.", 1e29, -1e20,
+          2.0**63, 9.2e18],
     "b": [True, False, "yes", "YES", "No", " yes", "on", "off", "t", "F", "1", "0", "", 2, 1, 0,
           1.0, 0.0, 1.5, None, [], "maybe"],
     "lit": ["a", "c", "A", "d", 1, None],

@@ -8,7 +8,6 @@ when they parse as JSON, else strings)   6. command-line flags.
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +64,8 @@ def _suggest(model: type[Record], loc: tuple[Any, ...]) -> str:
             return ""
         cls = f.annotation
     names = list(cls.model_fields())
+    import difflib
+
     close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.7)
     known = f"; known keys here: {', '.join(names)}" if names else ""
     return f" (did you mean '{close[0]}'?)" if close else known

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-import traceback
 from typing import Any
 
 import click
@@ -27,6 +25,9 @@ def _emit_error(json_mode: bool, code: str, message: str, exit_code: int) -> int
 
 
 def _log_crash() -> str:
+    import tempfile
+    import traceback
+
     fd, path = tempfile.mkstemp(prefix="agents-state-crash-", suffix=".log")
     with os.fdopen(fd, "w") as f:
         f.write(" ".join(sys.argv) + "\n")

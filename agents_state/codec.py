@@ -8,7 +8,10 @@ the whole state again and checks the invariants the engine relies on.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import gc
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import orjson
 
@@ -21,6 +24,27 @@ from agents_state.workflow import PHASE_IDS, STAGES, get_phase, phases_of
 __all__ = ["decode_state", "encode_state", "flatten_errors"]
 
 KNOWN_VERSIONS = (1, 2)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _gc_paused(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run with the cyclic garbage collector paused: decoding 10,000 tasks makes some 50,000
+    objects, and the collector's passes over them cost about 40% of the time.  A state is a tree
+    (no cycles), so nothing is left for the collector to find."""
+
+    @functools.wraps(fn)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return paused
 
 
 def flatten_errors(err: RecordError, limit: int = 3) -> tuple[str, str]:
@@ -95,6 +119,7 @@ def _fill(state: State) -> None:
         state.currentStage = get_phase(state.currentPhase).stage
 
 
+@_gc_paused
 def decode_state(data: bytes, shown: str) -> State:
     if not data.strip():
         raise StateFileError(shown, "", "is empty (a write was interrupted?); run: "
@@ -145,6 +170,7 @@ def _invariants(state: State) -> list[str]:
     return problems
 
 
+@_gc_paused
 def encode_state(state: State, shown: str) -> bytes:
     """Validate strictly and serialise; a failure here is a bug, never written to disk."""
     data = state.to_json_dict()

@@ -13,7 +13,8 @@ import types
 import typing
 from typing import Any, Literal
 
-from agents_state.record import _MISSING, FieldSpec, Record
+from agents_state.record import FieldSpec, Record
+from agents_state.record_codegen import MISSING
 
 __all__ = ["record_schema"]
 
@@ -47,7 +48,7 @@ def _field(spec: FieldSpec, defs: dict[str, Any]) -> dict[str, Any]:
         out["maximum"] = spec.le
     if not _has_record(spec.annotation):
         out["title"] = spec.name.replace("_", " ").title()
-    if spec.factory is None and spec.default is not _MISSING:
+    if spec.factory is None and spec.default is not MISSING:
         default = spec.default
         out["default"] = default.model_dump() if isinstance(default, Record) else default
     return out

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import CLI, chained_tasks, fmt_ms, workflow_at_tasks
+from common import CLI, chained_tasks, compile_package, fmt_ms, workflow_at_tasks
 
 TARGETS = {"status": 6.0, "next": 6.0, "task done": 6.0, "hook": 3.0}
 
@@ -37,6 +37,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--sizes", default="100,1000,10000")
     args = ap.parse_args()
+    compile_package()
     base_cmd = [sys.executable, "-c", "pass"]
     print(f"python {sys.version.split()[0]}, {args.runs} paired runs per figure")
     medians: dict[tuple[str, int], float] = {}

@@ -21,7 +21,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import chained_tasks, fmt_ms, workflow_at_tasks
+from common import chained_tasks, compile_package, fmt_ms, workflow_at_tasks
 
 
 def _bare_replace(directory: Path, data: bytes) -> None:
@@ -88,6 +88,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--sizes", default="100,1000,10000")
     args = ap.parse_args()
+    compile_package()
     print(f"python {sys.version.split()[0]}, {args.runs} runs per figure")
     for n in (int(x) for x in args.sizes.split(",")):
         size, figures = _measure(n, args.runs)

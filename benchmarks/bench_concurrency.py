@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import CLI, workflow_at_tasks
+from common import CLI, compile_package, workflow_at_tasks
 
 
 def _workflow(root: Path, n: int) -> None:
@@ -76,6 +76,7 @@ def main() -> int:
     ap.add_argument("--writers", default="1,10,50")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
+    compile_package()
     cores = os.cpu_count() or 1
     print(f"python {sys.version.split()[0]}, {cores} cores, {args.runs} runs per figure "
           "(median; min-max)")

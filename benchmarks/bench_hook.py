@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import compile_package
+
 
 def _time(cmd: list[str], stdin: bytes, cwd: str) -> float:
     start = time.perf_counter()
@@ -31,6 +33,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
+    compile_package()
     exe = Path(sys.executable).with_name("agents-state")
     hook = [str(exe)] if exe.exists() else [sys.executable, "-m", "agents_state"]
     with tempfile.TemporaryDirectory() as tmp:

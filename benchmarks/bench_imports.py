@@ -21,7 +21,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from common import chained_tasks, workflow_at_tasks
+from common import chained_tasks, compile_package, workflow_at_tasks
 
 THIRD_PARTY = ("agents_state", "click", "pydantic", "pydantic_core", "filelock", "orjson",
                "typing_extensions", "annotated_types", "watchdog")
@@ -49,6 +49,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--top", type=int, default=12)
     args = ap.parse_args()
+    compile_package()
     root = Path(tempfile.mkdtemp(prefix="agents-state-bench-"))
     try:
         workflow_at_tasks(root, chained_tasks(1000), 10)

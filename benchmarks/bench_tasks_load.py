@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import compile_package
+
 CLI = str(Path(sys.executable).parent / "agents-state")
 
 
@@ -65,6 +67,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
+    compile_package()
     base = _time([sys.executable, "-c", "pass"], args.runs)
     print(f"python -c pass            {_fmt(base)}")
     for n in (100, 1_000, 10_000):

@@ -283,21 +283,21 @@ def _warn(message: str) -> None:
 
 
 class _Lock:
-    """The kernel lock (filelock, never deleted) with a bounded wait naming the holder."""
+    """The kernel lock (``lockfile``; the file is never deleted) with a bounded wait naming the
+    holder."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.lock: Any = None
+        self.release: Callable[[], None] | None = None
 
     def __enter__(self) -> None:
         if os.environ.get("AGENTS_STATE_TEST_NO_LOCK") == "1":  # control runs of the torture test
             return
-        from filelock import FileLock, Timeout
+        from agents_state.lockfile import LockTimeout, acquire
 
-        self.lock = FileLock(str(self.store.lock_path), timeout=self.store.lock_timeout)
         try:
-            self.lock.acquire(poll_interval=0.005)
-        except Timeout:
+            self.release = acquire(self.store.lock_path, self.store.lock_timeout)
+        except LockTimeout:
             holder = _holder(self.store.owner_path)
             raise LockTimeoutError(f"{AGENTS_DIR}/state.lock", self.store.lock_timeout,
                                    holder) from None
@@ -310,8 +310,8 @@ class _Lock:
             pass  # only used to name the holder in a timeout message
 
     def __exit__(self, *exc: object) -> None:
-        if self.lock is not None:
-            self.lock.release()
+        if self.release is not None:
+            self.release()
 
 
 def _holder(owner_path: Path) -> str:

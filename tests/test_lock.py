@@ -1,0 +1,102 @@
+"""Issue 8: the store's lock waits in the kernel (blocking flock with a timer), still excludes
+filelock holders, names the holder on a timeout (exit 6), and wakes as soon as it is free."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from clitools import cli_json, run_cli
+
+from agents_state.lockfile import LockTimeout, acquire
+
+A = ".agents"
+
+
+def _holder(root: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another process takes the lock with filelock, says so, holds it, then exits."""
+    script = (
+        "import os, sys, time\nfrom filelock import FileLock\n"
+        f"lock = FileLock({str(root / A / 'state.lock')!r}); lock.acquire()\n"
+        f"open({str(root / A / 'lock-owner')!r}, 'w')"
+        ".write(f'{os.getpid()} {time.time():.0f}')\n"
+        f"print('held', flush=True)\ntime.sleep({seconds})\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+    return proc
+
+
+def test_a_held_lock_times_out_naming_the_holder(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    before = (root / A / "state.json").read_bytes()
+    holder = _holder(root, 30)
+    try:
+        proc = run_cli(root, "compact", env={"AGENTS_STATE_LOCK_TIMEOUT": "0.5"})
+    finally:
+        holder.kill()
+        holder.wait()
+    assert proc.returncode == 6
+    assert proc.stderr.startswith(
+        f"agents-state: error: .agents/state.lock: lock still held after 0.5s by pid "
+        f"{holder.pid} (running, took it ")
+    assert proc.stderr.endswith("retry, or run 'agents-state doctor' if that process is gone\n")
+    assert (root / A / "state.json").read_bytes() == before
+
+
+def test_a_waiting_update_lands_once_the_holder_lets_go(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    revision = cli_json(root, "status")["workflow"]["revision"]
+    holder = _holder(root, 1)
+    proc = run_cli(root, "stop", env={"AGENTS_STATE_LOCK_TIMEOUT": "30"})
+    holder.wait()
+    assert proc.returncode == 0, proc.stderr
+    assert cli_json(root, "status")["workflow"]["revision"] == revision + 1
+
+
+def test_the_timer_is_cleared_after_a_wait(tmp_path: Path) -> None:
+    import signal
+
+    path = tmp_path / "lock"
+    release = acquire(path, 1)
+    release()
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None, signal.default_int_handler)
+
+
+def test_other_threads_fall_back_to_filelock(tmp_path: Path) -> None:
+    path = tmp_path / "lock"
+    release = acquire(path, 1)  # main thread: the kernel wait
+    outcome: list[str] = []
+
+    def other() -> None:
+        try:
+            acquire(path, 0.2)()
+            outcome.append("took it")
+        except LockTimeout:
+            outcome.append("timed out")
+
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    release()
+    assert outcome == ["timed out"]
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert outcome == ["timed out", "took it"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the kernel wait is POSIX only")
+def test_zero_timeout_does_not_wait(tmp_path: Path) -> None:
+    # flock locks an open file description: a second open in this process conflicts too
+    path = tmp_path / "lock"
+    release = acquire(path, 1)
+    try:
+        with pytest.raises(LockTimeout):
+            acquire(path, 0)
+    finally:
+        release()

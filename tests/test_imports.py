@@ -1,4 +1,5 @@
-"""Issue 8: hot-path commands never import watchdog, or the graph, watch and schema code."""
+"""Issue 8: hot-path commands never import watchdog, pydantic (the state and configuration are
+records), or the graph, watch, schema and handoff-model code."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from clitools import run_cli
 
 HEAVY = ("watchdog", "agents_state.watch", "agents_state.graph", "agents_state.schema_export",
-         "jsonschema")
+         "pydantic", "pydantic_core", "agents_state.handoff_models", "jsonschema")
 
 
 def _imported(root: Path, *args: str, stdin: str = "") -> set[str]:

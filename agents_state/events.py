@@ -1,4 +1,4 @@
-"""Events: the inputs of the state machine, as frozen dataclasses.
+"""Events: the inputs of the state machine, as immutable dataclasses.
 
 Each event has a ``name`` used by the transition tables in ``engine`` and a ``record()`` that is
 written to ``.agents/events.jsonl`` when the transition is accepted.
@@ -6,7 +6,7 @@ written to ``.agents/events.jsonl`` when the transition is accepted.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import FrozenInstanceError, asdict, dataclass, field
 from typing import Any, ClassVar
 
 __all__ = [
@@ -31,9 +31,23 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Event:
+    """Immutable once built.  Not ``frozen=True``: that makes ``dataclass`` generate four more
+    methods per class, which doubled this module's import time on every command (issue 8)."""
+
     name: ClassVar[str] = "event"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_sealed", True)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if getattr(self, "_sealed", False):
+            raise FrozenInstanceError(f"cannot assign to field {key!r}")
+        object.__setattr__(self, key, value)
+
+    def __delattr__(self, key: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {key!r}")
 
     def record(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v not in (None, [], {}, ())}
@@ -41,7 +55,7 @@ class Event:
         return {"event": self.name, **data}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Start(Event):
     """Begin a workflow. ``agent_counts`` and ``skipped`` come from the config and sizing."""
 
@@ -51,13 +65,13 @@ class Start(Event):
     skipped: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class PhaseStart(Event):
     name: ClassVar[str] = "phase_start"
     phase: str
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class PhaseComplete(Event):
     """Complete a phase; for a review phase, ``blocking_issues`` decides pass or send-back."""
 
@@ -68,39 +82,39 @@ class PhaseComplete(Event):
     agent_count: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class PhaseFail(Event):
     name: ClassVar[str] = "phase_fail"
     phase: str
     error: str
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Stop(Event):
     name: ClassVar[str] = "stop"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Retry(Event):
     name: ClassVar[str] = "retry"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Skip(Event):
     name: ClassVar[str] = "skip"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Abort(Event):
     name: ClassVar[str] = "abort"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Compact(Event):
     name: ClassVar[str] = "compact"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Block(Event):
     """A sub-agent said STOP (or reviews ran out): the workflow waits for a person."""
 
@@ -110,7 +124,7 @@ class Block(Event):
     task: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Clarify(Event):
     name: ClassVar[str] = "clarify"
     questions: tuple[str, ...]
@@ -118,13 +132,13 @@ class Clarify(Event):
     task: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Answer(Event):
     name: ClassVar[str] = "answer"
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class TasksLoad(Event):
     """Store task definitions and their waves (computed by ``waves.plan_waves``)."""
 
@@ -136,21 +150,21 @@ class TasksLoad(Event):
         return {"event": self.name, "tasks": len(self.tasks), "waves": len(self.waves)}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class TaskClaim(Event):
     name: ClassVar[str] = "task_claim"
     agent: str
     task_id: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class TaskStart(Event):
     name: ClassVar[str] = "task_start"
     task_id: str
     agent: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class TaskDone(Event):
     name: ClassVar[str] = "task_done"
     task_id: str
@@ -160,7 +174,7 @@ class TaskDone(Event):
     attempt: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class TaskFail(Event):
     name: ClassVar[str] = "task_fail"
     task_id: str

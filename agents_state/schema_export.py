@@ -1,4 +1,4 @@
-"""JSON Schema of the files people and models write, generated from the pydantic models (pure).
+"""JSON Schema of the files people and models write, generated from the models (pure).
 
 The schemas describe the canonical shape (what agents-state itself writes and what an editor
 should suggest).  The readers are more lenient than the schemas (a legacy string ``failure``,

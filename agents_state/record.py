@@ -137,6 +137,7 @@ class Record:
 
     @classmethod
     def _compiled(cls) -> _Spec:
+        """The fields and generated functions, made on first use (class creation stays cheap)."""
         spec = cls.__dict__.get("_spec")
         if spec is None:
             spec = _Spec(cls, {n: FieldSpec(n, _resolve(info), info)
@@ -150,8 +151,7 @@ class Record:
 
     @classmethod
     def _build(cls, data: dict[str, Any]) -> Self:
-        spec = cls.__dict__.get("_spec") or cls._compiled()
-        return spec.build(data)  # type: ignore[no-any-return]
+        return cls._compiled().build(data)  # type: ignore[no-any-return]
 
     @classmethod
     def model_validate(cls, data: Any) -> Self:
@@ -188,7 +188,7 @@ class Record:
 
     def model_dump(self, *, mode: str = "json", exclude_none: bool = False) -> dict[str, Any]:
         """Plain JSON data (fresh lists and dicts): fields in order, then the extra ones."""
-        return (type(self).__dict__.get("_spec") or self._compiled()).dump(self, exclude_none)
+        return self._compiled().dump(self, exclude_none)
 
 
 _LEAVES = frozenset((str, int, bool, float, type(None)))

@@ -66,9 +66,7 @@ class Store:
         self.events_path = self.dir / "events.jsonl"
         self.backup_path = self.dir / "state.json.bak"
         self.phases_dir = self.dir / "phases"
-        env_timeout = os.environ.get("AGENTS_STATE_LOCK_TIMEOUT")
-        self.lock_timeout = lock_timeout if lock_timeout is not None else (
-            float(env_timeout) if env_timeout else DEFAULT_LOCK_TIMEOUT)
+        self.lock_timeout = lock_timeout if lock_timeout is not None else _env_lock_timeout()
 
     # -- reading (lock-free) ------------------------------------------------------------------
 
@@ -280,6 +278,20 @@ def _warn(message: str) -> None:
     import sys
 
     sys.stderr.write(f"agents-state: warning: {message}\n")
+
+
+def _env_lock_timeout() -> float:
+    raw = os.environ.get("AGENTS_STATE_LOCK_TIMEOUT")
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} is not a "
+                                "number of seconds to wait for the lock (write e.g. 10)")
+    return seconds
 
 
 class _Lock:

@@ -100,3 +100,15 @@ def test_zero_timeout_does_not_wait(tmp_path: Path) -> None:
             acquire(path, 0)
     finally:
         release()
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "nan", "inf"])
+def test_a_bad_lock_timeout_is_refused_in_one_line(root: Path, value: str) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    before = (root / A / "state.json").read_bytes()
+    proc = run_cli(root, "stop", env={"AGENTS_STATE_LOCK_TIMEOUT": value})
+    assert proc.returncode == 5
+    assert proc.stderr == (f"agents-state: error: environment AGENTS_STATE_LOCK_TIMEOUT: "
+                           f"{value!r} is not a number of seconds to wait for the lock (write "
+                           "e.g. 10)\n")
+    assert (root / A / "state.json").read_bytes() == before

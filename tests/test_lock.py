@@ -57,14 +57,27 @@ def test_a_waiting_update_lands_once_the_holder_lets_go(root: Path) -> None:
     assert cli_json(root, "status")["workflow"]["revision"] == revision + 1
 
 
-def test_the_timer_is_cleared_after_a_wait(tmp_path: Path) -> None:
+@pytest.mark.skipif(os.name != "posix", reason="the kernel wait is POSIX only")
+def test_a_wait_ends_with_the_timer_and_handler_as_before(tmp_path: Path) -> None:
+    import fcntl
     import signal
 
     path = tmp_path / "lock"
-    release = acquire(path, 1)
+    handler = signal.getsignal(signal.SIGALRM)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)  # another open file: flock conflicts with it
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with pytest.raises(LockTimeout):
+            acquire(path, 0.2)  # waits in the kernel until the timer fires
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) == handler
+        threading.Timer(0.2, fcntl.flock, (fd, fcntl.LOCK_UN)).start()
+        release = acquire(path, 10)  # woken when the other open file lets go
+    finally:
+        os.close(fd)
     release()
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None, signal.default_int_handler)
+    assert signal.getsignal(signal.SIGALRM) == handler
 
 
 def test_other_threads_fall_back_to_filelock(tmp_path: Path) -> None:

@@ -273,11 +273,19 @@ def fast_values(tp: Any) -> frozenset[Any]:
     if origin is Literal and all(type(a) is str for a in args):
         return frozenset(args)
     if origin is typing.Annotated and typing.get_origin(args[0]) is Literal:
-        fixed = all(not isinstance(m, Before) or all(m.fn(a) == a for a in typing.get_args(
-            args[0])) for m in args[1:])  # a normaliser that leaves the allowed values alone
+        allowed = typing.get_args(args[0])
+        fixed = all(_keeps(m.fn, allowed) for m in args[1:] if isinstance(m, Before))
         return fast_values(args[0]) if fixed else frozenset()
     if origin is typing.Union or origin is types.UnionType:
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1 and len(args) == 2:
             return fast_values(rest[0]) | {type(None)}
     return frozenset()
+
+
+def _keeps(fn: Callable[[Any], Any], values: tuple[Any, ...]) -> bool:
+    """A normaliser (or after-check) that returns each allowed value unchanged."""
+    try:
+        return all(fn(v) == v for v in values)
+    except ValueError:
+        return False

@@ -11,18 +11,17 @@ about it (``doctor_repair``).  Nothing here writes.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 
-from agents_state import netfs
+from agents_state import fsops, netfs
 from agents_state.errors import AgentsStateError
 from agents_state.models import State
 from agents_state.paths import AGENTS_DIR
-from agents_state.store import BACKUP_FILE, STATE_FILE, Store
+from agents_state.store import BACKUP_FILE, MAX_STATE_BYTES, STATE_FILE, Store
 
 __all__ = ["Diagnosis", "Finding", "describe_events", "diagnose"]
 
@@ -57,6 +56,7 @@ class Diagnosis:
     missing_artifacts: dict[str, str] = field(default_factory=dict)  # phase id -> path
     dead_owner: int | None = None
     leftovers: list[str] = field(default_factory=list)  # migration sources still in place
+    under_lock: bool = False  # diagnosed by ``--repair`` while it holds the lock
 
     def add(self, code: str, severity: Severity, message: str, repair: str,
             repairable: bool = True) -> None:
@@ -118,8 +118,8 @@ def _check_state(d: Diagnosis) -> None:
     except AgentsStateError as e:
         d.state_bytes, d.state, problem = None, None, e.message
     try:
-        bak = store.backup_path.read_bytes() if not store.backup_path.is_symlink() else None
-    except OSError:
+        bak = fsops.read_regular(store.backup_path, BACKUP_FILE, MAX_STATE_BYTES)
+    except (OSError, AgentsStateError):
         bak = None
     d.backup, bak_problem = _decode(bak, BACKUP_FILE)
     if problem:
@@ -154,8 +154,12 @@ def _check_backup(d: Diagnosis, bak: bytes | None, bak_problem: str) -> None:
 
 def _check_events(d: Diagnosis) -> None:
     try:
-        lines = d.store.events_path.read_bytes().splitlines()
+        lines = fsops.read_regular(d.store.events_path, f"{AGENTS_DIR}/events.jsonl").splitlines()
     except OSError:
+        return
+    except AgentsStateError as e:
+        d.add("bad_events", "error", e.message, f"by hand: move {AGENTS_DIR}/events.jsonl away",
+              False)
         return
     for i, line in enumerate(lines, 1):
         try:
@@ -215,28 +219,24 @@ def _check_temp_files(d: Diagnosis) -> None:
 
 
 def _check_lock(d: Diagnosis) -> None:
-    lock, owner = d.store.lock_path, d.store.owner_path
+    owner = d.store.owner_path
     try:
-        st = os.lstat(lock)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        d.add("lock", "error", f"{AGENTS_DIR}/state.lock cannot be read: {e.strerror}",
-              "by hand: make it a readable, writable regular file", False)
+        text = fsops.read_regular(owner, f"{AGENTS_DIR}/lock-owner", 200).decode()
+        pid: int | None = int(text.split()[0])
+    except AgentsStateError as e:
+        d.add("lock", "error", e.message, f"by hand: remove {AGENTS_DIR}/lock-owner "
+              "(agents-state writes it again)", False)
         return
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        d.add("lock", "error", f"{AGENTS_DIR}/state.lock is not a regular file; every update "
-              "will fail to lock", "by hand: remove it (agents-state recreates it)", False)
-        return
-    try:
-        pid = int(owner.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
         pid = None
-    held = st is not None and _held(d.store)
-    if held:
+    if d.under_lock:
+        return  # this process holds it
+    from agents_state.lockfile import is_held
+
+    if is_held(d.store.dir):
         who = f"pid {pid} ({'running' if pid and _alive(pid) else 'no longer running'})" \
             if pid else "an unknown process"
-        d.add("lock_held", "note", f"{AGENTS_DIR}/state.lock is held right now by {who}",
+        d.add("lock_held", "note", f"the lock on {AGENTS_DIR}/ is held right now by {who}",
               "nothing to do: a kernel lock ends with its process; if it stays held, that "
               "process is hung (or the lock lives on a network file system)", False)
     elif pid is not None and not _alive(pid) and d.temp_files:
@@ -247,24 +247,10 @@ def _check_lock(d: Diagnosis) -> None:
               f"clear {AGENTS_DIR}/lock-owner")
 
 
-def _held(store: Store) -> bool:
-    from filelock import FileLock, Timeout
-
-    lock = FileLock(str(store.lock_path), timeout=0)
-    try:
-        lock.acquire()
-    except Timeout:
-        return True
-    except OSError:
-        return False
-    lock.release()
-    return False
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError, ValueError):
         return False
     except PermissionError:
         return True
@@ -292,8 +278,10 @@ def _check_fs(d: Diagnosis) -> None:
               "run every writer on one machine", False)
 
 
-def diagnose(root: Path) -> Diagnosis:
-    d = Diagnosis(Store(root))
+def diagnose(root: Path, under_lock: bool = False) -> Diagnosis:
+    """Look at everything; ``under_lock`` when the caller holds the store's lock (``--repair``
+    diagnoses again under it, so that it acts on what is there now, not on a stale look)."""
+    d = Diagnosis(Store(root), under_lock=under_lock)
     if not _check_folder(d):
         return d
     for check in (_check_state, _check_events, _check_artifacts, _check_temp_files,

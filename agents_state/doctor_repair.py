@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from agents_state.codec import encode_state
-from agents_state.doctor import Diagnosis, describe_events
+from agents_state import fsops
+from agents_state.doctor import Diagnosis, describe_events, diagnose
 from agents_state.models import State
 from agents_state.paths import AGENTS_DIR
-from agents_state.store import BACKUP_FILE, STATE_FILE
+from agents_state.store import BACKUP_FILE, STATE_FILE, note_commit
 from agents_state.workflow import PHASE_IDS, PhaseKind, get_phase
 
 __all__ = ["Repair", "repair"]
@@ -46,6 +47,7 @@ def _restore(d: Diagnosis, r: Repair) -> State:
     else:
         kept = ""
     store._write_state(encode_state(state, STATE_FILE), None)
+    note_commit(f"revision {state.revision}")
     store._append_event({"rev": state.revision, "at": _now(), "event": "doctor_restore",
                          "from": bak.revision, "lost": [e["rev"] for e in lost]})
     r.done.append(f"restored {STATE_FILE} from {BACKUP_FILE} (revision {bak.revision}, now "
@@ -87,7 +89,7 @@ def _reopen(state: State, missing: dict[str, str], r: Repair) -> None:
 
 def _fix_events(d: Diagnosis, r: Repair) -> None:
     path = d.store.events_path
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = fsops.read_regular(path, f"{AGENTS_DIR}/events.jsonl").splitlines(keepends=True)
     keep = b"".join(x if x.endswith(b"\n") else x + b"\n"
                     for i, x in enumerate(lines, 1) if i not in d.bad_event_lines)
     os.replace(path, path.with_name("events.jsonl.damaged"))
@@ -98,12 +100,15 @@ def _fix_events(d: Diagnosis, r: Repair) -> None:
                   "(the log only; the state is not affected)")
 
 
-def repair(d: Diagnosis) -> Repair:
-    """Act on every repairable finding; the caller holds nothing, this takes the lock."""
+def repair(seen: Diagnosis) -> Repair:
+    """Act on every repairable finding.  The caller holds nothing: this takes the lock and looks
+    again under it, so that it acts on the folder as it is now, never on ``seen`` (a look taken
+    without the lock, which a writer may have moved past since)."""
     r = Repair()
-    store = d.store
-    codes = {f.code for f in d.findings if f.repairable}
+    store = seen.store
     with store.locked():
+        d = diagnose(store.root, under_lock=True)
+        codes = {f.code for f in d.findings if f.repairable}
         state = d.state
         if codes & {"corrupt_state", "missing_state"}:
             state = _restore(d, r)
@@ -113,6 +118,7 @@ def repair(d: Diagnosis) -> Repair:
             old = store.read_bytes()
             state.revision += 1
             store._write_state(encode_state(state, STATE_FILE), old)
+            note_commit(f"revision {state.revision}")
             store._append_event({"rev": state.revision, "at": _now(), "event": "doctor_reopen",
                                  "phases": sorted(d.missing_artifacts, key=PHASE_IDS.index)})
         elif codes & {"no_backup", "bad_backup", "old_backup"} and d.state_bytes is not None:
@@ -125,9 +131,8 @@ def repair(d: Diagnosis) -> Repair:
             for p in d.temp_files:
                 p.unlink(missing_ok=True)
             r.done.append(f"deleted {len(d.temp_files)} leftover temp file(s)")
-        if "dead_owner" in codes:
-            store.owner_path.write_text("")
-            r.done.append(f"cleared {AGENTS_DIR}/lock-owner (pid {d.dead_owner} is gone)")
+        if seen.dead_owner is not None:  # our own pid is in lock-owner now: the dead one is gone
+            r.done.append(f"cleared {AGENTS_DIR}/lock-owner (pid {seen.dead_owner} is gone)")
         for source in d.leftovers:
             os.replace(store.root / source, store.root / (source + ".migrated"))
             r.done.append(f"renamed {source} to {source}.migrated (the migration is complete)")

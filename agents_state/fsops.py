@@ -14,7 +14,8 @@ import errno
 import os
 from pathlib import Path
 
-__all__ = ["fsync", "fsync_dir", "replace", "write_all"]
+__all__ = ["check_dir", "fsync", "fsync_dir", "make_dir", "open_regular", "read_regular", "refuse",
+           "replace", "write_all"]
 
 _counts: dict[str, int] = {}
 _FAULT = os.environ.get("AGENTS_STATE_FAULT", "")
@@ -62,3 +63,103 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# -- opening files inside .agents/ without following links or blocking on FIFOs -----------------
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _kind(mode: int) -> str:
+    import stat
+
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def refuse(shown: str, what: str, want: str = "a regular file") -> Exception:
+    from agents_state.errors import InvalidInputError
+
+    return InvalidInputError(shown, "", f"is {what}, not {want}; agents-state does not follow "
+                             f"links or open special files in .agents/ (replace it with {want})")
+
+
+def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644) -> int:
+    """Open a file inside ``.agents/``: never through a symbolic link, never blocking on a FIFO,
+    and only a regular file (exit 5 naming it otherwise).  ``FileNotFoundError`` passes through.
+    """
+    import stat
+
+    try:
+        fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, mode)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.EMLINK) or (e.errno == errno.ENXIO):
+            try:
+                kind = _kind(os.lstat(path).st_mode)
+            except OSError:
+                kind = "a symbolic link"
+            raise refuse(shown, kind) from None
+        if e.errno == errno.EISDIR:
+            raise refuse(shown, "a directory") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise refuse(shown, _kind(st.st_mode))
+        if _NONBLOCK:
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: Path | str, shown: str, limit: int | None = None) -> bytes:
+    """The whole of a regular file inside ``.agents/`` (see ``open_regular``), at most ``limit``
+    bytes plus one (so that the caller can tell it is over)."""
+    fd = open_regular(path, os.O_RDONLY, shown)
+    try:
+        chunks = []
+        left = -1 if limit is None else limit + 1
+        while left:
+            chunk = os.read(fd, 1 << 20 if left < 0 else min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if left > 0:
+                left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def check_dir(path: Path, shown: str) -> bool:
+    """True when ``path`` is a real directory, False when it is missing; a link or anything
+    else is refused (exit 5)."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        raise refuse(shown, _kind(st.st_mode), "a directory")
+    return True
+
+
+def make_dir(path: Path, shown: str) -> None:
+    """``mkdir`` that accepts only a real directory already there (no link to elsewhere)."""
+    if check_dir(path, shown):
+        return
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        check_dir(path, shown)

@@ -1,20 +1,27 @@
-"""The store's lock: an exclusive ``flock`` on ``.agents/state.lock``, waited for in the kernel.
+"""The store's lock: an exclusive ``flock`` on the ``.agents/`` directory, waited for in the kernel.
+
+The lock is taken on the directory itself, not on a file inside it: a file can be deleted or
+replaced while writers run (``git clean``, a hand, a script), and then two writers lock two
+different files and both believe they hold the lock.  The directory a process opened cannot be
+swapped out from under it: every writer that works in ``.agents/`` opens that directory, so they
+all lock one inode.  (``.agents/state.lock`` is no longer used on POSIX.)
 
 filelock (a dependency) polls: a waiting process wakes every few milliseconds to try again, so 50
 concurrent writers burn a core on retries while the holder works.  On POSIX, from the main
 thread, the lock is taken with a blocking ``flock`` (the kernel wakes a waiter when the holder
-lets go) bounded by a one-shot timer signal; elsewhere (Windows, other threads, where a signal
-cannot interrupt the wait) filelock takes it.  Both are the same kernel lock on the same file,
-so they exclude each other, and the kernel releases it when a holder dies.
+lets go) bounded by a one-shot timer signal; from other threads, where a signal cannot interrupt
+the wait, the same ``flock`` is tried every 5 ms.  On Windows, where a directory cannot be
+locked, filelock locks ``state.lock`` inside it.  The kernel releases the lock when a holder dies.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["LockTimeout", "acquire"]
+__all__ = ["LockTimeout", "acquire", "is_held"]
 
 Release = Callable[[], None]
 
@@ -23,22 +30,32 @@ class LockTimeout(Exception):
     """The lock was not free within the timeout."""
 
 
+def _open(path: Path) -> int:
+    if path.is_dir():
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+
+
 def acquire(path: Path, timeout: float) -> Release:
-    """Take the lock within ``timeout`` seconds; returns the function that releases it."""
+    """Lock ``path`` (a directory, or a file) within ``timeout`` seconds; returns the function
+    that releases it."""
     import threading
 
-    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
-        return _with_filelock(path, timeout)
+    if os.name != "posix":
+        return _with_filelock(path / "state.lock" if path.is_dir() else path, timeout)
     import fcntl
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open(path)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             if timeout <= 0:
                 raise LockTimeout from None
-            _wait(fd, timeout)
+            if threading.current_thread() is threading.main_thread():
+                _wait(fd, timeout)
+            else:
+                _poll(fd, timeout)
     except BaseException as e:
         os.close(fd)
         if isinstance(e, _Expired):  # the timer fired as the lock was granted: let it go
@@ -46,8 +63,10 @@ def acquire(path: Path, timeout: float) -> Release:
         raise
 
     def release() -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)  # closing the last descriptor releases the lock in any case
 
     return release
 
@@ -73,6 +92,43 @@ def _wait(fd: int, timeout: float) -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _poll(fd: int, timeout: float) -> None:
+    import fcntl
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LockTimeout from None
+            time.sleep(0.005)
+
+
+def is_held(path: Path) -> bool:
+    """True when another open file holds the lock right now (for ``doctor``)."""
+    if os.name != "posix":
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(path / "state.lock"), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            return True
+        except OSError:
+            return False
+        lock.release()
+        return False
+    try:
+        acquire(path, 0)()
+    except LockTimeout:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _with_filelock(path: Path, timeout: float) -> Release:

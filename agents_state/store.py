@@ -1,14 +1,15 @@
 """The durable store: the only module that writes workflow state to disk.
 
 Layout under the root: ``.agents/state.json`` (the workflow), ``.agents/events.jsonl`` (one line per
-accepted transition), ``.agents/phases/`` (artifacts), ``.agents/state.lock`` (a kernel lock on a
-file that is never deleted), ``.agents/lock-owner`` (who holds it, for error messages) and
+accepted transition), ``.agents/phases/`` (artifacts), ``.agents/lock-owner`` (who holds the lock,
+a kernel lock on the ``.agents/`` directory itself, for error messages) and
 ``.agents/state.json.bak`` (a copy of the last state written, for ``agents-state doctor --repair``).
 
 Every update: lock -> clean leftover temp files -> re-read -> validate -> apply -> validate the
 result -> write a unique temp file in the same directory -> fsync -> ``os.replace`` -> fsync the
 directory -> refresh the backup -> append the event -> unlock -> only then report success.
-Readers need no lock: they only ever see a whole old file or a whole new one.
+Readers need no lock: they only ever see a whole old file or a whole new one.  Nothing inside
+``.agents/`` is opened through a symbolic link or blocks on a FIFO (``fsops.open_regular``).
 
 The interface is small (``load`` and ``commit``) so that a server-backed store can follow.
 """
@@ -66,6 +67,7 @@ class Store:
         self.events_path = self.dir / "events.jsonl"
         self.backup_path = self.dir / "state.json.bak"
         self.phases_dir = self.dir / "phases"
+        self._staged: list[tuple[Path, bytes | None]] | None = None
         self.lock_timeout = lock_timeout if lock_timeout is not None else _env_lock_timeout()
 
     # -- reading (lock-free) ------------------------------------------------------------------
@@ -74,26 +76,14 @@ class Store:
         """The raw state file, or None when there is none."""
         check_inside(self.root, self.dir, STATE_FILE)
         try:
-            st = os.lstat(self.state_path)
-        except FileNotFoundError:
-            return None
-        except OSError as e:
-            raise StorageIOError(STATE_FILE, "stat", e.strerror or str(e)) from None
-        import stat as stat_mod
-
-        if stat_mod.S_ISLNK(st.st_mode):
-            raise StateFileError(STATE_FILE, "", "is a symbolic link; agents-state does not "
-                                 "follow links for its state (replace it with a regular file)")
-        if st.st_size > MAX_STATE_BYTES:
-            raise StateFileError(STATE_FILE, "", f"is {st.st_size} bytes; the limit is "
-                                 f"{MAX_STATE_BYTES} bytes")
-        try:
-            with open(self.state_path, "rb") as f:
-                return f.read()
+            data = fsops.read_regular(self.state_path, STATE_FILE, MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
         except OSError as e:
             raise StorageIOError(STATE_FILE, "read", e.strerror or str(e)) from None
+        if len(data) > MAX_STATE_BYTES:
+            raise StateFileError(STATE_FILE, "", f"is over {MAX_STATE_BYTES} bytes, the limit")
+        return data
 
     def load(self) -> State | None:
         from agents_state.codec import decode_state
@@ -113,7 +103,10 @@ class Store:
     # -- writing ------------------------------------------------------------------------------
 
     def commit(self, mutate: Callable[[State | None], Outcome]) -> Outcome:
-        """Run ``mutate`` on the freshly re-read state under the lock and persist its result."""
+        """Run ``mutate`` on the freshly re-read state under the lock and persist its result.
+
+        Artifacts ``mutate`` writes (``write_artifact``) are taken back when the state write
+        fails, so that a failed command leaves the folder as it was."""
         from agents_state.codec import decode_state, encode_state
 
         self.ensure_dirs()
@@ -122,16 +115,34 @@ class Store:
             old = self.read_bytes()
             if old is None:
                 self._check_not_lost()
-            outcome = mutate(None if old is None else decode_state(old, STATE_FILE))
-            if not outcome.changed:
-                return outcome
-            data = encode_state(outcome.state, STATE_FILE)
-            self._write_state(data, old)
+            self._staged = []
+            try:
+                outcome = mutate(None if old is None else decode_state(old, STATE_FILE))
+                if not outcome.changed:
+                    return outcome
+                data = encode_state(outcome.state, STATE_FILE)
+                _check_size(data)
+                self._write_state(data, old)
+            except BaseException:
+                self._unstage()
+                raise
+            finally:
+                self._staged = None
+            note_commit(f"revision {outcome.state.revision}")
             if outcome.record:
                 self._append_event(outcome.record)
             self.ensure_ignored()
         netfs.warn_once(self.dir)  # after the first update only: a refused one writes nothing
         return outcome
+
+    def _unstage(self) -> None:
+        """Put back the artifacts this commit wrote (their old bytes, or no file)."""
+        for path, before in reversed(self._staged or []):
+            with contextlib.suppress(OSError):
+                if before is None:
+                    os.unlink(path)
+                else:
+                    self.write_file(path, before, str(path), "undo_")
 
     def _write_state(self, data: bytes, old: bytes | None) -> None:
         """Replace the state durably; undo the replace when the directory fsync fails, so that
@@ -167,17 +178,30 @@ class Store:
         return True
 
     def write_artifact(self, name: str, data: bytes) -> str:
-        """Write ``.agents/phases/<name>`` durably; returns its root-relative path."""
+        """Write ``.agents/phases/<name>`` durably; returns its root-relative path.  Inside a
+        ``commit`` the artifact is published with the state: taken back if the state write
+        fails."""
         shown = f"{AGENTS_DIR}/phases/{safe_name(name, 'artifact')}"
         self.ensure_dirs()
-        self.write_file(self.phases_dir / name, data, shown)
+        path = self.phases_dir / name
+        if self._staged is not None:
+            try:
+                before: bytes | None = fsops.read_regular(path, shown)
+            except FileNotFoundError:
+                before = None
+            except OSError as e:
+                raise StorageIOError(shown, "read", e.strerror or str(e)) from None
+            self._staged.append((path, before))
+        self.write_file(path, data, shown)
         return shown
 
     def ensure_dirs(self) -> None:
-        """Create ``.agents/phases/``, refusing a ``.agents`` that resolves out of the tree."""
+        """Create ``.agents/phases/``, refusing a ``.agents`` that resolves out of the tree and a
+        ``phases`` that is a link or not a directory."""
         check_inside(self.root, self.dir, AGENTS_DIR)
         try:
-            self.phases_dir.mkdir(parents=True, exist_ok=True)
+            self.dir.mkdir(parents=True, exist_ok=True)
+            fsops.make_dir(self.phases_dir, f"{AGENTS_DIR}/phases")
         except OSError as e:
             raise StorageIOError(AGENTS_DIR, "mkdir", e.strerror or str(e)) from None
         check_inside(self.root, self.phases_dir, f"{AGENTS_DIR}/phases")
@@ -191,9 +215,13 @@ class Store:
 
         Written after the first successful write, never by a command that fails."""
         ignore = self.dir / ".gitignore"
-        if not ignore.exists():
-            with contextlib.suppress(OSError):
-                ignore.write_text("# agents-state: workflow state is local, never committed\n*\n")
+        if not os.path.lexists(ignore):
+            with contextlib.suppress(OSError):  # O_EXCL: never through a link planted there
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                try:
+                    os.write(fd, b"# agents-state: workflow state is local, never committed\n*\n")
+                finally:
+                    os.close(fd)
 
     def _clean_temp_files(self) -> None:
         # a temp file exists only while its writer holds the lock: any found now is debris
@@ -236,22 +264,18 @@ class Store:
 
     def _append_event(self, record: dict[str, Any]) -> None:
         # the state is already durable: a failed append costs one log line, not the update
-        line = orjson.dumps(record) + b"\n"
         try:
-            fd = os.open(self.events_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                fsops.write_all(fd, line, "append_write")
-                fsops.fsync(fd, "append_fsync")
-            finally:
-                os.close(fd)
-        except OSError as e:
-            _warn(f"{AGENTS_DIR}/events.jsonl: append failed: {e.strerror or e}; the state was "
+            append_line(self.events_path, orjson.dumps(record), f"{AGENTS_DIR}/events.jsonl")
+        except (OSError, InvalidInputError) as e:
+            reason = e.strerror if isinstance(e, OSError) else e.message
+            _warn(f"{AGENTS_DIR}/events.jsonl: append failed: {reason or e}; the state was "
                   f"saved (revision {record.get('rev', '?')}) but this event is missing from "
                   "the log")
 
     def events(self) -> list[dict[str, Any]]:
+        shown = f"{AGENTS_DIR}/events.jsonl"
         try:
-            lines = self.events_path.read_bytes().splitlines()
+            lines = fsops.read_regular(self.events_path, shown).splitlines()
         except FileNotFoundError:
             return []
         out = []
@@ -259,9 +283,49 @@ class Store:
             try:
                 out.append(orjson.loads(line))
             except orjson.JSONDecodeError:
-                raise InvalidInputError(f"{AGENTS_DIR}/events.jsonl", f"line {i}",
-                                        "not valid JSON") from None
+                raise InvalidInputError(shown, f"line {i}", "not valid JSON") from None
         return out
+
+
+def append_line(path: Path, line: bytes, shown: str) -> None:
+    """Append one line to a log inside ``.agents/`` so that it always stands on its own line:
+    a log whose last write was cut short (no final newline) gets one first, and a write that
+    fails is cut back to the old length, so no fragment is left for the next line to join."""
+    fd = fsops.open_regular(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, shown)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        try:
+            fsops.write_all(fd, line + b"\n", "append_write")
+            fsops.fsync(fd, "append_fsync")
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
+
+
+_COMMITTED: list[str] = []
+
+
+def note_commit(what: str) -> None:
+    """Record that this process made an update durable: from here on a failure must not be
+    reported as "the state is unchanged" (``cli.runner`` reads it)."""
+    _COMMITTED.append(what)
+
+
+def committed() -> str | None:
+    """What this process committed last, if anything."""
+    return _COMMITTED[-1] if _COMMITTED else None
+
+
+def _check_size(data: bytes) -> None:
+    if len(data) > MAX_STATE_BYTES:
+        raise InvalidInputError(STATE_FILE, "", f"the new state would be {len(data)} bytes, over "
+                                f"the {MAX_STATE_BYTES}-byte limit every later command reads; "
+                                "nothing was written (split the work into smaller task files)")
 
 
 class UncertainWriteError(StorageIOError):
@@ -295,8 +359,8 @@ def _env_lock_timeout() -> float:
 
 
 class _Lock:
-    """The kernel lock (``lockfile``; the file is never deleted) with a bounded wait naming the
-    holder."""
+    """The kernel lock on the ``.agents/`` directory itself (``lockfile``: nothing inside it can
+    be removed or replaced to split writers), with a bounded wait naming the holder."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -308,36 +372,43 @@ class _Lock:
         from agents_state.lockfile import LockTimeout, acquire
 
         try:
-            self.release = acquire(self.store.lock_path, self.store.lock_timeout)
+            self.release = acquire(self.store.dir, self.store.lock_timeout)
         except LockTimeout:
             holder = _holder(self.store.owner_path)
-            raise LockTimeoutError(f"{AGENTS_DIR}/state.lock", self.store.lock_timeout,
-                                   holder) from None
+            raise LockTimeoutError(f"{AGENTS_DIR}/", self.store.lock_timeout, holder) from None
         except OSError as e:
-            raise StorageIOError(f"{AGENTS_DIR}/state.lock", "lock", e.strerror or str(e)
-                                 ) from None
+            raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
         try:
-            self.store.owner_path.write_text(f"{os.getpid()} {time.time():.0f}\n")
+            fd = fsops.open_regular(self.store.owner_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                                    f"{AGENTS_DIR}/lock-owner")
+            try:
+                os.write(fd, f"{os.getpid()} {time.time():.0f}\n".encode())
+            finally:
+                os.close(fd)
         except OSError:
             pass  # only used to name the holder in a timeout message
+        except BaseException:
+            self.__exit__()
+            raise
 
     def __exit__(self, *exc: object) -> None:
-        if self.release is not None:
-            self.release()
+        release, self.release = self.release, None
+        if release is not None:
+            release()
 
 
 def _holder(owner_path: Path) -> str:
     try:
-        pid_s, since = owner_path.read_text().split()[:2]
+        pid_s, since = fsops.read_regular(owner_path, "", 200).decode().split()[:2]
         pid = int(pid_s)
-    except (OSError, ValueError):
+        age = time.time() - float(since)
+    except (OSError, ValueError, InvalidInputError):
         return "an unknown process"
     try:
         os.kill(pid, 0)
         alive = "running"
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         alive = "no longer running"
     except PermissionError:
         alive = "running"
-    age = time.time() - float(since)
     return f"pid {pid} ({alive}, took it {age:.0f}s ago)"

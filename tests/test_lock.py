@@ -1,5 +1,6 @@
-"""Issue 8: the store's lock waits in the kernel (blocking flock with a timer), still excludes
-filelock holders, names the holder on a timeout (exit 6), and wakes as soon as it is free."""
+"""Issue 8: the store's lock waits in the kernel (blocking flock with a timer), names the holder
+on a timeout (exit 6), and wakes as soon as it is free.  Issue 16: it is the ``.agents/``
+directory that is locked, so other threads poll the same lock."""
 
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ A = ".agents"
 
 
 def _holder(root: Path, seconds: float) -> subprocess.Popen[str]:
-    """Another process takes the lock with filelock, says so, holds it, then exits."""
+    """Another process takes the lock (flock on .agents/), says so, holds it, then exits."""
     script = (
-        "import os, sys, time\nfrom filelock import FileLock\n"
-        f"lock = FileLock({str(root / A / 'state.lock')!r}); lock.acquire()\n"
+        "import os, sys, time, fcntl\n"
+        f"fd = os.open({str(root / A)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
         f"open({str(root / A / 'lock-owner')!r}, 'w')"
         ".write(f'{os.getpid()} {time.time():.0f}')\n"
         f"print('held', flush=True)\ntime.sleep({seconds})\n")
@@ -41,7 +42,7 @@ def test_a_held_lock_times_out_naming_the_holder(root: Path) -> None:
         holder.wait()
     assert proc.returncode == 6
     assert proc.stderr.startswith(
-        f"agents-state: error: .agents/state.lock: lock still held after 0.5s by pid "
+        f"agents-state: error: .agents/: lock still held after 0.5s by pid "
         f"{holder.pid} (running, took it ")
     assert proc.stderr.endswith("retry, or run 'agents-state doctor' if that process is gone\n")
     assert (root / A / "state.json").read_bytes() == before
@@ -80,7 +81,7 @@ def test_a_wait_ends_with_the_timer_and_handler_as_before(tmp_path: Path) -> Non
     assert signal.getsignal(signal.SIGALRM) == handler
 
 
-def test_other_threads_fall_back_to_filelock(tmp_path: Path) -> None:
+def test_other_threads_poll_the_same_lock(tmp_path: Path) -> None:
     path = tmp_path / "lock"
     release = acquire(path, 1)  # main thread: the kernel wait
     outcome: list[str] = []

@@ -146,9 +146,9 @@ def test_state_symlink_out_of_tree_is_refused(root: Path, tmp_path: Path) -> Non
     (root / ".agents/state.json").symlink_to(outside / "state.json")
     proc = run_cli(root, "status")
     assert proc.returncode == 5
-    assert proc.stderr == ("agents-state: error: .agents/state.json: is a symbolic link; "
-                           "agents-state does not follow links for its state (replace it with "
-                           "a regular file)\n")
+    assert proc.stderr == ("agents-state: error: .agents/state.json: is a symbolic link, not a "
+                           "regular file; agents-state does not follow links or open special "
+                           "files in .agents/ (replace it with a regular file)\n")
 
 
 def test_agents_dir_symlink_out_of_tree_is_refused(root: Path, tmp_path: Path) -> None:

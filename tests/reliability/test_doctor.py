@@ -174,8 +174,8 @@ def test_issue_7_dead_owner_and_temp_files(root: Path, tmp_path: Path) -> None:
     _workflow(root)
     # a writer takes the lock, starts its temp file and dies by SIGKILL
     script = (
-        "import os, signal, time\nfrom filelock import FileLock\n"
-        f"lock = FileLock({str(root / A / 'state.lock')!r}); lock.acquire()\n"
+        "import os, signal, time, fcntl\n"
+        f"fd = os.open({str(root / A)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
         f"open({str(root / A / 'lock-owner')!r}, 'w')"
         ".write(f'{os.getpid()} {time.time():.0f}')\n"
         f"open({str(root / A)!r} + f'/.tmp-state.json.{{os.getpid()}}.1', 'w').write('{{\"ver')\n"

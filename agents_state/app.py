@@ -2,7 +2,10 @@
 
 This is the imperative shell shared by the CLI and the hook handlers; it reads the clock and the
 disk, the engine does neither.  Artifacts are written inside the lock, after the engine accepted
-the transition and before the state that points at them.
+the transition and before the state that points at them (the store takes them back if the state
+write fails).  ``dispatch --replace`` copies the old workflow to ``archive/`` before the new state
+is written and empties ``phases/`` only after it is durable: a failure at any step leaves the old
+workflow whole.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from agents_state import events as ev
+from agents_state.archive import Archive
 from agents_state.engine import Outcome, apply, check_phase_id, new_state
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.fsops import read_regular
 from agents_state.models import State
 from agents_state.store import Store, find_root
 from agents_state.workflow import PHASES, get_phase
@@ -84,14 +89,13 @@ class App:
         ``event`` may be a function that builds the event once the state has been read, so that
         a broken state is reported before anything about the arguments.
         """
-        now = utcnow()
-
         def mutate(state: State | None) -> Outcome:
             if state is None:
                 raise NotFoundError('no workflow in this directory; start one with: '
                                     'agents-state dispatch "<task>"')
             built = event if isinstance(event, ev.Event) else event()
-            out = apply(state, built, now, self.policy)
+            # the clock is read under the lock: a claim that waited for it is not born stale
+            out = apply(state, built, utcnow(), self.policy)
             if before is not None and out.changed:
                 before(out.state, out)
             return out
@@ -110,7 +114,7 @@ class App:
         counts["1.2"] = 1 if planning.mode == "single" else \
             score_task(task, planning.maxParallelAgents).count
         event = ev.Start(task=task, agent_counts=counts, skipped=skipped)
-        now = utcnow()
+        archive: list[Archive] = []
 
         def mutate(state: State | None) -> Outcome:
             if state is not None and state.active and not replace:
@@ -119,31 +123,27 @@ class App:
                     "start another",
                     hint=f"task: {state.task!r}; continue it with: agents-state next, or "
                     "archive it and start anew with: agents-state dispatch --replace \"<task>\"")
-            archived = self._archive(state) if state is not None else None
-            new = new_state(event, now)
+            if state is not None:
+                archive.append(Archive.copy(self.store, state))
+            new = new_state(event, utcnow())
             new.revision = (state.revision + 1) if state is not None else 1
             record = {"rev": new.revision, "at": new.startedAt, **event.record()}
-            if archived:
-                record["archived"] = archived
-            msg = f"workflow started: {task}" + (f" (previous one archived to {archived})"
-                                                  if archived else "")
+            shown = archive[0].shown if archive else None
+            if shown:
+                record["archived"] = shown
+            msg = f"workflow started: {task}" + (f" (previous one archived to {shown})"
+                                                  if shown else "")
             return Outcome(new, msg, True, record)
 
-        return self.store.commit(mutate)
-
-    def _archive(self, state: State) -> str:
-        """Move the old workflow's state and artifacts to ``.agents/archive/<stamp>/``."""
-        import os
-
-        stamp = (state.startedAt or "unknown").replace(":", "").replace("-", "")
-        dest = self.store.dir / "archive" / f"{stamp}-r{state.revision}"
-        dest.mkdir(parents=True, exist_ok=True)
-        data = self.store.read_bytes() or b""
-        (dest / "state.json").write_bytes(data)
-        if self.store.phases_dir.is_dir():
-            os.replace(self.store.phases_dir, dest / "phases")
-            self.store.phases_dir.mkdir()
-        return str(dest.relative_to(self.root))
+        try:
+            out = self.store.commit(mutate)
+        except BaseException:
+            for a in archive:  # the old workflow was never touched: drop its copy
+                a.discard()
+            raise
+        for a in archive:  # the new state is durable: the old artifacts leave phases/
+            a.clear_phases()
+        return out
 
     def complete_phase(self, phase_id: str, artifact: bytes | None) -> Outcome:
         check_phase_id(phase_id)
@@ -164,7 +164,7 @@ class App:
         spec = get_phase(phase_id)
         path = self.store.phases_dir / spec.artifact
         try:
-            return path.read_bytes()
+            return read_regular(path, f".agents/phases/{spec.artifact}")
         except FileNotFoundError:
             raise NotFoundError(
                 f"phase {phase_id} needs its artifact: write .agents/phases/{spec.artifact} or "

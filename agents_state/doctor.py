@@ -157,9 +157,9 @@ def _check_events(d: Diagnosis) -> None:
         lines = fsops.read_regular(d.store.events_path, f"{AGENTS_DIR}/events.jsonl").splitlines()
     except OSError:
         return
-    except AgentsStateError as e:
-        d.add("bad_events", "error", e.message, f"by hand: move {AGENTS_DIR}/events.jsonl away",
-              False)
+    except AgentsStateError as err:
+        d.add("events_file", "error", err.message, f"by hand: move {AGENTS_DIR}/events.jsonl "
+              "away", False)
         return
     for i, line in enumerate(lines, 1):
         try:

@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from agents_state.codec import encode_state
 from agents_state import fsops
+from agents_state.codec import encode_state
 from agents_state.doctor import Diagnosis, describe_events, diagnose
 from agents_state.models import State
 from agents_state.paths import AGENTS_DIR

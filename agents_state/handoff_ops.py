@@ -96,9 +96,8 @@ def record(root: str | None, h: Handoff, *, task: str | None = None, phase: str 
 
     app = App.open(root)
     policy = app.policy
-    now = utcnow()
-
     def mutate(state: State | None) -> Outcome:
+        now = utcnow()  # read under the lock, as every time that goes into the state
         out = record_handoff(state, h, now, task=task, phase=phase, agent=agent, policy=policy)
         target = (out.record.get("handoff") or {}).get("target", "")
         if out.changed and target.startswith("phase "):

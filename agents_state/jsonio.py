@@ -13,7 +13,7 @@ from typing import Any
 
 from agents_state.errors import InvalidInputError, NotFoundError, StorageIOError
 
-__all__ = ["MAX_INPUT_BYTES", "loads_strict", "read_input_bytes", "strip_bom"]
+__all__ = ["MAX_INPUT_BYTES", "loads_strict", "read_input_bytes", "read_text_input", "strip_bom"]
 
 MAX_INPUT_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -24,21 +24,48 @@ def strip_bom(data: bytes) -> bytes:
 
 
 def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """Read a user-supplied file with a size cap; '-' is handled by the caller."""
+    """Read a user-supplied file with a size cap; '-' is handled by the caller.
+
+    Only a regular file is read: a FIFO, a device or a socket is refused without waiting on it
+    (opened non-blocking, then checked with ``fstat``), so a command never hangs on its input."""
+    import os
+    import stat
+
     try:
-        if path.is_dir():
-            raise InvalidInputError(shown, "", "is a directory, not a file")
-        size = path.stat().st_size
-        if size > limit:
-            raise InvalidInputError(shown, "", f"is {size} bytes; the limit is {limit} bytes")
-        with path.open("rb") as f:
-            return f.read(limit + 1)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise NotFoundError(f"{shown}: no such file") from None
-    except PermissionError as e:
-        raise StorageIOError(shown, "read", e.strerror or "permission denied") from None
+    except IsADirectoryError:
+        raise InvalidInputError(shown, "", "is a directory, not a file") from None
     except OSError as e:
         raise StorageIOError(shown, "read", e.strerror or str(e)) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InvalidInputError(shown, "", "is a directory, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            from agents_state.fsops import _kind
+
+            raise InvalidInputError(shown, "", f"is {_kind(st.st_mode)}, not a regular file; "
+                                    "pass a file, or - to read standard input")
+        if st.st_size > limit:
+            raise InvalidInputError(shown, "", f"is {st.st_size} bytes; the limit is {limit} "
+                                    "bytes")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as e:
+        raise StorageIOError(shown, "read", e.strerror or str(e)) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise InvalidInputError(shown, "", f"is over {limit} bytes, the limit")
+    return data
 
 
 def _no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -83,3 +110,24 @@ def loads_strict(data: bytes, shown: str) -> Any:
         raise InvalidInputError(shown, "", f"not valid JSON: {e}") from None
     except RecursionError:
         raise InvalidInputError(shown, "", "not valid JSON: nested too deeply") from None
+
+
+def read_text_input(source: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """A text file given by path ('-' for standard input), checked as ``read_input_bytes`` and
+    decoded as UTF-8 (a BOM is tolerated); anything else is refused in one line (exit 5)."""
+    import sys
+    from pathlib import Path
+
+    if source == "-":
+        data = sys.stdin.buffer.read(limit + 1)
+        shown = "standard input"
+        if len(data) > limit:
+            raise InvalidInputError(shown, "", f"is over {limit} bytes, the limit")
+    else:
+        shown = source
+        data = read_input_bytes(Path(source), source, limit)
+    try:
+        return strip_bom(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInputError(shown, "", f"is not valid UTF-8 (byte {e.start}); save it as "
+                                "UTF-8") from None

@@ -57,9 +57,9 @@ _SUBMODE_HELP = "Design 002 sub-mode: run only the research, implement or valida
 @chain.command()
 @click.argument("name")
 @click.argument("feature", required=False)
-@click.option("--feature-file", type=click.File("r", encoding="utf-8"),
+@click.option("--feature-file", metavar="FILE",
               help="Read the feature text from FILE ('-' for stdin).")
-@click.option("--args-file", type=click.File("r", encoding="utf-8"),
+@click.option("--args-file", metavar="FILE",
               help="A slash command's raw arguments from FILE ('-' for stdin): an optional "
               "leading sub-mode word, then the feature.")
 @click.option("--only", type=click.Choice(["research", "implement", "validate"]),
@@ -98,9 +98,9 @@ def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: A
 
     defn = get_chain(name)
     if feature_file is not None:
-        feature = feature_file.read()
+        feature = _read_text(feature_file)
     if args_file is not None:
-        words = args_file.read().strip().split(maxsplit=1)
+        words = _read_text(args_file).strip().split(maxsplit=1)
         if words and words[0].lower() in defn.submodes:
             if defn.submodes[0] == "research":
                 only = words[0].lower()
@@ -281,7 +281,7 @@ abort = _simple("abort", "End the chain; its files are kept.")
 @chain.command()
 @click.argument("chain_id", metavar="[ID]", required=False)
 @click.option("--answer", "text", help="The user's answer.")
-@click.option("--answer-file", type=click.File("r", encoding="utf-8"),
+@click.option("--answer-file", metavar="FILE",
               help="Read the answer from FILE ('-' for stdin).")
 @json_option
 @click.pass_context
@@ -297,7 +297,7 @@ def answer(ctx: click.Context, chain_id: str | None, text: str | None, answer_fi
     from agents_state.chain_state import ChainEvent
 
     if answer_file is not None:
-        text = answer_file.read()
+        text = _read_text(answer_file)
     if not text or not text.strip():
         raise click.UsageError("give the answer with --answer TEXT or --answer-file FILE")
     chains, c = _resolve(ctx, chain_id)
@@ -384,3 +384,9 @@ def answer_chain(app: Any, text: str, as_json: bool) -> bool:
         return False
     print_chain(out.chain, out.message, as_json)
     return True
+
+
+def _read_text(source: str) -> str:
+    from agents_state.jsonio import read_text_input
+
+    return read_text_input(source)

@@ -31,7 +31,7 @@ def _print_outcome(app: object, message: str, as_json: bool, state: Any = None,
 
 @click.command()
 @click.argument("task", required=False)
-@click.option("--task-file", type=click.File("r", encoding="utf-8"),
+@click.option("--task-file", metavar="FILE",
               help="Read the task text from FILE ('-' for stdin): keeps it away from the shell.")
 @click.option("--replace", is_flag=True, help="Archive the active workflow and start anew.")
 @click.option("--dry-run", is_flag=True, help="Preview every stage and phase; write nothing.")
@@ -48,7 +48,7 @@ def dispatch(ctx: click.Context, task: str | None, task_file: Any,
     """
     app = app_from(ctx)
     if task_file is not None:
-        task = task_file.read().strip() or None  # no text: same as no task (print next action)
+        task = _read_text(task_file).strip() or None  # no text: same as no task (print next action)
     if task is not None:
         task = task.strip()
         if not task:
@@ -171,3 +171,9 @@ def _no_workflow(app: Any, as_json: bool) -> bool:
     else:
         click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
     return True
+
+
+def _read_text(source: str) -> str:
+    from agents_state.jsonio import read_text_input
+
+    return read_text_input(source)

@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 
+from agents_state.fsops import read_regular
+
 __all__ = ["active_state", "emit", "find_root", "read_payload", "warn"]
 
 
@@ -66,8 +68,7 @@ def active_state(root: str) -> dict[str, Any] | None:
     """The raw state if a workflow is active (unfinished, not aborted), else ``None``."""
     path = os.path.join(root, ".agents", "state.json")
     try:
-        with open(path, "rb") as f:
-            data = orjson.loads(f.read())
+        data = orjson.loads(read_regular(path, ".agents/state.json"))  # no link, no FIFO
     except FileNotFoundError:
         return None
     except (OSError, orjson.JSONDecodeError) as e:

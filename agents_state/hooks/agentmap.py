@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from agents_state.fsops import read_regular
 from agents_state.hooks._base import warn
 from agents_state.profiles import DEFAULT_AGENT_PROFILES, Profile, get_profile
 
@@ -41,8 +42,7 @@ def config_layers(root: str) -> list[str]:
 
 def _read_json(path: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as f:
-            data = orjson.loads(f.read())
+        data = orjson.loads(read_regular(path, path))  # no link, no FIFO: never hangs
     except FileNotFoundError:
         return {}
     except (OSError, orjson.JSONDecodeError) as e:

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from agents_state.fsops import open_regular
 from agents_state.hooks._base import active_state, emit, find_root, read_payload, warn
 
 __all__ = ["LOG_NAME", "handle"]
@@ -25,8 +26,8 @@ LOG_NAME = "subagents.jsonl"
 
 def _log(root: str, entry: dict[str, Any]) -> None:
     line = orjson.dumps(entry) + b"\n"
-    fd = os.open(os.path.join(root, ".agents", LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT,
-                 0o644)
+    fd = open_regular(os.path.join(root, ".agents", LOG_NAME),
+                      os.O_WRONLY | os.O_APPEND | os.O_CREAT, f".agents/{LOG_NAME}")
     try:
         os.write(fd, line)
     finally:

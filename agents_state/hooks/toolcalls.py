@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 
+from agents_state.errors import AgentsStateError
+from agents_state.fsops import open_regular, read_regular
 from agents_state.hooks._base import find_root, read_payload
 
 __all__ = ["COMPACT_AFTER_CALLS", "LOG_NAME", "count", "counts", "handle", "record", "reset"]
 
 LOG_NAME = "toolcalls.log"
 COMPACT_AFTER_CALLS = 50
+_SHOWN = f".agents/{LOG_NAME}"
 
 
 def _log(root: str) -> str:
@@ -25,7 +28,7 @@ def _log(root: str) -> str:
 
 def record(root: str, agent: str) -> None:
     line = (agent.replace("\n", " ").strip() or "main") + "\n"
-    fd = os.open(_log(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_regular(_log(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, _SHOWN)
     try:
         os.write(fd, line.encode("utf-8", "replace"))
     finally:
@@ -35,13 +38,13 @@ def record(root: str, agent: str) -> None:
 def counts(root: str) -> dict[str, int]:
     out: dict[str, int] = {}
     try:
-        with open(_log(root), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key = line.strip()
-                if key:
-                    out[key] = out.get(key, 0) + 1
-    except FileNotFoundError:
-        pass
+        text = read_regular(_log(root), _SHOWN).decode("utf-8", "replace")
+    except (OSError, AgentsStateError):  # missing, or not a regular file: nothing counted
+        return out
+    for line in text.splitlines():
+        key = line.strip()
+        if key:
+            out[key] = out.get(key, 0) + 1
     return out
 
 
@@ -51,7 +54,7 @@ def count(root: str, agent: str = "main") -> int:
 
 def reset(root: str) -> None:
     try:
-        os.truncate(_log(root), 0)
+        os.close(open_regular(_log(root), os.O_WRONLY | os.O_TRUNC, _SHOWN))
     except FileNotFoundError:
         pass
 

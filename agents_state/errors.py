@@ -37,6 +37,7 @@ class ExitCode(enum.IntEnum):
     INVALID = 5
     LOCK_TIMEOUT = 6
     IO = 7
+    NOT_REPORTED = 8
 
 
 EXIT_CODES: dict[ExitCode, str] = {
@@ -48,6 +49,8 @@ EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.INVALID: "invalid or corrupt input (state, config, artifact, task or handoff file)",
     ExitCode.LOCK_TIMEOUT: "lock timeout (another agents-state process holds the lock)",
     ExitCode.IO: "I/O failure (disk full, permission denied, write or fsync failed)",
+    ExitCode.NOT_REPORTED: "the update WAS saved, but reporting it failed afterwards (writing "
+    "the output, unlocking, a log); do not repeat it: check with agents-state status",
 }
 
 

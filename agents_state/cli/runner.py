@@ -25,18 +25,109 @@ def _emit_error(json_mode: bool, code: str, message: str, exit_code: int) -> int
 
 
 def _log_crash() -> str:
-    import tempfile
-    import traceback
+    """Write the traceback to a temp file; never raises (a crash report must not crash)."""
+    try:
+        import tempfile
+        import traceback
 
-    fd, path = tempfile.mkstemp(prefix="agents-state-crash-", suffix=".log")
-    with os.fdopen(fd, "w") as f:
-        f.write(" ".join(sys.argv) + "\n")
-        traceback.print_exc(file=f)
-    return path
+        fd, path = tempfile.mkstemp(prefix="agents-state-crash-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
+            f.write(" ".join(sys.argv) + "\n")
+            traceback.print_exc(file=f)
+        return f"traceback written to {path}"
+    except Exception as e:  # the report must be made whatever happens
+        return f"the traceback could not be written ({type(e).__name__})"
+
+
+def _undecodable(argv: list[str]) -> str | None:
+    """The first argument that is not valid UTF-8 (Python keeps such bytes as surrogates)."""
+    for i, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raw = arg.encode("utf-8", "surrogateescape") if _escaped(arg) else arg.encode(
+                "utf-8", "backslashreplace")
+            shown = raw.decode("ascii", "backslashreplace")[:60]
+            return f"argument {i} ('{shown}'): is not valid UTF-8 (character {e.start}); " \
+                "pass UTF-8 text, or a file with --task-file"
+    return None
+
+
+def _escaped(arg: str) -> bool:
+    try:
+        arg.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _silence_stdout() -> None:
+    """After stdout failed, point it at /dev/null so that the exit's flush cannot fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    except OSError:
+        pass
+
+
+def _not_reported(json_mode: bool, what: str, err: BaseException) -> int:
+    """The update is durable; only telling it failed: a warning and exit 8, never "untouched"."""
+    reason = err.message if isinstance(err, AgentsStateError) else \
+        (getattr(err, "strerror", None) or f"{type(err).__name__}: {err}")
+    message = (f"the update was saved ({what}), but reporting it failed: {reason}; do not "
+               "repeat it: check with agents-state status")
+    try:
+        if json_mode:
+            import orjson
+
+            body = {"warning": {"code": "not_reported", "message": message,
+                                "exit": int(ExitCode.NOT_REPORTED)}}
+            sys.stderr.write(orjson.dumps(body).decode() + "\n")
+        else:
+            sys.stderr.write(f"agents-state: warning: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return int(ExitCode.NOT_REPORTED)
+
+
+def _committed() -> str | None:
+    store = sys.modules.get("agents_state.store")  # not imported: nothing was committed
+    return store.committed() if store is not None else None
 
 
 def run(cli: click.Group, argv: list[str]) -> int:
     json_mode = "--json" in argv
+    bad = _undecodable(argv)
+    if bad is not None:
+        return _emit_error(json_mode, "invalid", bad, int(ExitCode.INVALID))
+    try:
+        code = _run(cli, argv, json_mode)
+        sys.stdout.flush()
+    except BaseException as e:
+        if isinstance(e, SystemExit):
+            raise
+        if isinstance(e, OSError):
+            _silence_stdout()
+        what = _committed()
+        if what is not None:
+            return _not_reported(json_mode, what, e)
+        if isinstance(e, BrokenPipeError):
+            return 0
+        if isinstance(e, OSError):
+            return _emit_error(json_mode, "io", f"standard output: write failed: "
+                               f"{e.strerror or e}", int(ExitCode.IO))
+        if isinstance(e, KeyboardInterrupt):
+            return _emit_error(json_mode, "interrupted", "interrupted", 130)
+        return _emit_error(json_mode, "internal", f"internal error ({type(e).__name__}: {e}); "
+                           + _log_crash(), int(ExitCode.INTERNAL))
+    return code
+
+
+def _run(cli: click.Group, argv: list[str], json_mode: bool) -> int:
+    """Run the command; errors raised on purpose become their exit codes.  A failure after the
+    update was saved propagates to ``run``, which says so instead of "unchanged"."""
     try:
         rv: Any = cli.main(args=argv, prog_name="agents-state", standalone_mode=False)
     except click.exceptions.Exit as e:
@@ -49,13 +140,7 @@ def run(cli: click.Group, argv: list[str]) -> int:
             msg += f" (see: {e.ctx.command_path} --help)"
         return _emit_error(json_mode, "usage", msg, int(ExitCode.USAGE))
     except AgentsStateError as e:
+        if _committed() is not None:
+            raise
         return _emit_error(json_mode, e.code, e.message, int(e.exit_code))
-    except KeyboardInterrupt:
-        return _emit_error(json_mode, "interrupted", "interrupted", 130)
-    except BrokenPipeError:
-        return 0
-    except Exception as e:  # a bug: keep the traceback for the report, not on the screen
-        path = _log_crash()
-        return _emit_error(json_mode, "internal", f"internal error ({type(e).__name__}: {e}); "
-                           f"traceback written to {path}", int(ExitCode.INTERNAL))
     return rv if isinstance(rv, int) else 0

@@ -131,7 +131,12 @@ def decode_state(data: bytes, shown: str) -> State:
             from None
     if not isinstance(raw, dict):
         raise StateFileError(shown, "", f"expected a JSON object, got {type(raw).__name__}")
-    if orjson.dumps(raw, option=orjson.OPT_INDENT_2) + b"\n" != data:
+    try:
+        canonical = orjson.dumps(raw, option=orjson.OPT_INDENT_2) + b"\n"
+    except orjson.JSONEncodeError as e:  # what could be read but never written back
+        raise StateFileError(shown, "", f"cannot be written back: {_unwritable(e)}; run: "
+                             "agents-state doctor") from None
+    if canonical != data:
         _strict_recheck(data, shown)  # written by hand: refuse duplicate keys, as for inputs
     _version(raw, shown)
     _check_ids(raw, shown)
@@ -144,6 +149,15 @@ def decode_state(data: bytes, shown: str) -> State:
             from None
     _fill(state)
     return state
+
+
+def _unwritable(e: Exception) -> str:
+    text = str(e)
+    if "ecursion" in text:
+        return "it is nested too deeply (over 254 levels; a state needs fewer than 10)"
+    if "64-bit" in text:
+        return "an integer is out of range (beyond 64 bits)"
+    return text
 
 
 def _strict_recheck(data: bytes, shown: str) -> None:

@@ -88,6 +88,23 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (write a number or null)")
 
 
+def _no_lone_surrogates(data: bytes, shown: str) -> None:
+    """A ``\\ud800`` escape alone decodes in Python but is no character: nothing could write it
+    back as UTF-8.  orjson refuses it (and accepts a proper pair), so let it judge."""
+    import re
+
+    if not re.search(rb"\\u[dD][89a-fA-F]", data):
+        return
+    import orjson
+
+    try:
+        orjson.loads(strip_bom(data))
+    except orjson.JSONDecodeError as e:
+        if "surrogate" in str(e):
+            raise InvalidInputError(shown, "", "holds a lone \\u surrogate escape, which is no "
+                                    "character; write the character itself, as UTF-8") from None
+
+
 def loads_strict(data: bytes, shown: str) -> Any:
     """Decode JSON strictly; raise ``InvalidInputError`` naming the file and position."""
     if len(data) > MAX_INPUT_BYTES:
@@ -100,6 +117,8 @@ def loads_strict(data: bytes, shown: str) -> Any:
                                 "UTF-8") from None
     if not text.strip():
         raise InvalidInputError(shown, "", "is empty; expected a JSON document")
+    if "\\u" in text:
+        _no_lone_surrogates(data, shown)
     try:
         return json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constant,
                           parse_float=_finite)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from agents_state.record import Before, Record, field
-from agents_state.types import IsoTime, Status
+from agents_state.types import Count, IsoTime, OptCount, Status
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -67,7 +67,7 @@ class TaskState(_Model):
     complexity: Annotated[Literal["easy", "medium", "hard"], Before(_lower)] = "medium"
     files: StrList = field(default_factory=list)
     status: Status = "pending"
-    attempts: int = 0
+    attempts: Count = 0
     owner: str | None = None
     claimedAt: IsoTime | None = None
     heartbeatAt: IsoTime | None = None
@@ -87,10 +87,10 @@ class PhaseState(_Model):
     status: Status = "pending"
     startedAt: IsoTime | None = None
     completedAt: IsoTime | None = None
-    agentCount: int | None = None
-    issues: Annotated[int | None, Before(_count)] = None
-    attempts: int = 0
-    reviewRounds: int = 0
+    agentCount: OptCount = None
+    issues: Annotated[OptCount, Before(_count)] = None
+    attempts: Count = 0
+    reviewRounds: Count = 0
     waves: list[Wave] | None = None
     tasks: dict[str, TaskState] | None = None
     error: str | None = None
@@ -100,7 +100,7 @@ class StageState(_Model):
     status: Status = "pending"
     startedAt: IsoTime | None = None
     completedAt: IsoTime | None = None
-    agentCount: int | None = None
+    agentCount: OptCount = None
     phases: Annotated[dict[str, PhaseState], Before(_list_to_dict)] = field(
         default_factory=dict
     )
@@ -158,7 +158,7 @@ class Clarification(_Model):
 
 class State(_Model):
     version: int = SCHEMA_VERSION
-    revision: int = 0
+    revision: Count = 0
     task: str
     status: Status = "pending"
     currentStage: Annotated[str | None, Before(_stage_upper)] = None

@@ -44,6 +44,7 @@ STATE_FILE = f"{AGENTS_DIR}/state.json"
 BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
 MAX_STATE_BYTES = 64 * 1024 * 1024
 DEFAULT_LOCK_TIMEOUT = 30.0
+MAX_LOCK_TIMEOUT = 86400.0
 
 
 def find_root(explicit: str | None, cwd: Path | None = None) -> Path:
@@ -355,6 +356,9 @@ def _env_lock_timeout() -> float:
     if not 0 <= seconds < float("inf"):
         raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} is not a "
                                 "number of seconds to wait for the lock (write e.g. 10)")
+    if seconds > MAX_LOCK_TIMEOUT:
+        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} seconds "
+                                f"is out of range (at most {MAX_LOCK_TIMEOUT:g}, a day)")
     return seconds
 
 

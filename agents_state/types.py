@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from agents_state.record import After, Before
 
-__all__ = ["STATUSES", "IsoTime", "Status", "format_time", "parse_time"]
+__all__ = ["MAX_COUNT", "STATUSES", "Count", "IsoTime", "OptCount", "Status", "format_time",
+           "parse_time"]
 
 STATUSES: tuple[str, ...] = (
     "pending",
@@ -54,12 +55,29 @@ def format_time(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+MIN_YEAR, MAX_YEAR = 1970, 9000  # room for any lease or delay added to a time, and a UTC shift
+MAX_COUNT = 2**53 - 1  # exact in every JSON reader, and far from overflow when counted up
+
+
 def _check_time(v: str) -> str:
     try:
-        parse_time(v)
+        dt = parse_time(v)
     except ValueError:
         raise ValueError(f"not an ISO 8601 time: {v!r} (write e.g. 2026-01-29T10:00:00Z)") from None
+    if not MIN_YEAR <= dt.year <= MAX_YEAR:
+        raise ValueError(f"{v!r} is out of range (a time between the years {MIN_YEAR} and "
+                         f"{MAX_YEAR})")
     return v
 
 
 IsoTime = Annotated[str, After(_check_time)]
+
+
+def _check_count(v: int | None) -> int | None:
+    if v is not None and not 0 <= v <= MAX_COUNT:
+        raise ValueError(f"{v} is out of range (a count from 0 to {MAX_COUNT})")
+    return v
+
+
+Count = Annotated[int, After(_check_count)]
+OptCount = Annotated[int | None, After(_check_count)]

@@ -50,7 +50,18 @@ def _undecodable(argv: list[str]) -> str | None:
             shown = raw.decode("ascii", "backslashreplace")[:60]
             return f"argument {i} ('{shown}'): is not valid UTF-8 (character {e.start}); " \
                 "pass UTF-8 text, or a file with --task-file"
+    for name, value in os.environ.items():
+        if name.startswith("AGENTS_STATE_") and not _utf8(value):
+            return f"environment {name}: is not valid UTF-8; set it to UTF-8 text"
     return None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _escaped(arg: str) -> bool:

@@ -123,10 +123,16 @@ def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644) ->
 
 
 def read_regular(path: Path | str, shown: str, limit: int | None = None) -> bytes:
-    """The whole of a regular file inside ``.agents/`` (see ``open_regular``), at most ``limit``
-    bytes plus one (so that the caller can tell it is over)."""
+    """The whole of a regular file inside ``.agents/`` (see ``open_regular``); over ``limit``
+    bytes it is refused (exit 5), and a file that grows while read is cut at ``limit`` + 1 bytes
+    (so that the caller can tell it is over)."""
     fd = open_regular(path, os.O_RDONLY, shown)
     try:
+        size = os.fstat(fd).st_size
+        if limit is not None and size > limit:
+            from agents_state.errors import InvalidInputError
+
+            raise InvalidInputError(shown, "", f"is {size} bytes; the limit is {limit} bytes")
         chunks = []
         left = -1 if limit is None else limit + 1
         while left:

@@ -80,6 +80,8 @@ class Store:
             data = fsops.read_regular(self.state_path, STATE_FILE, MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
+        except InvalidInputError as e:
+            raise StateFileError(STATE_FILE, "", e.problem) from None
         except OSError as e:
             raise StorageIOError(STATE_FILE, "read", e.strerror or str(e)) from None
         if len(data) > MAX_STATE_BYTES:

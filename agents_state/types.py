@@ -74,8 +74,8 @@ IsoTime = Annotated[str, After(_check_time)]
 
 
 def _check_count(v: int | None) -> int | None:
-    if v is not None and not 0 <= v <= MAX_COUNT:
-        raise ValueError(f"{v} is out of range (a count from 0 to {MAX_COUNT})")
+    if v is not None and not -MAX_COUNT <= v <= MAX_COUNT:  # a negative one is read as is
+        raise ValueError(f"{v} is out of range (a count up to {MAX_COUNT})")
     return v
 
 

@@ -39,8 +39,12 @@ class Archive:
     def copy(cls, store: Store, state: State) -> Archive:
         """Copy the state and the artifacts of ``phases/`` into a new archive folder."""
         top = store.dir / "archive"
-        fsops.make_dir(top, f"{AGENTS_DIR}/archive")
-        for n in os.listdir(top):  # half-made copies of an interrupted --replace
+        try:
+            fsops.make_dir(top, f"{AGENTS_DIR}/archive")
+            names = os.listdir(top)
+        except OSError as e:
+            raise StorageIOError(f"{AGENTS_DIR}/archive", "mkdir", e.strerror or str(e)) from None
+        for n in names:  # half-made copies of an interrupted --replace
             if n.startswith(".tmp-"):
                 shutil.rmtree(top / n, ignore_errors=True)
         stamp = (state.startedAt or "unknown").replace(":", "").replace("-", "")

@@ -21,6 +21,7 @@ from agents_state.chain_action import CHAINS_DIR, new_chain, requests_for, slot_
 from agents_state.chain_state import ChainEvent, ChainOutcome, ChainState, chain_apply
 from agents_state.chains import ChainDef, get_chain, plan_steps, size_feature
 from agents_state.errors import NotFoundError, StateFileError, UsageError
+from agents_state.fsops import check_dir, make_dir, read_regular
 from agents_state.handoff_reduce import Handoff
 from agents_state.paths import safe_name
 from agents_state.store import Store
@@ -41,16 +42,16 @@ class ChainStore:
     def load(self, chain_id: str) -> ChainState:
         shown = f"{CHAINS_DIR}/{chain_id}.json"
         try:
-            data = self.path(chain_id).read_bytes()
+            data = read_regular(self.path(chain_id), shown)
         except FileNotFoundError:
             known = ", ".join(c.id for c in self.all()) or "none"
             raise NotFoundError(f"no chain {chain_id!r} (chains: {known})") from None
         return _decode(data, shown)
 
     def all(self) -> list[ChainState]:
-        if not self.dir.is_dir():
+        if not check_dir(self.dir, CHAINS_DIR):
             return []
-        out = [_decode(p.read_bytes(), f"{CHAINS_DIR}/{p.name}")
+        out = [_decode(read_regular(p, f"{CHAINS_DIR}/{p.name}"), f"{CHAINS_DIR}/{p.name}")
                for p in self.dir.glob("*.json") if _ID.match(p.stem)]
         return sorted(out, key=lambda c: (c.updatedAt or "", c.revision, c.id))
 
@@ -67,7 +68,7 @@ class ChainStore:
                mutate: Callable[[ChainState | None, list[str]], ChainOutcome]) -> ChainOutcome:
         """Run ``mutate(current, existing ids)`` under the lock and persist the new chain."""
         self.store.ensure_dirs()
-        self.dir.mkdir(exist_ok=True)
+        make_dir(self.dir, CHAINS_DIR)
         with self.store.locked():
             current = self.load(chain_id) if chain_id else None
             ids = [p.stem for p in self.dir.glob("*.json")]
@@ -87,7 +88,7 @@ class ChainStore:
         if step is None or not requests:
             return
         folder = self.dir / chain.id
-        folder.mkdir(exist_ok=True)
+        make_dir(folder, f"{CHAINS_DIR}/{chain.id}")
         for (_i, req_path, _resp), request in zip(slot_paths(chain, step), requests, strict=True):
             data = orjson.dumps(request, option=orjson.OPT_INDENT_2) + b"\n"
             self.store.write_file(self.store.root / req_path, data, req_path)

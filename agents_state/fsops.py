@@ -14,8 +14,8 @@ import errno
 import os
 from pathlib import Path
 
-__all__ = ["check_dir", "fsync", "fsync_dir", "make_dir", "open_regular", "read_regular", "refuse",
-           "replace", "write_all"]
+__all__ = ["check_dir", "check_file", "fsync", "fsync_dir", "make_dir", "open_regular",
+           "read_regular", "refuse", "replace", "write_all"]
 
 _counts: dict[str, int] = {}
 _FAULT = os.environ.get("AGENTS_STATE_FAULT", "")
@@ -145,6 +145,18 @@ def read_regular(path: Path | str, shown: str, limit: int | None = None) -> byte
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def check_file(path: Path, shown: str) -> None:
+    """Refuse (exit 5) a path that is there but not a regular file; a missing one is fine."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise refuse(shown, _kind(st.st_mode))
 
 
 def check_dir(path: Path, shown: str) -> bool:

@@ -115,6 +115,8 @@ class Store:
         self.ensure_dirs()
         with self.locked():
             self._clean_temp_files()
+            # the log is appended after the commit, when a refusal would come too late
+            fsops.check_file(self.events_path, f"{AGENTS_DIR}/events.jsonl")
             old = self.read_bytes()
             if old is None:
                 self._check_not_lost()

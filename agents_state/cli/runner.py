@@ -113,22 +113,27 @@ def run(cli: click.Group, argv: list[str]) -> int:
     bad = _undecodable(argv)
     if bad is not None:
         return _emit_error(json_mode, "invalid", bad, int(ExitCode.INVALID))
+    stage = "run"
     try:
         code = _run(cli, argv, json_mode)
+        stage = "flush"
         sys.stdout.flush()
     except BaseException as e:
         if isinstance(e, SystemExit):
             raise
-        if isinstance(e, OSError):
+        if isinstance(e, OSError) and stage == "flush":
             _silence_stdout()
         what = _committed()
         if what is not None:
             return _not_reported(json_mode, what, e)
         if isinstance(e, BrokenPipeError):
+            _silence_stdout()
             return 0
         if isinstance(e, OSError):
-            return _emit_error(json_mode, "io", f"standard output: write failed: "
-                               f"{e.strerror or e}", int(ExitCode.IO))
+            where = "standard output" if stage == "flush" or e.filename is None else \
+                str(e.filename)
+            return _emit_error(json_mode, "io", f"{where}: write failed: {e.strerror or e}; the "
+                               "previous state is unchanged", int(ExitCode.IO))
         if isinstance(e, KeyboardInterrupt):
             return _emit_error(json_mode, "interrupted", "interrupted", 130)
         return _emit_error(json_mode, "internal", f"internal error ({type(e).__name__}: {e}); "

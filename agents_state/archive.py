@@ -69,11 +69,11 @@ class Archive:
                 store.write_file(tmp / "phases" / n, data, f"{shown}/phases/{n}")
             fsops.replace(tmp, dest, "archive_replace")
             fsops.fsync_dir(top)
-        except OSError as e:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise StorageIOError(shown, "archive", e.strerror or str(e)) from None
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+        except BaseException as e:
+            for d in (tmp, dest):  # the old workflow stays current: no copy of it is left
+                shutil.rmtree(d, ignore_errors=True)
+            if isinstance(e, OSError):
+                raise StorageIOError(shown, "archive", e.strerror or str(e)) from None
             raise
         return cls(store, dest, names)
 

@@ -14,13 +14,17 @@ __all__ = ["run"]
 
 
 def _emit_error(json_mode: bool, code: str, message: str, exit_code: int) -> int:
-    if json_mode:
-        import orjson
+    try:
+        if json_mode:
+            import orjson
 
-        err = {"error": {"code": code, "message": message, "exit": exit_code}}
-        sys.stderr.write(orjson.dumps(err).decode() + "\n")
-    else:
-        sys.stderr.write(f"agents-state: error: {message}\n")
+            err = {"error": {"code": code, "message": message, "exit": exit_code}}
+            sys.stderr.write(orjson.dumps(err).decode() + "\n")
+        else:
+            sys.stderr.write(f"agents-state: error: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # stderr is gone: the exit code still tells
     return exit_code
 
 

@@ -64,7 +64,13 @@ class ExploreStageCfg(_Strict):
 
 
 class BrainstormCfg(_Strict):
-    inline: bool = True
+    inline: bool = True  # false: one plan agent brainstorms (design 004 "inline")
+    model: ModelName | None = None
+
+
+class SimplifyCfg(_Strict):
+    inline: bool = True  # false: one agent simplifies (design 004: "inline or agent")
+    model: ModelName | None = None
 
 
 class PlanningCfg(_Strict):
@@ -97,6 +103,7 @@ class TasksCfg(_Strict):
 class ImplementStageCfg(_Strict):
     enabled: bool = True
     tasks: TasksCfg = field(default_factory=TasksCfg)
+    simplify: SimplifyCfg = field(default_factory=SimplifyCfg)
     review: ReviewCfg = field(default_factory=ReviewCfg)
 
 

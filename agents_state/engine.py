@@ -50,7 +50,8 @@ WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
                          | _TASK_EVENTS),
     "in_progress": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "compact",
                               "block", "clarify", "answer", "abort", "retry"} | _TASK_EVENTS),
-    "stopped": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
+    # stopped = after the current step: that step can still be recorded (issue 15)
+    "stopped": frozenset(_RESUME | _LATE_REPORTS | {"compact", "phase_complete", "phase_fail"}),
     "failed": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
     "blocked": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
     "completed": frozenset(),
@@ -221,15 +222,27 @@ def _phase_start(c: _Ctx, e: ev.Event) -> Outcome:
 def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.PhaseComplete)
-    phase = _current_phase(state, e.phase, "phase_complete")
+    check_phase_id(e.phase)
     spec = get_phase(e.phase)
+    if e.same_artifact and state.currentPhase != e.phase \
+            and state.files.get(spec.file_key) == f".agents/phases/{spec.artifact}":
+        return Outcome(state, f"phase {e.phase} {spec.name} was already recorded with this "
+                              "artifact; nothing changed", changed=False)
+    phase = _current_phase(state, e.phase, "phase_complete")
     if spec.kind is PhaseKind.TASKS:
         _check_tasks_done(state, e.phase)
     if e.agent_count is not None:
         phase.agentCount = e.agent_count
+    if e.next_agent_count is not None and e.phase == "1.1":
+        state.phase("1.2").agentCount = e.next_agent_count
     if e.issues is not None:
         phase.issues = e.issues
     state.compaction.pending = None
+    phase.retryAt = None
+    if e.phase == "3.1" and e.tests_passed is not None:
+        from agents_state.engine_gate import record_test_run
+
+        return record_test_run(c, e)
     if spec.kind is PhaseKind.REVIEW and e.blocking_issues > 0:
         return _send_back(state, e, ts, c.policy.review_rounds(e.phase))
     phase.status = "completed"
@@ -237,7 +250,14 @@ def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
     phase.completedAt = ts
     phase.error = None
     state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
-    return _advance(c, e.phase, f"phase {e.phase} {spec.name} completed")
+    message = f"phase {e.phase} {spec.name} completed"
+    if e.phase == "3.2":
+        from agents_state.engine_gate import after_analysis
+
+        back = after_analysis(c, message)
+        if back is not None:
+            return back
+    return _advance(c, e.phase, message)
 
 
 def _check_tasks_done(state: State, phase_id: str) -> None:
@@ -289,6 +309,15 @@ def _advance(c: _Ctx, done: str, message: str) -> Outcome:
     after = PHASE_IDS[PHASE_IDS.index(done) + 1:]
     nxt = next((pid for pid in after if state.phase(pid).status not in _DONE), None)
     if nxt is None:
+        from agents_state.engine_gate import tests_unresolved
+
+        if tests_unresolved(state):  # never "completed" over failing tests
+            state.status = "blocked"
+            state.blockedReason = ("the last test run failed; run the tests again or ask the "
+                                   "user to skip them")
+            state.currentPhase, state.currentStage = "3.1", "TEST"
+            state.phase("3.1").status = "blocked"
+            return Outcome(state, message + "; workflow blocked: the last test run failed")
         state.status = "completed"
         state.currentPhase, state.currentStage = done, get_phase(done).stage
         return Outcome(state, message + "; workflow completed")
@@ -316,10 +345,19 @@ def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
     phase = _current_phase(state, e.phase, "phase_fail")
     phase.attempts += 1
     phase.error = e.error
-    if phase.attempts < c.policy.max_per_phase:
+    if phase.attempts <= c.policy.max_per_phase:  # maxPerPhase counts retries, like maxPerTask
+        from datetime import timedelta
+
         phase.status = "pending"
-        return Outcome(state, f"phase {e.phase} failed (attempt {phase.attempts} of "
-                              f"{c.policy.max_per_phase}): {e.error}; it will be retried")
+        wait = c.policy.backoff(phase.attempts)
+        phase.retryAt = format_time(c.now + timedelta(seconds=wait)) if wait else None
+        when = f" not before {phase.retryAt}" if phase.retryAt else ""
+        message = (f"phase {e.phase} failed (attempt {phase.attempts}): {e.error}; retry "
+                   f"{phase.attempts} of {c.policy.max_per_phase}{when}")
+        if state.stopRequested or state.status == "stopped":
+            state.status, state.stopRequested = "stopped", False
+            message += "; workflow stopped as requested"
+        return Outcome(state, message)
     phase.status = "failed"
     state.status = "failed"
     state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
@@ -336,8 +374,11 @@ def _stop(c: _Ctx, e: ev.Event) -> Outcome:
         return Outcome(state, "stop already requested", changed=False)
     current = state.phase(state.currentPhase) if state.currentPhase else None
     if current is None or current.status == "pending":
+        # nothing recorded as started: stop now, but a step already in flight (the model need
+        # not run `phase start`) can still be recorded with `phase complete|fail|run`
         state.status = "stopped"
-        return Outcome(state, f"workflow stopped before phase {state.currentPhase}")
+        return Outcome(state, f"workflow stopped at phase {state.currentPhase}: nothing new "
+                              "starts; a step already in flight can still be recorded")
     state.stopRequested = True
     return Outcome(state, f"workflow will stop after phase {state.currentPhase}")
 
@@ -356,9 +397,14 @@ def _retry(c: _Ctx, e: ev.Event) -> Outcome:
         else:
             phase.status = "pending"
             message = f"phase {pid} will run again"
-    if phase.status in ("failed", "blocked"):
+    if pid == "3.1" and phase.status == "blocked" and phase.passed is False:
+        from agents_state.engine_gate import retry_tests
+
+        message = retry_tests(state)
+    elif phase.status in ("failed", "blocked"):
         phase.status = "pending"
         phase.reviewRounds = 0
+        phase.retryAt = None
         message = f"phase {pid} will run again (attempt {phase.attempts + 1})"
     if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
         from agents_state.engine_tasks import retry_failed_tasks
@@ -381,7 +427,12 @@ def _skip(c: _Ctx, e: ev.Event) -> Outcome:
         if not phase_done:
             state.status, state.failure, state.blockedReason = "in_progress", None, None
             return Outcome(state, extra.lstrip("; "))
+    if pid == "3.1":
+        from agents_state.engine_gate import skip_tests
+
+        extra += "; " + skip_tests(state)
     state.phase(pid).status = "skipped"
+    state.phase(pid).skippedByUser = True
     state.status, state.stopRequested = "in_progress", False
     state.failure, state.blockedReason = None, None
     return _advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
@@ -480,9 +531,15 @@ def _derive_stages(state: State, ts: str) -> None:
             stage.startedAt = ts
         if new == "completed" and stage.completedAt is None:
             stage.completedAt = ts
+        if new == "completed":
+            state.files.setdefault(f"{name.lower()}Output", f".agents/phases/{name}-output.md")
         if new != "completed":
             stage.completedAt = None
         stage.status = new
+    tasks = state.stages.get("IMPLEMENT")
+    p21 = tasks.phases.get("2.1") if tasks else None
+    if p21 is not None and p21.tasks and p21.status in _DONE:
+        state.files.setdefault("taskSummary", ".agents/phases/2.1-summary.md")
     if state.failure is not None and state.failure.phase and state.failure.context is None:
         state.failure.context = _failure_context(state, state.failure.phase)
 

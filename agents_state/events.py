@@ -80,6 +80,10 @@ class PhaseComplete(Event):
     issues: int | None = None
     blocking_issues: int = 0
     agent_count: int | None = None
+    tests_passed: bool | None = None  # 3.1: the validated results
+    failed_commands: tuple[str, ...] = ()
+    same_artifact: bool = False  # the stored artifact already holds exactly these bytes
+    next_agent_count: int | None = None  # 1.1: how many plan agents 1.2 dispatches
 
 
 @dataclass(eq=False)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from clitools import DATA, cli_json, run_cli
+from clitools import DATA, artifact_body, cli_json, run_cli
 
 from agents_state.configload import load_config
 from agents_state.scoring import size_chain
@@ -138,7 +138,7 @@ def _walk(root: Path, review_issues: str = '{"issues": []}', limit: int = 80) ->
     phases = []
     for _ in range(limit):
         a = cli_json(root, "next")
-        if a["kind"] in ("done", "blocked"):
+        if a["kind"] in ("done", "blocked", "ask_user"):
             phases.append(a["kind"])
             return phases
         if a["kind"] == "compact":
@@ -153,8 +153,7 @@ def _walk(root: Path, review_issues: str = '{"issues": []}', limit: int = 80) ->
             (root / "t.json").write_text('{"tasks": [{"id": "a"}]}')
             assert run_cli(root, "tasks", "load", str(root / "t.json")).returncode == 0
             continue
-        body = (review_issues if a["kind"] == "review" else '{"issues": []}') \
-            if a["write"].endswith(".json") else "x"
+        body = review_issues if a["kind"] == "review" else artifact_body(a["write"])
         proc = run_cli(root, "phase", "complete", a["phase"], "--artifact", "-", stdin=body)
         assert proc.returncode == 0, proc.stderr
     raise AssertionError(phases)
@@ -181,7 +180,7 @@ def test_plan_review_keeps_blocking_until_blocked(root: Path) -> None:
         "maxRetries": 2}}}}))
     assert run_cli(root, "dispatch", "x").returncode == 0
     phases = _walk(root, '{"issues": [{"severity": "critical", "description": "no rollback"}]}')
-    assert phases == ["0", "1.1", "1.2", "1.3", "1.2", "1.3", "1.2", "1.3", "blocked"]
+    assert phases == ["0", "1.1", "1.2", "1.3", "1.2", "1.3", "1.2", "1.3", "ask_user"]
     state = cli_json(root, "status")["workflow"]
     assert state["status"] == "blocked"
     assert state["blockedReason"] == ("review 1.3 still finds 1 blocking issue(s) after 2 "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agents_state.models import State
+from agents_state.safetext import escape
 
 __all__ = ["context_text", "render_context"]
 
@@ -16,7 +17,7 @@ def render_context(state: State, action: dict[str, object]) -> str:
             if p.status == "completed"]
     lines = [
         "agents-state workflow (resume from here; do not edit .agents/state.json by hand)",
-        f"task: {state.task}",
+        f"task: {escape(state.task)}",
         f"status: {state.status}, stage {state.currentStage}, phase {state.currentPhase}, "
         f"revision {state.revision}",
         f"phases done: {', '.join(done) or 'none'}",

@@ -71,7 +71,7 @@ def after_analysis(c: _Ctx, message: str) -> Outcome | None:
 
     state = c.state
     run = state.phase(TEST_RUN)
-    if run.status == "skipped":
+    if run.status == "skipped" or run.passed is None:  # no test verdict recorded: nothing to redo
         return None
     run.status, run.completedAt = "pending", None
     state.currentPhase, state.currentStage = TEST_RUN, "TEST"

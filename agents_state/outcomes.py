@@ -36,7 +36,9 @@ def _tests(state: State) -> str:
         return "passed"
     if run.passed is False:
         return "FAILING, accepted by the user" if run.skippedByUser else "FAILING"
-    return "skipped" if run.status == "skipped" else "not run"
+    if run.status in ("completed", "skipped"):
+        return run.status
+    return "not run"
 
 
 def final_summary(state: State) -> str:

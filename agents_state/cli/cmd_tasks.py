@@ -83,7 +83,9 @@ def _report(out: object, as_json: bool) -> int:
         emit_json({"message": out.message, "changed": out.changed,
                    "revision": out.state.revision, **out.data})
     else:
-        click.echo(out.message)
+        from agents_state.safetext import escape
+
+        click.echo(escape(out.message))
     return 0
 
 

@@ -149,6 +149,7 @@ class TasksLoad(Event):
     name: ClassVar[str] = "tasks_load"
     tasks: tuple[tuple[str, dict[str, Any]], ...]
     waves: tuple[tuple[str, ...], ...]
+    source: str = "tasks file"  # the file as the caller named it, for error messages
 
     def record(self) -> dict[str, Any]:
         return {"event": self.name, "tasks": len(self.tasks), "waves": len(self.waves)}

@@ -48,7 +48,7 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     defs = parse_tasks(data, file)
     waves = plan_waves(defs, wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents)
     event = TasksLoad(tasks=tuple((t.id, t.as_state()) for t in defs),
-                      waves=tuple(tuple(w) for w in waves))
+                      waves=tuple(tuple(w) for w in waves), source=file)
     body = orjson.dumps({"tasks": [{"id": t.id, **t.as_state()} for t in defs]},
                         option=orjson.OPT_INDENT_2)
 

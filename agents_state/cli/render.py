@@ -157,14 +157,16 @@ def _wave_progress(ph: PhaseState) -> list[str]:
     from agents_state.engine_tasks import current_wave
 
     assert ph.tasks is not None and ph.waves is not None
-    done = sum(1 for t in ph.tasks.values() if t.status in ("completed", "skipped"))
+    done = sum(1 for t in ph.tasks.values() if t.status == "completed")
+    skipped = sum(1 for t in ph.tasks.values() if t.status == "skipped")
+    tally = f"{done}/{len(ph.tasks)} tasks done" + (f", {skipped} skipped" if skipped else "")
     idx = current_wave(ph)
     if idx is None:
-        return [f"        all {len(ph.waves)} wave(s) done · {done}/{len(ph.tasks)} tasks"]
+        return [f"        all {len(ph.waves)} wave(s) done · {tally}"]
     c = _counts([ph.tasks[t] for t in ph.waves[idx].tasks])
     return [f"        wave {idx + 1}/{len(ph.waves)} [{progress_bar(c)}] {c['completed']} done · "
             f"{c['in_progress']} running · {c['pending']} pending · {c['failed']} failed "
-            f"(all waves: {done}/{len(ph.tasks)} tasks done)"]
+            f"(all waves: {tally})"]
 
 
 def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
@@ -209,6 +211,10 @@ def _tasks_block(state: State, now: datetime, lease: int, verbose: bool) -> list
     from agents_state.engine_tasks import TASK_PHASE
 
     ph = state.phase(TASK_PHASE)
+    if ph.waves and not ph.tasks:  # waves listed without their definitions (design 004)
+        return [f"        wave {i + 1} {MARKS[w.status]} {escape(', '.join(w.tasks))}"
+                for i, w in enumerate(ph.waves)] + [
+            "        task definitions not loaded yet (agents-state tasks load FILE)"]
     if not ph.tasks or not ph.waves:
         return []
     lines = _wave_progress(ph) + _task_problems(ph, now, lease)

@@ -19,12 +19,19 @@ __all__ = [
     "resolve_model",
 ]
 
+# real model ids (docs/decisions.md, issue 15): the bare family names follow Claude Code's own
+# aliases (the newest model of the family); a versioned alias pins one model
 MODEL_ALIASES: dict[str, str] = {
-    "sonnet-4.5": "claude-sonnet-4-5-20250514",
-    "sonnet": "claude-sonnet-4-20250514",
+    "sonnet-4.5": "claude-sonnet-4-5-20250929",
+    "sonnet": "claude-sonnet-4-5-20250929",
+    "sonnet-4": "claude-sonnet-4-20250514",
     "opus-4.5": "claude-opus-4-5-20251101",
-    "opus": "claude-opus-4-20250514",
-    "haiku": "claude-3-5-haiku-20241022",
+    "opus": "claude-opus-4-5-20251101",
+    "opus-4.1": "claude-opus-4-1-20250805",
+    "opus-4": "claude-opus-4-20250514",
+    "haiku-4.5": "claude-haiku-4-5-20251001",
+    "haiku": "claude-haiku-4-5-20251001",
+    "haiku-3.5": "claude-3-5-haiku-20241022",
     "inherit": "inherit",
 }
 CODEX_TOOLS: dict[str, str] = {
@@ -175,7 +182,7 @@ def resolve_model(name: str) -> str:
         return name
     raise ValueError(
         f"unknown model {name!r}; use one of {', '.join([*MODEL_ALIASES, *CODEX_TOOLS])} "
-        "or a full model id such as claude-sonnet-4-5-20250514"
+        "or a full model id such as claude-sonnet-4-5-20250929"
     )
 
 

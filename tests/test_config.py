@@ -57,17 +57,17 @@ BAD_CONFIGS = [
      P + "stages.EXPLORE.maxParallelAgents: Input should be less than or equal to 10 "
      "(got 1000000000000000000000000000000)"),
     ({"stages": {"EXPLORE": {"model": "gpt-5"}}},
-     P + "stages.EXPLORE.model: unknown model 'gpt-5'; use one of sonnet-4.5, sonnet, opus-4.5, "
-     "opus, haiku, inherit, codex-high, codex-xhigh or a full model id such as "
-     "claude-sonnet-4-5-20250514 (got 'gpt-5')"),
+     P + "stages.EXPLORE.model: unknown model 'gpt-5'; use one of sonnet-4.5, sonnet, sonnet-4, opus-4.5, opus, opus"
+     "-4.1, opus-4, haiku-4.5, haiku, haiku-3.5, inherit, codex-high, codex-xhigh or a full model id such as "
+     "claude-sonnet-4-5-20250929 (got 'gpt-5')"),
     ({"stages": {"PLAN": {"planning": {"mode": "serial"}}}},
      P + "stages.PLAN.planning.mode: Input should be 'parallel' or 'single' (got 'serial')"),
     ({"stages": {"PLAN": {"review": {"maxRetries": 99}}}},
      P + "stages.PLAN.review.maxRetries: Input should be less than or equal to 10 (got 99)"),
     ({"stages": {"PLAN": {"review": {"tool": "codex-ultra"}}}},
-     P + "stages.PLAN.review.tool: unknown model 'codex-ultra'; use one of sonnet-4.5, sonnet, "
-     "opus-4.5, opus, haiku, inherit, codex-high, codex-xhigh or a full model id such as "
-     "claude-sonnet-4-5-20250514 (got 'codex-ultra')"),
+     P + "stages.PLAN.review.tool: unknown model 'codex-ultra'; use one of sonnet-4.5, sonnet, sonnet-4, opus-4.5, opus, opus"
+     "-4.1, opus-4, haiku-4.5, haiku, haiku-3.5, inherit, codex-high, codex-xhigh or a full model id such as "
+     "claude-sonnet-4-5-20250929 (got 'codex-ultra')"),
     ({"stages": {"DEPLOY": {}}},
      P + "stages.DEPLOY: unknown key; known keys here: EXPLORE, PLAN, IMPLEMENT, TEST, FINAL"),
     ({"stages": {"TEST": {"enabled": "maybe"}}},

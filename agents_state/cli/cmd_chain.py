@@ -100,14 +100,15 @@ def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: A
     if feature_file is not None:
         feature = feature_file.read()
     if args_file is not None:
-        words = args_file.read().strip().split(maxsplit=1)
+        text = args_file.read().strip()
+        words = text.split(maxsplit=1)
         if words and words[0].lower() in defn.submodes:
             if defn.submodes[0] == "research":
                 only = words[0].lower()
             else:
                 submode = words[0].lower()
-            words = words[1:]
-        feature = words[0] if words else None
+            text = words[1] if len(words) > 1 else ""
+        feature = text or None  # the whole feature text, not its first word (issue 15)
     feature = feature.strip() if feature else None
     chains = _chains(ctx)
     if not feature:

@@ -71,9 +71,12 @@ class App:
 
         if state is None:
             return no_workflow_action()
+        from agents_state.contextsize import context_tokens, transcript_of
         from agents_state.hooks.toolcalls import count
 
-        return next_action(state, self.config, utcnow(), count(str(self.root)))
+        transcript = transcript_of(str(self.root))
+        tokens = context_tokens(transcript) if transcript else None
+        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens)
 
     # -- transitions ----------------------------------------------------------------------------
 

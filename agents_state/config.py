@@ -144,6 +144,8 @@ class CompactionCfg(_Strict):
     betweenStages: bool = True
     betweenPhases: bool = False
     toolCallThreshold: int = field(default=50, ge=1)
+    contextPercent: int = field(default=70, ge=1, le=100)  # of the window (design 000)
+    contextWindowTokens: int = field(default=200_000, ge=1000)
 
 
 class RetriesCfg(_Strict):

@@ -71,9 +71,20 @@ def _reads(state: State, phase: Phase) -> list[str]:
 
 
 def next_action(state: State, config: Config, now: datetime,
-                tool_calls: int = 0) -> dict[str, Any]:
+                tool_calls: int = 0, context_tokens: int | None = None) -> dict[str, Any]:
     action = _next_action(state, config, now)
-    limit = config.compaction.toolCallThreshold
+    comp = config.compaction
+    full = comp.contextWindowTokens * comp.contextPercent // 100
+    if context_tokens is not None and context_tokens >= full \
+            and action["kind"] not in ("compact", "done", "blocked", "ask_user"):
+        pct = round(100 * context_tokens / comp.contextWindowTokens)
+        return _action("compact", get_phase(state.currentPhase) if state.currentPhase else None,
+                       instructions=f"The conversation holds {context_tokens} tokens, {pct}% of "
+                       f"its {comp.contextWindowTokens}-token window (advice at "
+                       f"{comp.contextPercent}%). Compact now (/compact), then "
+                       "record it and reload with: agents-state context",
+                       command="agents-state compact", contextTokens=context_tokens)
+    limit = comp.toolCallThreshold
     if tool_calls >= limit and action["kind"] not in ("compact", "done", "blocked", "ask_user"):
         return _action("compact", get_phase(state.currentPhase) if state.currentPhase else None,
                        instructions=f"This conversation has made {tool_calls} tool calls since "

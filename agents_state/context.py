@@ -9,6 +9,7 @@ stage output files written at each stage boundary.
 from __future__ import annotations
 
 from pathlib import Path
+
 from agents_state.models import State
 from agents_state.safetext import escape
 

@@ -279,16 +279,16 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     pstate = state.phase(TASK_PHASE)
     write = artifact_path(phase.id)
     if not pstate.tasks:
-        listed = ""
+        known = ""
         if pstate.waves:
-            listed = (" The state already lists the waves "
+            known = (" The state already lists the waves "
                       + "; ".join(f"{i + 1}: {', '.join(w.tasks)} ({w.status})"
                                   for i, w in enumerate(pstate.waves))
                       + ": define exactly these task ids; completed waves stay completed.")
         return _action(
             "work_inline", phase, read=_reads(state, phase), write=write,
             command=f"agents-state tasks load {write}",
-            instructions=f"Task: {state.task}.{listed} Break the plan into tasks and write them "
+            instructions=f"Task: {state.task}.{known} Break the plan into tasks and write them "
             "as JSON "
             '{"tasks": [{"id": "task-1", "title": "...", "description": "...", '
             '"dependencies": [], "complexity": "easy|medium|hard", "files": ["..."]}]}.')

@@ -40,4 +40,5 @@ def check_keys(doc: Mapping[str, Any], known: Iterable[str], file: str, where: s
     for key in doc:
         if key not in names:
             path = f"{where}.{key}" if where else str(key)
-            raise InvalidInputError(file, path, f"unknown key; {suggest(str(key), names, synonyms)}")
+            hint = suggest(str(key), names, synonyms)
+            raise InvalidInputError(file, path, f"unknown key; {hint}")

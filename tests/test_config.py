@@ -43,6 +43,8 @@ def test_layers_later_wins_and_sources(root: Path, monkeypatch: pytest.MonkeyPat
     assert src["compaction.betweenStages"] == "default"
 
 
+ALIASES = ("sonnet-4.5, sonnet, sonnet-4, opus-4.5, opus, opus-4.1, opus-4, haiku-4.5, haiku, "
+           "haiku-3.5, inherit, codex-high, codex-xhigh")
 P = ".agents/config.json: "
 BAD_CONFIGS = [
     ({"stages": {"EXPLORE": {"maxParalelAgents": 3}}},
@@ -57,16 +59,16 @@ BAD_CONFIGS = [
      P + "stages.EXPLORE.maxParallelAgents: Input should be less than or equal to 10 "
      "(got 1000000000000000000000000000000)"),
     ({"stages": {"EXPLORE": {"model": "gpt-5"}}},
-     P + "stages.EXPLORE.model: unknown model 'gpt-5'; use one of sonnet-4.5, sonnet, sonnet-4, opus-4.5, opus, opus"
-     "-4.1, opus-4, haiku-4.5, haiku, haiku-3.5, inherit, codex-high, codex-xhigh or a full model id such as "
+     P + "stages.EXPLORE.model: unknown model 'gpt-5'; use one of " + ALIASES
+     + " or a full model id such as "
      "claude-sonnet-4-5-20250929 (got 'gpt-5')"),
     ({"stages": {"PLAN": {"planning": {"mode": "serial"}}}},
      P + "stages.PLAN.planning.mode: Input should be 'parallel' or 'single' (got 'serial')"),
     ({"stages": {"PLAN": {"review": {"maxRetries": 99}}}},
      P + "stages.PLAN.review.maxRetries: Input should be less than or equal to 10 (got 99)"),
     ({"stages": {"PLAN": {"review": {"tool": "codex-ultra"}}}},
-     P + "stages.PLAN.review.tool: unknown model 'codex-ultra'; use one of sonnet-4.5, sonnet, sonnet-4, opus-4.5, opus, opus"
-     "-4.1, opus-4, haiku-4.5, haiku, haiku-3.5, inherit, codex-high, codex-xhigh or a full model id such as "
+     P + "stages.PLAN.review.tool: unknown model 'codex-ultra'; use one of " + ALIASES
+     + " or a full model id such as "
      "claude-sonnet-4-5-20250929 (got 'codex-ultra')"),
     ({"stages": {"DEPLOY": {}}},
      P + "stages.DEPLOY: unknown key; known keys here: EXPLORE, PLAN, IMPLEMENT, TEST, FINAL"),

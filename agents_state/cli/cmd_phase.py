@@ -74,7 +74,6 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, plan_agent
       agents-state phase complete 1.3 --artifact - < review.json
     """
     from agents_state.engine import check_phase_id
-
     from agents_state.errors import UsageError
 
     app = app_from(ctx)

@@ -176,7 +176,8 @@ def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
     lines = []
     for tid, t in (ph.tasks or {}).items():
         if is_stale(t, now, lease):
-            lines.append(f"        STALE {escape(tid)}: claimed by {escape(t.owner)} {age(t.claimedAt, now)} ago, "
+            lines.append(f"        STALE {escape(tid)}: claimed by {escape(t.owner)} "
+                         f"{age(t.claimedAt, now)} ago, "
                          f"silent for {age(t.heartbeatAt or t.claimedAt, now)} "
                          "(claimable again)")
         elif t.status == "failed":

@@ -26,7 +26,7 @@ def suggest(key: str, known: Iterable[str], synonyms: Mapping[str, str] | None =
         lowered = {n.lower(): n for n in names}
         hit = lowered.get(key.lower())
     if hit is None:
-        close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+        close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
         hit = close[0] if close else None
     if hit is not None:
         return f"did you mean '{hit}'?"

@@ -39,8 +39,8 @@ def test_review_typo_is_refused_not_a_clean_review(root: Path, body: str, messag
     before = state_bytes(root)
     (root / "review.json").write_text(body)
     code, out, err = sh(root, "phase", "complete", "1.3", "--artifact", str(root / "review.json"))
-    shown = str(root / "review.json")
-    assert (code, out, err) == (5, "", f"agents-state: error: {message.replace('review.json', shown)}\n")
+    expected = message.replace("review.json", str(root / "review.json"))
+    assert (code, out, err) == (5, "", f"agents-state: error: {expected}\n")
     assert state_bytes(root) == before
     assert not (root / ".agents/phases/1.3-plan-review.json").exists()
 

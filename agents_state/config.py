@@ -149,8 +149,8 @@ class CompactionCfg(_Strict):
 
 
 class RetriesCfg(_Strict):
-    maxPerPhase: int = field(default=3, ge=1, le=100)
-    maxPerTask: int = field(default=2, ge=0, le=100)
+    maxPerPhase: int = field(default=3, ge=0, le=100)  # retries after the first attempt
+    maxPerTask: int = field(default=2, ge=0, le=100)  # retries after the first attempt
     backoffSeconds: list[int] = field(default_factory=lambda: [5, 15, 30])
 
 

@@ -132,6 +132,9 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
     accepted = WORKFLOW_ACCEPTS.get(state.status, frozenset())
     if state.abortedAt is not None:
         accepted = frozenset()
+    if state.status == "stopped" and event.name in ("phase_complete", "phase_fail") \
+            and not state.stopRequested:  # the step in flight at the stop is already recorded
+        accepted = accepted - {"phase_complete", "phase_fail"}
     if event.name not in accepted:
         raise TransitionNotAllowedError(
             "workflow", "aborted" if state.abortedAt else state.status,
@@ -289,6 +292,8 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
         state.blockedReason = reason
         state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
         return Outcome(state, f"workflow blocked: {reason}")
+    if state.status == "stopped":
+        state.stopRequested = False
     start, end = PHASE_IDS.index(target), PHASE_IDS.index(e.phase)
     for pid in PHASE_IDS[start:end + 1]:
         p = state.phase(pid)
@@ -370,13 +375,13 @@ def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
 
 def _stop(c: _Ctx, e: ev.Event) -> Outcome:
     state, _ts = c.state, c.ts
-    if state.stopRequested:
+    if state.stopRequested or state.status == "stopped":
         return Outcome(state, "stop already requested", changed=False)
     current = state.phase(state.currentPhase) if state.currentPhase else None
     if current is None or current.status == "pending":
         # nothing recorded as started: stop now, but a step already in flight (the model need
         # not run `phase start`) can still be recorded with `phase complete|fail|run`
-        state.status = "stopped"
+        state.status, state.stopRequested = "stopped", True
         return Outcome(state, f"workflow stopped at phase {state.currentPhase}: nothing new "
                               "starts; a step already in flight can still be recorded")
     state.stopRequested = True

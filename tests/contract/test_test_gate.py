@@ -82,7 +82,10 @@ def test_tests_that_keep_failing_ask_the_user_never_complete(root: Path) -> None
     # the model cannot move on by itself
     before = state_bytes(root)
     code, _, err = sh(root, "phase", "complete", "3.3", "--artifact", "-", stdin='{"issues": []}')
-    assert code == 4 and state_bytes(root) == before
+    assert (code, err) == (4, "agents-state: error: workflow is blocked: cannot phase complete; "
+                           "allowed from here: abort, compact, retry, skip, task done, task fail, "
+                           "task start (run: agents-state resume)\n")
+    assert state_bytes(root) == before
     # retry: a fresh round of fixes
     out = js(root, "resume", "--retry")
     assert out["message"] == "another round of fixes: phase 3.2, then the tests run again"
@@ -185,7 +188,10 @@ def test_stop_then_the_step_in_flight_is_still_recorded(root: Path) -> None:
     assert (root / ".agents/phases/1.1-brainstorm.md").read_text() == "approach\n"
     before = state_bytes(root)
     code, _, err = sh(root, "phase", "complete", "1.2", "--artifact", "-", stdin="plan")
-    assert code == 4 and state_bytes(root) == before
+    assert (code, err) == (4, "agents-state: error: workflow is stopped: cannot phase complete; "
+                           "allowed from here: abort, compact, retry, skip, task done, task fail, "
+                           "task start (run: agents-state resume)\n")
+    assert state_bytes(root) == before
     assert js(root, "resume", "--retry")["next"]["phase"] == "1.2"
 
 

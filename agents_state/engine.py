@@ -201,9 +201,14 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
         )
     if (phase.status, event_name) not in PHASE_MOVES:
         allowed = sorted(m.replace("_", " ") for (st, m) in PHASE_MOVES if st == phase.status)
+        hint = ""
+        if phase.status in _DONE and state.currentPhase != phase_id:
+            hint = f"the current phase is {state.currentPhase}"
+            if event == "complete":
+                hint += "; repeating it with the same artifact is a no-op"
         raise TransitionNotAllowedError(
             f"phase {phase_id}", f"already {phase.status}" if phase.status in _DONE
-            else phase.status, event, allowed,
+            else phase.status, event, allowed, hint=hint,
         )
     return phase
 

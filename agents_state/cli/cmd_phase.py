@@ -11,18 +11,17 @@ from agents_state.cli.options import app_from, json_option
 __all__ = ["phase"]
 
 
-def _artifact_bytes(artifact: str | None) -> bytes | None:
+def _artifact_bytes(artifact: str | None, root: object) -> bytes | None:
     if artifact is None:
         return None
     if artifact == "-":
         import sys
 
         return sys.stdin.buffer.read()
-    from pathlib import Path
-
+    from agents_state.cli.options import input_path
     from agents_state.jsonio import read_input_bytes
 
-    return read_input_bytes(Path(artifact), artifact)
+    return read_input_bytes(input_path(artifact, root), artifact)
 
 
 @click.group()
@@ -83,7 +82,7 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, plan_agent
     shown = None if artifact in (None, "-") else artifact
     if artifact == "-":
         shown = "<stdin>"
-    out = app.complete_phase(phase_id, _artifact_bytes(artifact), shown, plan_agents)
+    out = app.complete_phase(phase_id, _artifact_bytes(artifact, app.root), shown, plan_agents)
     _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 

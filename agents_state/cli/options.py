@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["add_global_options", "app_from", "emit_json", "json_option"]
+__all__ = ["add_global_options", "app_from", "emit_json", "input_path", "json_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,3 +56,17 @@ def emit_json(data: Any) -> None:
     import orjson
 
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def input_path(name: str, root: Any) -> Any:
+    """A file the caller named: as given, else (relative and missing) under the project root.
+
+    Next actions name artifacts relative to the root (``.agents/phases/0-explore.md``), and the
+    model may run the command from a subdirectory of the project.
+    """
+    from pathlib import Path
+
+    path = Path(name)
+    if not path.is_absolute() and not path.exists() and (Path(root) / path).exists():
+        return Path(root) / path
+    return path

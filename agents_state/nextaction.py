@@ -19,7 +19,7 @@ from agents_state.workflow import Phase, PhaseKind, artifact_path, get_phase
 
 SUMMARY_FILE = ".agents/phases/2.1-summary.md"
 
-__all__ = ["KINDS", "next_action", "no_workflow_action"]
+__all__ = ["KINDS", "inline_as_agent", "next_action", "no_workflow_action"]
 
 KINDS = ("dispatch_agents", "work_inline", "run_commands", "review", "compact", "wait",
          "ask_user", "done", "blocked", "start")
@@ -184,7 +184,7 @@ def _earlier_outcomes(state: State, phase: Phase) -> list[str]:
     return notes
 
 
-def _inline_as_agent(config: Config, phase_id: str) -> tuple[str, str] | None:
+def inline_as_agent(config: Config, phase_id: str) -> tuple[str, str] | None:
     """(agent type, model) when the config runs an inline phase as an agent (1.1, 2.2)."""
     if phase_id == "1.1" and not config.stages.PLAN.brainstorm.inline:
         b = config.stages.PLAN.brainstorm
@@ -210,7 +210,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         note = (" When the brainstorm finds the plan areas, record their number with "
                 f"--plan-agents N (1 to {config.stages.PLAN.planning.maxParallelAgents}) on "
                 "the command." + note)
-    as_agent = _inline_as_agent(config, phase.id)
+    as_agent = inline_as_agent(config, phase.id)
     if as_agent is not None:
         return _action("dispatch_agents", phase, read=read, write=write, command=command,
                        agents=_agents(1, as_agent[0], as_agent[1]),

@@ -33,7 +33,9 @@ def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
         emit_json({"message": message, "chain": c.id, "status": c.status,
                    "revision": c.revision, "sizing": c.sizing, **extra, "next": action})
         return
-    click.echo(message)
+    from agents_state.safetext import escape
+
+    click.echo(escape(message))
     step = c.step
     click.echo(f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
                + (f", step {step.id} ({c.current + 1}/{len(c.steps)})" if step else ""))
@@ -342,7 +344,10 @@ def list_cmd(ctx: click.Context, as_json: bool) -> int:
     elif not rows:
         click.echo('No chains. Start one: agents-state chain start code "<feature>"')
     for r in rows if not as_json else []:
-        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} {r['feature']}")
+        from agents_state.safetext import escape
+
+        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} "
+                   f"{escape(r['feature'])}")
     return 0
 
 

@@ -21,7 +21,8 @@ COMMANDS = {
     "dispatch": (("dispatch", "fault"), [".agents/state.json"], False),
     "phase start": (("phase", "start", "0"), [".agents/state.json"], True),
     "phase complete": (("phase", "complete", "0", "--artifact", "-"),
-                       [".agents/phases/0-explore.md", ".agents/state.json"], True),
+                       [".agents/phases/0-explore.md", ".agents/phases/EXPLORE-output.md",
+                        ".agents/state.json"], True),
 }
 
 

@@ -313,3 +313,33 @@ def test_demo_prints_the_commands_it_ran() -> None:
     assert "$ agents-state phase complete 3.2 --artifact .agents/phases/3.2-analysis.md" in ran
     assert ran.count("$ agents-state phase run 3.1") == 2
     assert "Tests: passed." in result.output
+
+
+def _subset(orig: object, new: object, path: str = "") -> None:
+    if isinstance(orig, dict):
+        assert isinstance(new, dict), path
+        for k, v in orig.items():
+            assert k in new, f"{path}.{k} lost"
+            _subset(v, new[k], f"{path}.{k}")
+    else:
+        assert orig == new, f"{path}: {orig!r} != {new!r}"
+
+
+def test_design004_full_config_round_trips(root: Path) -> None:
+    (root / ".agents").mkdir()
+    raw = (DATA / "design004_config.json").read_bytes()
+    (root / ".agents/config.json").write_bytes(raw)
+    shown = js(root, "config", "show")
+    _subset(json.loads(raw), shown["config"])
+
+
+def test_design004_state_keeps_every_field_through_a_transition(root: Path) -> None:
+    (root / ".agents").mkdir()
+    raw = (DATA / "design004_state.json").read_bytes()
+    (root / ".agents/state.json").write_bytes(raw)
+    assert sh(root, "stop")[0] == 0
+    after = json.loads(state_bytes(root))
+    original = json.loads(raw)
+    for key in ("status", "updatedAt"):  # what the transition changes
+        original.pop(key)
+    _subset(original, after)

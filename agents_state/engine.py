@@ -3,7 +3,8 @@
 The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says which events a
 workflow in a given status accepts at all: a running workflow takes phase and task events; a
 stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
-task reports; a finished one takes nothing.  The phase level (``PHASE_MOVES``) maps
+task reports (a stopped one also the one record of the step in flight at the stop: stop means
+after the current step); a finished one takes nothing.  The phase level (``PHASE_MOVES``) maps
 ``(phase status, event)`` to the phase's new status.  Anything missing from either table is refused
 with ``TransitionNotAllowedError`` naming what is allowed from here.
 

@@ -255,7 +255,9 @@ def _notes(state: State) -> list[str]:
     if state.blockedReason:
         lines.append(f"  BLOCKED: {escape(state.blockedReason)}")
     if state.stopRequested and state.active:
-        lines.append("  stop requested: the workflow stops after the current step")
+        lines.append("  stopped: the step in flight can still be recorded"
+                     if state.status == "stopped"
+                     else "  stop requested: the workflow stops after the current step")
     if state.clarify is not None and state.clarify.answer is None:
         lines.append("  waiting for the user: " + escape(" | ".join(state.clarify.questions)))
     if state.compaction.pending:

@@ -343,3 +343,10 @@ def test_design004_state_keeps_every_field_through_a_transition(root: Path) -> N
     for key in ("status", "updatedAt"):  # what the transition changes
         original.pop(key)
     _subset(original, after)
+
+
+def test_escape_every_control_character() -> None:
+    from agents_state.safetext import escape
+
+    assert escape("a\tb\r\nc\x1b[2J\x7f\x85\u2028d") == "a\\tb\\r\\nc\\e[2J\\x7f\\x85\\u2028d"
+    assert escape("plain — ünïcode ✓") == "plain — ünïcode ✓"

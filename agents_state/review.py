@@ -22,7 +22,8 @@ from agents_state.strictkeys import check_keys
 __all__ = ["ISSUE_KEYS", "REVIEW_KEYS", "SEVERITIES", "count_issues", "severity_counts"]
 
 SEVERITIES = ("critical", "high", "medium", "low")
-REVIEW_KEYS = ("issues", "summary", "verdict", "reviewer")
+# "decision" and "handoff" are written by `handoff record` (handoff_ops._artifact)
+REVIEW_KEYS = ("issues", "summary", "verdict", "reviewer", "decision", "handoff")
 ISSUE_KEYS = ("severity", "description", "title", "file", "line", "suggestion", "category", "id")
 _SYNONYMS = {"findings": "issues", "problems": "issues", "comments": "issues", "issue": "issues",
              "message": "description", "text": "description", "detail": "description",

@@ -76,9 +76,12 @@ class App:
 
         if state is None:
             return no_workflow_action()
+        from agents_state.contextsize import context_tokens, transcript_of
         from agents_state.hooks.toolcalls import count
 
-        return next_action(state, self.config, utcnow(), count(str(self.root)))
+        transcript = transcript_of(str(self.root))
+        tokens = context_tokens(transcript) if transcript else None
+        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens)
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -98,11 +101,22 @@ class App:
             out = apply(state, built, utcnow(), self.policy)
             if before is not None and out.changed:
                 before(out.state, out)
+            if out.changed:
+                self._write_derived(state, out.state)
             return out
 
         if not self.store.dir.is_dir():  # never create .agents/ for a command that must fail
             return mutate(None)
         return self.store.commit(mutate)
+
+    def _write_derived(self, before: State, after: State) -> None:
+        """Task summary and stage output files that this transition made due (inside the lock)."""
+        if after.files.keys() == before.files.keys():
+            return
+        from agents_state.outcomes import derived_files
+
+        for name, data in derived_files(before, after).items():
+            self.store.write_artifact(name, data)
 
     def dispatch(self, task: str, replace: bool = False) -> Outcome:
         from agents_state.scoring import score_task
@@ -145,20 +159,34 @@ class App:
             a.clear_phases()
         return out
 
-    def complete_phase(self, phase_id: str, artifact: bytes | None) -> Outcome:
+    def complete_phase(self, phase_id: str, artifact: bytes | None, shown: str | None = None,
+                       next_agents: int | None = None) -> Outcome:
+        """Complete a phase; ``shown`` is the artifact's name as the caller passed it."""
         check_phase_id(phase_id)
         spec = get_phase(phase_id)
 
         def event() -> ev.Event:
             data = artifact if artifact is not None else self._existing_artifact(phase_id)
-            issues, blocking = self._review_counts(phase_id, data)
-            return ev.PhaseComplete(phase=phase_id, issues=issues, blocking_issues=blocking)
+            name = shown or f".agents/phases/{spec.artifact}"
+            issues, blocking = self._review_counts(phase_id, data, name)
+            run = self._test_run(phase_id, data, name)
+            same = artifact is not None and self._stored(spec.artifact) == artifact
+            return ev.PhaseComplete(phase=phase_id, issues=issues, blocking_issues=blocking,
+                                    tests_passed=run.passed if run else None,
+                                    failed_commands=run.failed if run else (),
+                                    same_artifact=same, next_agent_count=next_agents)
 
         def write(state: State, out: Outcome) -> None:
             if artifact is not None:
                 self.store.write_artifact(spec.artifact, artifact)
 
         return self.run(event, write)
+
+    def _stored(self, name: str) -> bytes | None:
+        try:
+            return (self.store.phases_dir / name).read_bytes()
+        except OSError:
+            return None
 
     def _existing_artifact(self, phase_id: str) -> bytes:
         spec = get_phase(phase_id)
@@ -170,9 +198,16 @@ class App:
                 f"phase {phase_id} needs its artifact: write .agents/phases/{spec.artifact} or "
                 f"pass --artifact FILE (or --artifact - for stdin)") from None
 
-    def _review_counts(self, phase_id: str, data: bytes) -> tuple[int | None, int]:
+    def _test_run(self, phase_id: str, data: bytes, shown: str) -> Any:
+        if phase_id != "3.1":
+            return None
+        from agents_state.jsonio import loads_strict
+        from agents_state.testresults import read_results
+
+        return read_results(loads_strict(data, shown), shown)
+
+    def _review_counts(self, phase_id: str, data: bytes, shown: str) -> tuple[int | None, int]:
         spec = get_phase(phase_id)
-        shown = f".agents/phases/{spec.artifact}"
         if not spec.is_json:
             return None, 0
         from agents_state.jsonio import loads_strict

@@ -19,12 +19,19 @@ __all__ = [
     "resolve_model",
 ]
 
+# real model ids (docs/decisions.md, issue 15): the bare family names follow Claude Code's own
+# aliases (the newest model of the family); a versioned alias pins one model
 MODEL_ALIASES: dict[str, str] = {
-    "sonnet-4.5": "claude-sonnet-4-5-20250514",
-    "sonnet": "claude-sonnet-4-20250514",
+    "sonnet-4.5": "claude-sonnet-4-5-20250929",
+    "sonnet": "claude-sonnet-4-5-20250929",
+    "sonnet-4": "claude-sonnet-4-20250514",
     "opus-4.5": "claude-opus-4-5-20251101",
-    "opus": "claude-opus-4-20250514",
-    "haiku": "claude-3-5-haiku-20241022",
+    "opus": "claude-opus-4-5-20251101",
+    "opus-4.1": "claude-opus-4-1-20250805",
+    "opus-4": "claude-opus-4-20250514",
+    "haiku-4.5": "claude-haiku-4-5-20251001",
+    "haiku": "claude-haiku-4-5-20251001",
+    "haiku-3.5": "claude-3-5-haiku-20241022",
     "inherit": "inherit",
 }
 CODEX_TOOLS: dict[str, str] = {
@@ -64,7 +71,13 @@ class ExploreStageCfg(_Strict):
 
 
 class BrainstormCfg(_Strict):
-    inline: bool = True
+    inline: bool = True  # false: one plan agent brainstorms (design 004 "inline")
+    model: ModelName | None = None
+
+
+class SimplifyCfg(_Strict):
+    inline: bool = True  # false: one agent simplifies (design 004: "inline or agent")
+    model: ModelName | None = None
 
 
 class PlanningCfg(_Strict):
@@ -97,6 +110,7 @@ class TasksCfg(_Strict):
 class ImplementStageCfg(_Strict):
     enabled: bool = True
     tasks: TasksCfg = field(default_factory=TasksCfg)
+    simplify: SimplifyCfg = field(default_factory=SimplifyCfg)
     review: ReviewCfg = field(default_factory=ReviewCfg)
 
 
@@ -130,11 +144,13 @@ class CompactionCfg(_Strict):
     betweenStages: bool = True
     betweenPhases: bool = False
     toolCallThreshold: int = field(default=50, ge=1)
+    contextPercent: int = field(default=70, ge=1, le=100)  # of the window (design 000)
+    contextWindowTokens: int = field(default=200_000, ge=1000)
 
 
 class RetriesCfg(_Strict):
-    maxPerPhase: int = field(default=3, ge=1, le=100)
-    maxPerTask: int = field(default=2, ge=0, le=100)
+    maxPerPhase: int = field(default=3, ge=0, le=100)  # retries after the first attempt
+    maxPerTask: int = field(default=2, ge=0, le=100)  # retries after the first attempt
     backoffSeconds: list[int] = field(default_factory=lambda: [5, 15, 30])
 
 
@@ -168,7 +184,7 @@ def resolve_model(name: str) -> str:
         return name
     raise ValueError(
         f"unknown model {name!r}; use one of {', '.join([*MODEL_ALIASES, *CODEX_TOOLS])} "
-        "or a full model id such as claude-sonnet-4-5-20250514"
+        "or a full model id such as claude-sonnet-4-5-20250929"
     )
 
 

@@ -3,7 +3,8 @@
 The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says which events a
 workflow in a given status accepts at all: a running workflow takes phase and task events; a
 stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
-task reports; a finished one takes nothing.  The phase level (``PHASE_MOVES``) maps
+task reports (a stopped one also the one record of the step in flight at the stop: stop means
+after the current step); a finished one takes nothing.  The phase level (``PHASE_MOVES``) maps
 ``(phase status, event)`` to the phase's new status.  Anything missing from either table is refused
 with ``TransitionNotAllowedError`` naming what is allowed from here.
 
@@ -21,7 +22,6 @@ from typing import Any
 from agents_state import events as ev
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import (
-    Clarification,
     Failure,
     FailureContext,
     PhaseState,
@@ -50,7 +50,8 @@ WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
                          | _TASK_EVENTS),
     "in_progress": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "compact",
                               "block", "clarify", "answer", "abort", "retry"} | _TASK_EVENTS),
-    "stopped": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
+    # stopped = after the current step: that step can still be recorded (issue 15)
+    "stopped": frozenset(_RESUME | _LATE_REPORTS | {"compact", "phase_complete", "phase_fail"}),
     "failed": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
     "blocked": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
     "completed": frozenset(),
@@ -131,6 +132,9 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
     accepted = WORKFLOW_ACCEPTS.get(state.status, frozenset())
     if state.abortedAt is not None:
         accepted = frozenset()
+    if state.status == "stopped" and event.name in ("phase_complete", "phase_fail") \
+            and not state.stopRequested:  # the step in flight at the stop is already recorded
+        accepted = accepted - {"phase_complete", "phase_fail"}
     if event.name not in accepted:
         raise TransitionNotAllowedError(
             "workflow", "aborted" if state.abortedAt else state.status,
@@ -146,7 +150,7 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
 
         outcome = apply_task_event(new, event, now, pol)
     else:
-        outcome = _HANDLERS[event.name](_Ctx(new, ts, pol, now), event)
+        outcome = _handler(event.name)(_Ctx(new, ts, pol, now), event)
     if not outcome.changed:
         return Outcome(state, outcome.message, False, {}, outcome.data)
     result = outcome.state
@@ -197,9 +201,14 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
         )
     if (phase.status, event_name) not in PHASE_MOVES:
         allowed = sorted(m.replace("_", " ") for (st, m) in PHASE_MOVES if st == phase.status)
+        hint = ""
+        if phase.status in _DONE and state.currentPhase != phase_id:
+            hint = f"the current phase is {state.currentPhase}"
+            if event == "complete":
+                hint += "; repeating it with the same artifact is a no-op"
         raise TransitionNotAllowedError(
             f"phase {phase_id}", f"already {phase.status}" if phase.status in _DONE
-            else phase.status, event, allowed,
+            else phase.status, event, allowed, hint=hint,
         )
     return phase
 
@@ -221,15 +230,27 @@ def _phase_start(c: _Ctx, e: ev.Event) -> Outcome:
 def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.PhaseComplete)
-    phase = _current_phase(state, e.phase, "phase_complete")
+    check_phase_id(e.phase)
     spec = get_phase(e.phase)
+    if e.same_artifact and state.currentPhase != e.phase \
+            and state.files.get(spec.file_key) == f".agents/phases/{spec.artifact}":
+        return Outcome(state, f"phase {e.phase} {spec.name} was already recorded with this "
+                              "artifact; nothing changed", changed=False)
+    phase = _current_phase(state, e.phase, "phase_complete")
     if spec.kind is PhaseKind.TASKS:
         _check_tasks_done(state, e.phase)
     if e.agent_count is not None:
         phase.agentCount = e.agent_count
+    if e.next_agent_count is not None and e.phase == "1.1":
+        state.phase("1.2").agentCount = e.next_agent_count
     if e.issues is not None:
         phase.issues = e.issues
     state.compaction.pending = None
+    phase.retryAt = None
+    if e.phase == "3.1" and e.tests_passed is not None:
+        from agents_state.engine_gate import record_test_run
+
+        return record_test_run(c, e)
     if spec.kind is PhaseKind.REVIEW and e.blocking_issues > 0:
         return _send_back(state, e, ts, c.policy.review_rounds(e.phase))
     phase.status = "completed"
@@ -237,7 +258,14 @@ def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
     phase.completedAt = ts
     phase.error = None
     state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
-    return _advance(c, e.phase, f"phase {e.phase} {spec.name} completed")
+    message = f"phase {e.phase} {spec.name} completed"
+    if e.phase == "3.2":
+        from agents_state.engine_gate import after_analysis
+
+        back = after_analysis(c, message)
+        if back is not None:
+            return back
+    return _advance(c, e.phase, message)
 
 
 def _check_tasks_done(state: State, phase_id: str) -> None:
@@ -269,6 +297,8 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
         state.blockedReason = reason
         state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
         return Outcome(state, f"workflow blocked: {reason}")
+    if state.status == "stopped":
+        state.stopRequested = False
     start, end = PHASE_IDS.index(target), PHASE_IDS.index(e.phase)
     for pid in PHASE_IDS[start:end + 1]:
         p = state.phase(pid)
@@ -289,6 +319,15 @@ def _advance(c: _Ctx, done: str, message: str) -> Outcome:
     after = PHASE_IDS[PHASE_IDS.index(done) + 1:]
     nxt = next((pid for pid in after if state.phase(pid).status not in _DONE), None)
     if nxt is None:
+        from agents_state.engine_gate import tests_unresolved
+
+        if tests_unresolved(state):  # never "completed" over failing tests
+            state.status = "blocked"
+            state.blockedReason = ("the last test run failed; run the tests again or ask the "
+                                   "user to skip them")
+            state.currentPhase, state.currentStage = "3.1", "TEST"
+            state.phase("3.1").status = "blocked"
+            return Outcome(state, message + "; workflow blocked: the last test run failed")
         state.status = "completed"
         state.currentPhase, state.currentStage = done, get_phase(done).stage
         return Outcome(state, message + "; workflow completed")
@@ -316,10 +355,19 @@ def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
     phase = _current_phase(state, e.phase, "phase_fail")
     phase.attempts += 1
     phase.error = e.error
-    if phase.attempts < c.policy.max_per_phase:
+    if phase.attempts <= c.policy.max_per_phase:  # maxPerPhase counts retries, like maxPerTask
+        from datetime import timedelta
+
         phase.status = "pending"
-        return Outcome(state, f"phase {e.phase} failed (attempt {phase.attempts} of "
-                              f"{c.policy.max_per_phase}): {e.error}; it will be retried")
+        wait = c.policy.backoff(phase.attempts)
+        phase.retryAt = format_time(c.now + timedelta(seconds=wait)) if wait else None
+        when = f" not before {phase.retryAt}" if phase.retryAt else ""
+        message = (f"phase {e.phase} failed (attempt {phase.attempts}): {e.error}; retry "
+                   f"{phase.attempts} of {c.policy.max_per_phase}{when}")
+        if state.stopRequested or state.status == "stopped":
+            state.status, state.stopRequested = "stopped", False
+            message += "; workflow stopped as requested"
+        return Outcome(state, message)
     phase.status = "failed"
     state.status = "failed"
     state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
@@ -327,133 +375,19 @@ def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
                           "workflow failed (see: agents-state resume)")
 
 
-# -- workflow events --------------------------------------------------------------------------
-
-
-def _stop(c: _Ctx, e: ev.Event) -> Outcome:
-    state, _ts = c.state, c.ts
-    if state.stopRequested:
-        return Outcome(state, "stop already requested", changed=False)
-    current = state.phase(state.currentPhase) if state.currentPhase else None
-    if current is None or current.status == "pending":
-        state.status = "stopped"
-        return Outcome(state, f"workflow stopped before phase {state.currentPhase}")
-    state.stopRequested = True
-    return Outcome(state, f"workflow will stop after phase {state.currentPhase}")
-
-
-def _retry(c: _Ctx, e: ev.Event) -> Outcome:
-    state, _ts = c.state, c.ts
-    pid = _resume_phase(state)
-    phase = state.phase(pid)
-    message = f"workflow resumed at phase {pid}"
-    if state.status == "in_progress" and phase.status == "in_progress":
-        # the process driving it died: run the current step again
-        if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
-            from agents_state.engine_tasks import release_running_tasks
-
-            message += release_running_tasks(state, pid)
-        else:
-            phase.status = "pending"
-            message = f"phase {pid} will run again"
-    if phase.status in ("failed", "blocked"):
-        phase.status = "pending"
-        phase.reviewRounds = 0
-        message = f"phase {pid} will run again (attempt {phase.attempts + 1})"
-    if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
-        from agents_state.engine_tasks import retry_failed_tasks
-
-        message += retry_failed_tasks(state, pid)
-    state.status, state.stopRequested = "in_progress", False
-    state.failure, state.blockedReason = None, None
-    return Outcome(state, message)
-
-
-def _skip(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
-    pid = _resume_phase(state)
-    spec = get_phase(pid)
-    extra = ""
-    if spec.kind is PhaseKind.TASKS and state.phase(pid).tasks:
-        from agents_state.engine_tasks import skip_failed_tasks
-
-        extra, phase_done = skip_failed_tasks(state, pid, ts)
-        if not phase_done:
-            state.status, state.failure, state.blockedReason = "in_progress", None, None
-            return Outcome(state, extra.lstrip("; "))
-    state.phase(pid).status = "skipped"
-    state.status, state.stopRequested = "in_progress", False
-    state.failure, state.blockedReason = None, None
-    return _advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
-
-
-def _abort(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
-    state.abortedAt = ts
-    if state.status != "completed":
-        state.status = "stopped"
-    return Outcome(state, "workflow aborted; every file is kept in .agents/")
-
-
-def _resume_phase(state: State) -> str:
-    if state.failure is not None and state.failure.phase:
-        return check_phase_id(state.failure.phase)
-    if state.currentPhase is None:
-        raise NotFoundError("the workflow has no current phase to resume")
-    return state.currentPhase
-
-
-def _compact(c: _Ctx, e: ev.Event) -> Outcome:
-    state, _ts = c.state, c.ts
-    boundary = state.compaction.pending or state.currentStage or "workflow"
-    state.compaction.lastCompactedAt = boundary
-    state.compaction.history.append(boundary)
-    state.compaction.pending = None
-    return Outcome(state, f"compaction after {boundary} recorded; continue with: "
-                          "agents-state context")
-
-
-def _block(c: _Ctx, e: ev.Event) -> Outcome:
-    state, _ts = c.state, c.ts
-    assert isinstance(e, ev.Block)
-    state.status = "blocked"
-    state.blockedReason = e.reason
-    return Outcome(state, f"workflow blocked: {e.reason}")
-
-
-def _clarify(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
-    assert isinstance(e, ev.Clarify)
-    state.clarify = Clarification(questions=list(e.questions), phase=e.phase or state.currentPhase,
-                                  task=e.task, askedAt=ts)
-    return Outcome(state, f"{len(e.questions)} question(s) for the user recorded")
-
-
-def _answer(c: _Ctx, e: ev.Event) -> Outcome:
-    state, ts = c.state, c.ts
-    assert isinstance(e, ev.Answer)
-    if state.clarify is None:
-        raise TransitionNotAllowedError("workflow", "not waiting for an answer", "answer",
-                                        hint="no open questions")
-    state.clarify.answer, state.clarify.answeredAt = e.text, ts
-    state.clarifications.append(state.clarify)
-    state.clarify = None
-    return Outcome(state, "answer recorded; the step runs again with it")
-
-
-_HANDLERS = {
+_PHASE_HANDLERS = {
     "phase_start": _phase_start,
     "phase_complete": _phase_complete,
     "phase_fail": _phase_fail,
-    "stop": _stop,
-    "retry": _retry,
-    "skip": _skip,
-    "abort": _abort,
-    "compact": _compact,
-    "block": _block,
-    "clarify": _clarify,
-    "answer": _answer,
 }
+
+
+def _handler(name: str) -> Any:
+    if name in _PHASE_HANDLERS:
+        return _PHASE_HANDLERS[name]
+    from agents_state.engine_flow import HANDLERS
+
+    return HANDLERS[name]
 
 
 def _derive_stages(state: State, ts: str) -> None:
@@ -480,9 +414,15 @@ def _derive_stages(state: State, ts: str) -> None:
             stage.startedAt = ts
         if new == "completed" and stage.completedAt is None:
             stage.completedAt = ts
+        if new == "completed":
+            state.files.setdefault(f"{name.lower()}Output", f".agents/phases/{name}-output.md")
         if new != "completed":
             stage.completedAt = None
         stage.status = new
+    tasks = state.stages.get("IMPLEMENT")
+    p21 = tasks.phases.get("2.1") if tasks else None
+    if p21 is not None and p21.tasks and p21.status in _DONE:
+        state.files.setdefault("taskSummary", ".agents/phases/2.1-summary.md")
     if state.failure is not None and state.failure.phase and state.failure.context is None:
         state.failure.context = _failure_context(state, state.failure.phase)
 

@@ -98,8 +98,19 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
     return _fail(state, phase, event, now, policy)
 
 
+def _same_defs(phase: PhaseState, e: ev.TasksLoad) -> bool:
+    tasks = phase.tasks or {}
+    if [tid for tid, _ in e.tasks] != list(tasks):
+        return False
+    fields = ("title", "description", "dependencies", "complexity", "files")
+    return all(getattr(tasks[tid], f) == spec.get(f) for tid, spec in e.tasks for f in fields)
+
+
 def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
     phase = _phase(state)
+    if phase.tasks and _same_defs(phase, e):  # a repeat of a load that succeeded (issue 15)
+        return _outcome(state, f"these {len(e.tasks)} task definitions are already loaded; "
+                               "nothing changed", False, tasks=len(e.tasks))
     if state.currentPhase != TASK_PHASE:
         raise TransitionNotAllowedError(f"phase {TASK_PHASE}", phase.status, "load tasks",
                                         hint=f"the current phase is {state.currentPhase}")
@@ -107,7 +118,10 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
         raise TransitionNotAllowedError(
             f"phase {TASK_PHASE}", "running", "load tasks",
             hint="tasks have already been claimed; finish or skip them instead")
+    kept = _known_waves(phase, e)
     phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
+    if kept is not None:
+        return _load_into_waves(state, phase, kept, e, now)
     phase.waves = [Wave(tasks=list(w), status="pending") for w in e.waves]
     phase.waves[0].status = "in_progress"
     phase.status = "in_progress"
@@ -117,6 +131,49 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
     return _outcome(state, f"{len(e.tasks)} tasks in {len(e.waves)} wave(s) loaded; "
                            f"wave 1 has {len(e.waves[0])} task(s)",
                     tasks=len(e.tasks), waves=len(e.waves))
+
+
+def _known_waves(phase: PhaseState, e: ev.TasksLoad) -> list[Wave] | None:
+    """Waves the state already lists without task definitions (design 004's own example)."""
+    if phase.tasks or not phase.waves:
+        return None
+    listed = [t for w in phase.waves for t in w.tasks]
+    from agents_state.errors import InvalidInputError
+
+    if sorted(listed) != sorted(tid for tid, _ in e.tasks):
+        raise InvalidInputError(e.source, "tasks", "the state lists waves with tasks "
+                                f"{', '.join(listed)}; define exactly these tasks")
+    wave_of = {t: i for i, w in enumerate(phase.waves) for t in w.tasks}
+    for tid, spec in e.tasks:
+        late = [d for d in spec.get("dependencies", []) if wave_of.get(d, -1) >= wave_of[tid]]
+        if late:
+            raise InvalidInputError(e.source, "tasks", f"{tid} depends on {', '.join(late)}, "
+                                    "which the state's waves run in the same or a later wave")
+    return [w.model_copy() for w in phase.waves]
+
+
+def _load_into_waves(state: State, phase: PhaseState, waves: list[Wave], e: ev.TasksLoad,
+                     now: datetime) -> Outcome:
+    """Definitions for listed waves: completed waves stay completed, their tasks too."""
+    assert phase.tasks is not None
+    ts = format_time(now)
+    for wave in waves:
+        if wave.status in _DONE:
+            for tid in wave.tasks:
+                phase.tasks[tid].status = wave.status
+                phase.tasks[tid].completedAt = phase.tasks[tid].completedAt or ts
+    phase.waves = waves
+    idx = current_wave(phase)
+    if idx is not None:
+        waves[idx].status = "in_progress"
+    phase.status = "in_progress"
+    phase.startedAt = phase.startedAt or ts
+    phase.agentCount = max(len(w.tasks) for w in waves)
+    state.compaction.pending = None
+    done = sum(1 for w in waves if w.status in _DONE)
+    return _outcome(state, f"{len(e.tasks)} task definitions loaded into the {len(waves)} "
+                           f"listed wave(s); {done} already completed",
+                    tasks=len(e.tasks), waves=len(waves))
 
 
 def _task(phase: PhaseState, task_id: str) -> TaskState:

@@ -80,6 +80,10 @@ class PhaseComplete(Event):
     issues: int | None = None
     blocking_issues: int = 0
     agent_count: int | None = None
+    tests_passed: bool | None = None  # 3.1: the validated results
+    failed_commands: tuple[str, ...] = ()
+    same_artifact: bool = False  # the stored artifact already holds exactly these bytes
+    next_agent_count: int | None = None  # 1.1: how many plan agents 1.2 dispatches
 
 
 @dataclass(eq=False)
@@ -145,6 +149,7 @@ class TasksLoad(Event):
     name: ClassVar[str] = "tasks_load"
     tasks: tuple[tuple[str, dict[str, Any]], ...]
     waves: tuple[tuple[str, ...], ...]
+    source: str = "tasks file"  # the file as the caller named it, for error messages
 
     def record(self) -> dict[str, Any]:
         return {"event": self.name, "tasks": len(self.tasks), "waves": len(self.waves)}

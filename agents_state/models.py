@@ -94,6 +94,10 @@ class PhaseState(_Model):
     waves: list[Wave] | None = None
     tasks: dict[str, TaskState] | None = None
     error: str | None = None
+    retryAt: IsoTime | None = None  # a failed phase is retried not before this time
+    passed: bool | None = None  # 3.1: did the last test run pass
+    failedRuns: int = 0  # 3.1: failed test runs since the last person's decision
+    skippedByUser: bool = False  # a person chose to skip this phase (ask-the-user step)
 
 
 class StageState(_Model):

@@ -17,7 +17,9 @@ from agents_state.models import State
 from agents_state.scoring import score_task
 from agents_state.workflow import Phase, PhaseKind, artifact_path, get_phase
 
-__all__ = ["KINDS", "next_action", "no_workflow_action"]
+SUMMARY_FILE = ".agents/phases/2.1-summary.md"
+
+__all__ = ["KINDS", "inline_as_agent", "next_action", "no_workflow_action"]
 
 KINDS = ("dispatch_agents", "work_inline", "run_commands", "review", "compact", "wait",
          "ask_user", "done", "blocked", "start")
@@ -69,9 +71,20 @@ def _reads(state: State, phase: Phase) -> list[str]:
 
 
 def next_action(state: State, config: Config, now: datetime,
-                tool_calls: int = 0) -> dict[str, Any]:
+                tool_calls: int = 0, context_tokens: int | None = None) -> dict[str, Any]:
     action = _next_action(state, config, now)
-    limit = config.compaction.toolCallThreshold
+    comp = config.compaction
+    full = comp.contextWindowTokens * comp.contextPercent // 100
+    if context_tokens is not None and context_tokens >= full \
+            and action["kind"] not in ("compact", "done", "blocked", "ask_user"):
+        pct = round(100 * context_tokens / comp.contextWindowTokens)
+        return _action("compact", get_phase(state.currentPhase) if state.currentPhase else None,
+                       instructions=f"The conversation holds {context_tokens} tokens, {pct}% of "
+                       f"its {comp.contextWindowTokens}-token window (advice at "
+                       f"{comp.contextPercent}%). Compact now (/compact), then "
+                       "record it and reload with: agents-state context",
+                       command="agents-state compact", contextTokens=context_tokens)
+    limit = comp.toolCallThreshold
     if tool_calls >= limit and action["kind"] not in ("compact", "done", "blocked", "ask_user"):
         return _action("compact", get_phase(state.currentPhase) if state.currentPhase else None,
                        instructions=f"This conversation has made {tool_calls} tool calls since "
@@ -86,15 +99,17 @@ def _next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
         return _action("done", None, instructions="The workflow was aborted; its files are kept "
                        "in .agents/.", command='agents-state dispatch --replace "<task>"')
     if state.status == "completed":
-        return _action("done", None, instructions=f"Workflow completed: {state.task}",
-                       command=None)
+        from agents_state.outcomes import final_summary
+
+        return _action("done", None, instructions=f"Workflow completed: {state.task}. "
+                       + final_summary(state), command=None)
     phase = get_phase(state.currentPhase) if state.currentPhase else None
-    if state.status in ("failed", "blocked", "stopped"):
-        reason = (state.failure.error if state.failure else None) or state.blockedReason \
-            or ("stopped on request" if state.status == "stopped" else state.status)
-        return _action("blocked", phase, instructions=f"Workflow {state.status}: {reason}. "
-                       "Run the command to see the options (retry, skip, abort).",
-                       command="agents-state resume", reason=reason)
+    if state.status in ("failed", "blocked"):
+        return _ask_options(state, phase)
+    if state.status == "stopped":
+        return _action("blocked", phase, instructions="Workflow stopped on request. Tell the "
+                       "user; when they want to continue, run the command.",
+                       command="agents-state resume --retry", reason="stopped on request")
     if state.clarify is not None:
         return _action("ask_user", phase, instructions="Ask the user these questions and record "
                        "the answer.", questions=list(state.clarify.questions),
@@ -110,7 +125,19 @@ def _next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
                        reason="no current phase")
     if phase.kind is PhaseKind.TASKS:
         return _tasks_action(state, config, phase, now)
-    return _phase_action(state, config, phase)
+    return _phase_action(state, config, phase, now)
+
+
+def _ask_options(state: State, phase: Phase | None) -> dict[str, Any]:
+    """Failed or blocked: only a person decides; the model asks and acts on the answer only."""
+    from agents_state.resume import options
+
+    reason = (state.failure.error if state.failure else None) or state.blockedReason \
+        or state.status
+    opts = options(state, phase.id if phase else None)
+    return _action("ask_user", phase, command=None, reason=reason, options=opts,
+                   instructions=f"Workflow {state.status}: {reason}. Do not choose yourself: "
+                   "ask the user which option to take, then run that option's command only.")
 
 
 def _rework_note(state: State, phase: Phase) -> tuple[str, list[str]]:
@@ -123,21 +150,72 @@ def _rework_note(state: State, phase: Phase) -> tuple[str, list[str]]:
             notes.append(f"Review {p.id} found blocking issues: address every issue in "
                          f".agents/phases/{p.artifact} first.")
             reads.append(f".agents/phases/{p.artifact}")
-    answered = [c for c in state.clarifications if c.phase == phase.id and c.answer]
-    if answered:
-        notes.append(f"The user answered: {answered[-1].answer}")
+    answered = [c for c in state.clarifications if c.answer]
+    for c in answered[-3:]:
+        asked = " | ".join(c.questions)
+        notes.append(f"The user answered ({asked}): {c.answer}")
+    notes.extend(_earlier_outcomes(state, phase))
     error = state.phase(phase.id).error
     if error:
         notes.append(f"The previous attempt failed: {error}")
     return (" " + " ".join(notes) if notes else ""), reads
 
 
-def _phase_action(state: State, config: Config, phase: Phase) -> dict[str, Any]:
+def _earlier_outcomes(state: State, phase: Phase) -> list[str]:
+    """Skipped tasks, skipped phases and failing tests that later phases must know about."""
+    from agents_state.workflow import PHASE_INDEX
+
+    notes = []
+    after_tasks = PHASE_INDEX[phase.id] > PHASE_INDEX[TASK_PHASE]
+    tasks = state.phase(TASK_PHASE).tasks or {}
+    skipped = [t for t, s in tasks.items() if s.status == "skipped"]
+    if after_tasks and skipped:
+        notes.append(f"Skipped tasks (not implemented): {', '.join(skipped[:10])}"
+                     + (" ..." if len(skipped) > 10 else "") + ".")
+    if after_tasks and any(s.summary or s.result for s in tasks.values()):
+        notes.append(f"Task summaries: {SUMMARY_FILE}.")
+    run = state.phase("3.1")
+    if phase.id == "3.2" and run.passed is False:
+        notes.append("The last test run FAILED: read .agents/phases/3.1-test-results.json "
+                     "(failing commands and their output), fix the causes, then record this "
+                     "phase; the tests run again after it.")
+    elif PHASE_INDEX[phase.id] > PHASE_INDEX["3.2"] and run.skippedByUser:
+        notes.append("The user accepted failing tests (3.1 skipped); say so in the review.")
+    return notes
+
+
+def inline_as_agent(config: Config, phase_id: str) -> tuple[str, str] | None:
+    """(agent type, model) when the config runs an inline phase as an agent (1.1, 2.2)."""
+    if phase_id == "1.1" and not config.stages.PLAN.brainstorm.inline:
+        b = config.stages.PLAN.brainstorm
+        return "plan", b.model or config.stages.PLAN.planning.model or config.defaults.model
+    if phase_id == "2.2" and not config.stages.IMPLEMENT.simplify.inline:
+        sim = config.stages.IMPLEMENT.simplify
+        return "task", sim.model or config.defaults.model
+    return None
+
+
+def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> dict[str, Any]:
     write = artifact_path(phase.id)
     command = f"agents-state phase complete {phase.id} --artifact {write}"
     note, extra_reads = _rework_note(state, phase)
     read = _reads(state, phase) + extra_reads
     task = f"Task: {state.task}. "
+    retry_at = state.phase(phase.id).retryAt
+    if retry_at and retry_at > _iso(now):
+        return _action("wait", phase, command="agents-state next", until=retry_at,
+                       instructions=f"Phase {phase.id} failed and is retried after a backoff: "
+                       "wait until the time, then run the command." + note)
+    if phase.id == "1.1":
+        note = (" When the brainstorm finds the plan areas, record their number with "
+                f"--plan-agents N (1 to {config.stages.PLAN.planning.maxParallelAgents}) on "
+                "the command." + note)
+    as_agent = inline_as_agent(config, phase.id)
+    if as_agent is not None:
+        return _action("dispatch_agents", phase, read=read, write=write, command=command,
+                       agents=_agents(1, as_agent[0], as_agent[1]),
+                       instructions=task + phase.instructions + " One agent does this phase "
+                       "and writes the artifact." + note)
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
         return _action("dispatch_agents", phase, read=read, write=write, command=command,
@@ -201,10 +279,17 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     pstate = state.phase(TASK_PHASE)
     write = artifact_path(phase.id)
     if not pstate.tasks:
+        known = ""
+        if pstate.waves:
+            known = (" The state already lists the waves "
+                      + "; ".join(f"{i + 1}: {', '.join(w.tasks)} ({w.status})"
+                                  for i, w in enumerate(pstate.waves))
+                      + ": define exactly these task ids; completed waves stay completed.")
         return _action(
             "work_inline", phase, read=_reads(state, phase), write=write,
             command=f"agents-state tasks load {write}",
-            instructions=f"Task: {state.task}. Break the plan into tasks and write them as JSON "
+            instructions=f"Task: {state.task}.{known} Break the plan into tasks and write them "
+            "as JSON "
             '{"tasks": [{"id": "task-1", "title": "...", "description": "...", '
             '"dependencies": [], "complexity": "easy|medium|hard", "files": ["..."]}]}.')
     lease = config.stages.IMPLEMENT.tasks.leaseSeconds

@@ -6,7 +6,7 @@ from typing import Any
 
 from agents_state.models import State
 
-__all__ = ["explain"]
+__all__ = ["explain", "options"]
 
 
 def explain(state: State) -> dict[str, Any]:
@@ -35,11 +35,21 @@ def explain(state: State) -> dict[str, Any]:
     else:
         text = (f"The workflow is in progress at phase {phase} (if the process driving it died, "
                 "just continue with: agents-state next).")
-    options = [
-        {"command": "agents-state resume --retry", "effect": f"run phase {phase} again "
-         "(attempts are counted)"},
-        {"command": "agents-state resume --skip", "effect": f"mark phase {phase} (or its failed "
-         "tasks) skipped and go on"},
-        {"command": "agents-state resume --abort", "effect": "end the workflow, keep every file"},
+    return {"status": state.status, "phase": phase, "explanation": text,
+            "options": options(state, phase)}
+
+
+def options(state: State, phase: str | None) -> list[dict[str, str]]:
+    """The resume options of a stopped, failed or blocked workflow and what each does."""
+    tests = phase == "3.1" and state.phase("3.1").passed is False
+    retry = ("another round: fix the failures (phase 3.2), then run the tests again" if tests
+             else f"continue from phase {phase}" if state.status == "stopped"
+             else f"run phase {phase} again (attempts are counted)")
+    skip = ("accept the failing tests and go on to phase 3.3 (the final status records it)"
+            if tests else f"mark phase {phase} (or its failed tasks) skipped and go on")
+    return [
+        {"option": "retry", "command": "agents-state resume --retry", "effect": retry},
+        {"option": "skip", "command": "agents-state resume --skip", "effect": skip},
+        {"option": "abort", "command": "agents-state resume --abort",
+         "effect": "end the workflow, keep every file"},
     ]
-    return {"status": state.status, "phase": phase, "explanation": text, "options": options}

@@ -13,11 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents_state.errors import InvalidInputError
+from agents_state.safetext import LIMITS
+from agents_state.strictkeys import check_keys
 
 __all__ = ["ID_RE", "TaskDef", "find_cycle", "parse_tasks", "plan_waves"]
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _COMPLEXITY = ("easy", "medium", "hard")
+TASK_KEYS = ("id", "title", "description", "dependencies", "complexity", "files")
+_SYNONYMS = {k: "dependencies" for k in (
+    "requires", "required", "blockedby", "blocked_by", "blockedBy", "depends_on", "dependsOn",
+    "dependson", "depends", "deps", "after", "needs", "prerequisites", "dependency")}
+_SYNONYMS.update({"name": "title", "summary": "title", "details": "description",
+                  "desc": "description", "difficulty": "complexity", "paths": "files",
+                  "file": "files", "task_id": "id", "taskId": "id"})
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,12 @@ def _one_task(i: int, raw: Any, problems: list[str]) -> TaskDef | None:
     if not isinstance(raw, dict):
         problems.append(f"{where}: expected an object with an id")
         return None
+    unknown = next((k for k in raw if k not in TASK_KEYS), None)
+    if unknown is not None:
+        from agents_state.strictkeys import suggest
+
+        problems.append(f"{where}.{unknown}: unknown key; "
+                        f"{suggest(str(unknown), TASK_KEYS, _SYNONYMS)}")
     tid = raw.get("id")
     if isinstance(tid, int) and not isinstance(tid, bool):
         tid = str(tid)
@@ -58,8 +73,7 @@ def _one_task(i: int, raw: Any, problems: list[str]) -> TaskDef | None:
         problems.append(f"{where}.id: {tid!r} is not a valid id (letters, digits, '.', '_', '-'; "
                         "at most 128)")
         return None
-    deps = _str_list(raw.get("dependencies", raw.get("depends_on", raw.get("deps"))),
-                     f"{where}.dependencies", problems)
+    deps = _str_list(raw.get("dependencies"), f"{where}.dependencies", problems)
     complexity = raw.get("complexity", "medium")
     if isinstance(complexity, str):
         complexity = complexity.strip().lower()
@@ -70,6 +84,9 @@ def _one_task(i: int, raw: Any, problems: list[str]) -> TaskDef | None:
     for name, val in (("title", title), ("description", desc)):
         if not isinstance(val, str):
             problems.append(f"{where}.{name}: expected a string")
+        elif len(val) > LIMITS[name]:
+            problems.append(f"{where}.{name}: {len(val)} characters; the limit is "
+                            f"{LIMITS[name]}")
     return TaskDef(tid, title if isinstance(title, str) else "",
                    desc if isinstance(desc, str) else "", deps, complexity,
                    _str_list(raw.get("files"), f"{where}.files", problems))
@@ -77,6 +94,8 @@ def _one_task(i: int, raw: Any, problems: list[str]) -> TaskDef | None:
 
 def parse_tasks(data: Any, file: str) -> list[TaskDef]:
     """Validate decoded task JSON (``{"tasks": [...]}`` or a bare list); all problems at once."""
+    if isinstance(data, dict):
+        check_keys(data, ("tasks",), file, "", {"task": "tasks", "items": "tasks"})
     raw = data.get("tasks") if isinstance(data, dict) else data
     if not isinstance(raw, list):
         raise InvalidInputError(file, "tasks", "expected a list of task objects "

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from clitools import DATA, cli_json, run_cli
+from clitools import DATA, artifact_body, cli_json, run_cli
 
 from agents_state.configload import load_config
 from agents_state.scoring import size_chain
@@ -43,6 +43,8 @@ def test_layers_later_wins_and_sources(root: Path, monkeypatch: pytest.MonkeyPat
     assert src["compaction.betweenStages"] == "default"
 
 
+ALIASES = ("sonnet-4.5, sonnet, sonnet-4, opus-4.5, opus, opus-4.1, opus-4, haiku-4.5, haiku, "
+           "haiku-3.5, inherit, codex-high, codex-xhigh")
 P = ".agents/config.json: "
 BAD_CONFIGS = [
     ({"stages": {"EXPLORE": {"maxParalelAgents": 3}}},
@@ -57,17 +59,17 @@ BAD_CONFIGS = [
      P + "stages.EXPLORE.maxParallelAgents: Input should be less than or equal to 10 "
      "(got 1000000000000000000000000000000)"),
     ({"stages": {"EXPLORE": {"model": "gpt-5"}}},
-     P + "stages.EXPLORE.model: unknown model 'gpt-5'; use one of sonnet-4.5, sonnet, opus-4.5, "
-     "opus, haiku, inherit, codex-high, codex-xhigh or a full model id such as "
-     "claude-sonnet-4-5-20250514 (got 'gpt-5')"),
+     P + "stages.EXPLORE.model: unknown model 'gpt-5'; use one of " + ALIASES
+     + " or a full model id such as "
+     "claude-sonnet-4-5-20250929 (got 'gpt-5')"),
     ({"stages": {"PLAN": {"planning": {"mode": "serial"}}}},
      P + "stages.PLAN.planning.mode: Input should be 'parallel' or 'single' (got 'serial')"),
     ({"stages": {"PLAN": {"review": {"maxRetries": 99}}}},
      P + "stages.PLAN.review.maxRetries: Input should be less than or equal to 10 (got 99)"),
     ({"stages": {"PLAN": {"review": {"tool": "codex-ultra"}}}},
-     P + "stages.PLAN.review.tool: unknown model 'codex-ultra'; use one of sonnet-4.5, sonnet, "
-     "opus-4.5, opus, haiku, inherit, codex-high, codex-xhigh or a full model id such as "
-     "claude-sonnet-4-5-20250514 (got 'codex-ultra')"),
+     P + "stages.PLAN.review.tool: unknown model 'codex-ultra'; use one of " + ALIASES
+     + " or a full model id such as "
+     "claude-sonnet-4-5-20250929 (got 'codex-ultra')"),
     ({"stages": {"DEPLOY": {}}},
      P + "stages.DEPLOY: unknown key; known keys here: EXPLORE, PLAN, IMPLEMENT, TEST, FINAL"),
     ({"stages": {"TEST": {"enabled": "maybe"}}},
@@ -138,7 +140,7 @@ def _walk(root: Path, review_issues: str = '{"issues": []}', limit: int = 80) ->
     phases = []
     for _ in range(limit):
         a = cli_json(root, "next")
-        if a["kind"] in ("done", "blocked"):
+        if a["kind"] in ("done", "blocked", "ask_user"):
             phases.append(a["kind"])
             return phases
         if a["kind"] == "compact":
@@ -153,8 +155,7 @@ def _walk(root: Path, review_issues: str = '{"issues": []}', limit: int = 80) ->
             (root / "t.json").write_text('{"tasks": [{"id": "a"}]}')
             assert run_cli(root, "tasks", "load", str(root / "t.json")).returncode == 0
             continue
-        body = (review_issues if a["kind"] == "review" else '{"issues": []}') \
-            if a["write"].endswith(".json") else "x"
+        body = review_issues if a["kind"] == "review" else artifact_body(a["write"])
         proc = run_cli(root, "phase", "complete", a["phase"], "--artifact", "-", stdin=body)
         assert proc.returncode == 0, proc.stderr
     raise AssertionError(phases)
@@ -181,7 +182,7 @@ def test_plan_review_keeps_blocking_until_blocked(root: Path) -> None:
         "maxRetries": 2}}}}))
     assert run_cli(root, "dispatch", "x").returncode == 0
     phases = _walk(root, '{"issues": [{"severity": "critical", "description": "no rollback"}]}')
-    assert phases == ["0", "1.1", "1.2", "1.3", "1.2", "1.3", "1.2", "1.3", "blocked"]
+    assert phases == ["0", "1.1", "1.2", "1.3", "1.2", "1.3", "1.2", "1.3", "ask_user"]
     state = cli_json(root, "status")["workflow"]
     assert state["status"] == "blocked"
     assert state["blockedReason"] == ("review 1.3 still finds 1 blocking issue(s) after 2 "

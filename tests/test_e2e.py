@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clitools import cli_json, run_cli
+from clitools import artifact_body, cli_json, run_cli
 
 TASKS = {"tasks": [
     {"id": "t1", "title": "model", "complexity": "easy", "dependencies": []},
@@ -28,10 +28,8 @@ def _do(root: Path, action: dict) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         if cmd.startswith("agents-state tasks load"):
             out.write_text(json.dumps(TASKS))
-        elif out.suffix == ".json":
-            out.write_text('{"issues": []}')
         else:
-            out.write_text(f"# {action['phaseName']}\n")
+            out.write_text(artifact_body(action["write"]))
     args = cmd.split()[1:]
     proc = run_cli(root, *args)
     assert proc.returncode == 0, (cmd, proc.stderr)
@@ -52,7 +50,8 @@ def test_walk_every_phase_by_following_next(root: Path) -> None:
         _do(root, action)
     else:
         raise AssertionError("workflow did not finish")
-    assert seen_phases == ["0", "1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.2", "3.3",
+    # the tests pass at once: 3.2 (analyse failures) is skipped (issue 15)
+    assert seen_phases == ["0", "1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.3",
                            "4.1", "4.2", "4.3"]
     assert {"dispatch_agents", "work_inline", "review", "run_commands", "compact"} <= kinds
     state = json.loads((root / ".agents/state.json").read_text())
@@ -63,7 +62,11 @@ def test_walk_every_phase_by_following_next(root: Path) -> None:
     assert [w["tasks"] for w in tasks["waves"]] == [["t1"], ["t2", "t3"]]
     assert all(w["status"] == "completed" for w in tasks["waves"])
     phases = sorted(p.name for p in (root / ".agents/phases").iterdir())
-    assert len(phases) == 13
+    # 12 phase artifacts (3.2 skipped), the task summary and one output file per stage
+    assert [p for p in phases if "output" in p] == [
+        f"{s}-output.md" for s in sorted(["EXPLORE", "PLAN", "IMPLEMENT", "TEST", "FINAL"])]
+    assert len(phases) == 12 + 1 + 5 and "2.1-summary.md" in phases
+    assert "Tests: passed." in cli_json(root, "next")["instructions"]
     events = (root / ".agents/events.jsonl").read_text().splitlines()
     assert len(events) == state["revision"]
     assert [json.loads(e)["rev"] for e in events] == list(range(1, state["revision"] + 1))

@@ -116,7 +116,7 @@ def test_failed_task_waits_for_backoff_then_fails_workflow() -> None:
     assert s.failure.context is not None
     assert (s.failure.context.completedTasks, s.failure.context.failedTask,
             s.failure.context.pendingTasks) == (["b"], "a", ["c"])
-    assert next_action(s, Config(), t2)["kind"] == "blocked"
+    assert next_action(s, Config(), t2)["kind"] == "ask_user"
     # resume --retry: the task runs again, attempts counted
     r = apply(s, ev.Retry(), t2, pol).state
     assert r.status == "in_progress" and r.failure is None

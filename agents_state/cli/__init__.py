@@ -57,7 +57,9 @@ class LazyGroup(click.Group):
                 return None  # declared but not built yet
             raise
         command: click.Command = getattr(module, attr)
-        return command
+        from agents_state.cli.options import add_global_options
+
+        return add_global_options(command)
 
 
 def _version() -> str:
@@ -75,8 +77,10 @@ def _version() -> str:
     default=None,
     help="Directory that holds .agents/ (default: nearest ancestor with one, else the cwd).",
 )
+@click.option("--json", "as_json", is_flag=True, expose_value=True,
+              help="Print pure JSON on stdout (same as --json after the subcommand).")
 @click.pass_context
-def cli(ctx: click.Context, root: str | None) -> None:
+def cli(ctx: click.Context, root: str | None, as_json: bool) -> None:
     """agents-state: durable workflow state for coding-agent orchestration.
 
     \b
@@ -85,7 +89,9 @@ def cli(ctx: click.Context, root: str | None) -> None:
       agents-state next
     """
     ctx.ensure_object(dict)
-    ctx.obj["root"] = root
+    ctx.obj.setdefault("root", root)
+    ctx.obj["root"] = ctx.obj["root"] or root
+    ctx.obj["json"] = as_json
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -33,7 +33,9 @@ def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
         emit_json({"message": message, "chain": c.id, "status": c.status,
                    "revision": c.revision, "sizing": c.sizing, **extra, "next": action})
         return
-    click.echo(message)
+    from agents_state.safetext import escape
+
+    click.echo(escape(message))
     step = c.step
     click.echo(f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
                + (f", step {step.id} ({c.current + 1}/{len(c.steps)})" if step else ""))
@@ -100,14 +102,15 @@ def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: A
     if feature_file is not None:
         feature = _read_text(feature_file)
     if args_file is not None:
-        words = _read_text(args_file).strip().split(maxsplit=1)
+        text = _read_text(args_file).strip()
+        words = text.split(maxsplit=1)
         if words and words[0].lower() in defn.submodes:
             if defn.submodes[0] == "research":
                 only = words[0].lower()
             else:
                 submode = words[0].lower()
-            words = words[1:]
-        feature = words[0] if words else None
+            text = words[1] if len(words) > 1 else ""
+        feature = text or None  # the whole feature text, not its first word (issue 15)
     feature = feature.strip() if feature else None
     chains = _chains(ctx)
     if not feature:
@@ -341,7 +344,10 @@ def list_cmd(ctx: click.Context, as_json: bool) -> int:
     elif not rows:
         click.echo('No chains. Start one: agents-state chain start code "<feature>"')
     for r in rows if not as_json else []:
-        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} {r['feature']}")
+        from agents_state.safetext import escape
+
+        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} "
+                   f"{escape(r['feature'])}")
     return 0
 
 

@@ -40,7 +40,7 @@ def context(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state context
     """
-    from agents_state.context import render_context
+    from agents_state.context import load_excerpts, render_context
 
     app = app_from(ctx)
     state = app.state()
@@ -49,7 +49,7 @@ def context(ctx: click.Context, as_json: bool) -> int:
             emit_json({"context": None})
         return 0
     action = app.next_action(state)
-    text = render_context(state, action)
+    text = render_context(state, action, load_excerpts(app.root, state))
     if as_json:
         emit_json({"context": text, "next": action})
     else:

@@ -13,6 +13,7 @@ __all__ = ["dry_run_plan", "print_dry_run"]
 
 def dry_run_plan(app: Any, task: str) -> dict[str, Any]:
     from agents_state.config import resolve_model
+    from agents_state.nextaction import inline_as_agent
     from agents_state.scoring import score_task
     from agents_state.workflow import STAGES, PhaseKind, artifact_path, phases_of
 
@@ -34,6 +35,9 @@ def dry_run_plan(app: Any, task: str) -> dict[str, Any]:
                 m = pl.model or cfg.defaults.model
                 agents = {"count": 1 if pl.mode == "single" else s.count, "type": "plan",
                           "model": m, "modelId": resolve_model(m), "mode": pl.mode}
+            elif inline_as_agent(cfg, p.id) is not None:
+                kind, m = inline_as_agent(cfg, p.id) or ("", "")
+                agents = {"count": 1, "type": kind, "model": m, "modelId": resolve_model(m)}
             elif p.kind is PhaseKind.REVIEW:
                 r = cfg.review_for(p.id)
                 agents = {"count": 1, "type": "reviewer", "model": r.tool,

@@ -166,10 +166,15 @@ def aggregate_cmd(ctx: click.Context, sources: tuple[str, ...], do_record: bool,
 
 
 def _echo_aggregate(result: dict[str, Any]) -> None:
-    click.echo(f"{result['decision']} ({result['responses']} responses)")
+    from agents_state.safetext import escape
+
+    def echo(text: str) -> None:
+        click.echo(escape(text))
+
+    echo(f"{result['decision']} ({result['responses']} responses)")
     for key, findings in result["checks"].items():
-        click.echo(f"  {key}: {findings}")
+        click.echo(f"  {escape(key)}: {escape(findings)}")
     for issue in result["issues"]:
-        click.echo(f"  issue: {issue}")
+        click.echo(f"  issue: {escape(issue)}")
     for phase, tokens in result["tokens_used"].items():
-        click.echo(f"  tokens {phase}: {tokens}")
+        click.echo(f"  tokens {escape(phase)}: {tokens}")

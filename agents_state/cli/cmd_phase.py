@@ -11,18 +11,17 @@ from agents_state.cli.options import app_from, json_option
 __all__ = ["phase"]
 
 
-def _artifact_bytes(artifact: str | None) -> bytes | None:
+def _artifact_bytes(artifact: str | None, root: object) -> bytes | None:
     if artifact is None:
         return None
     if artifact == "-":
         import sys
 
         return sys.stdin.buffer.read()
-    from pathlib import Path
-
+    from agents_state.cli.options import input_path
     from agents_state.jsonio import read_input_bytes
 
-    return read_input_bytes(Path(artifact), artifact)
+    return read_input_bytes(input_path(artifact, root), artifact)
 
 
 @click.group()
@@ -59,9 +58,13 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 @click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
 @click.option("--artifact", metavar="FILE", help="The phase's output ('-' reads stdin); stored "
               "under its registered name in .agents/phases/.")
+@click.option("--plan-agents", type=click.IntRange(1, 10), metavar="N",
+              help="1.1 only: how many plan agents 1.2 dispatches (the areas the brainstorm "
+              "found; capped by PLAN.planning.maxParallelAgents).")
 @json_option
 @click.pass_context
-def complete(ctx: click.Context, phase_id: str, artifact: str | None, as_json: bool) -> int:
+def complete(ctx: click.Context, phase_id: str, artifact: str | None, plan_agents: int | None,
+             as_json: bool) -> int:
     """Complete phase ID and store its artifact.
 
     \b
@@ -70,10 +73,16 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, as_json: b
       agents-state phase complete 1.3 --artifact - < review.json
     """
     from agents_state.engine import check_phase_id
+    from agents_state.errors import UsageError
 
     app = app_from(ctx)
     check_phase_id(phase_id)
-    out = app.complete_phase(phase_id, _artifact_bytes(artifact))
+    if plan_agents is not None and phase_id != "1.1":
+        raise UsageError("--plan-agents is for phase 1.1 (it sizes phase 1.2)")
+    shown = None if artifact in (None, "-") else artifact
+    if artifact == "-":
+        shown = "<stdin>"
+    out = app.complete_phase(phase_id, _artifact_bytes(artifact, app.root), shown, plan_agents)
     _print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
@@ -119,11 +128,15 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     if phase_id != "3.1":
         raise UsageError(f"phase {phase_id} has no commands to run; only 3.1 does")
     state = app.require()
-    if state.currentPhase != "3.1":
-        from agents_state.errors import TransitionNotAllowedError
+    from agents_state.errors import TransitionNotAllowedError
 
+    if state.currentPhase != "3.1":
         raise TransitionNotAllowedError("phase 3.1", state.phase("3.1").status, "run",
                                         hint=f"the current phase is {state.currentPhase}")
+    if state.status != "in_progress" or state.abortedAt:
+        raise TransitionNotAllowedError("workflow", "aborted" if state.abortedAt
+                                        else state.status, "run the tests",
+                                        hint="run: agents-state resume")
     cfg = app.config.stages.TEST
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, app.root)
     out = app.complete_phase("3.1", data)

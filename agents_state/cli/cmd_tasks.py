@@ -39,16 +39,17 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     import orjson
 
     from agents_state.cli.cmd_workflow import _print_outcome
+    from agents_state.cli.options import input_path
     from agents_state.events import TasksLoad
     from agents_state.jsonio import loads_strict, read_input_bytes
     from agents_state.waves import parse_tasks, plan_waves
 
     app = app_from(ctx)
-    data = loads_strict(read_input_bytes(Path(file), file), file)
+    data = loads_strict(read_input_bytes(input_path(file, app.root), file), file)
     defs = parse_tasks(data, file)
     waves = plan_waves(defs, wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents)
     event = TasksLoad(tasks=tuple((t.id, t.as_state()) for t in defs),
-                      waves=tuple(tuple(w) for w in waves))
+                      waves=tuple(tuple(w) for w in waves), source=file)
     body = orjson.dumps({"tasks": [{"id": t.id, **t.as_state()} for t in defs]},
                         option=orjson.OPT_INDENT_2)
 
@@ -83,7 +84,9 @@ def _report(out: object, as_json: bool) -> int:
         emit_json({"message": out.message, "changed": out.changed,
                    "revision": out.state.revision, **out.data})
     else:
-        click.echo(out.message)
+        from agents_state.safetext import escape
+
+        click.echo(escape(out.message))
     return 0
 
 

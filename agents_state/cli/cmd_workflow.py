@@ -25,7 +25,9 @@ def _print_outcome(app: object, message: str, as_json: bool, state: Any = None,
         emit_json({"message": message, "revision": state.revision if state else None,
                    "status": state.status if state else None, **extra, "next": action})
     else:
-        click.echo(message)
+        from agents_state.safetext import escape
+
+        click.echo(escape(message))
         click.echo(render_action(action))
 
 
@@ -53,6 +55,9 @@ def dispatch(ctx: click.Context, task: str | None, task_file: Any,
         task = task.strip()
         if not task:
             raise click.UsageError("the task is empty; describe what the workflow should do")
+        from agents_state.safetext import check_length
+
+        check_length(task, "task", task_file.name if task_file is not None else "TASK", "")
     if dry_run:
         from agents_state.cli.cmd_dryrun import print_dry_run
 
@@ -141,6 +146,9 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
     if answer is not None and action is not None:
         raise click.UsageError("--answer cannot be combined with --retry, --skip or --abort")
     if answer is not None:
+        from agents_state.safetext import check_length
+
+        check_length(answer, "answer", "--answer", "")
         out = app.run(ev.Answer(text=answer))
         _print_outcome(app, out.message, as_json, state=out.state)
         return 0
@@ -156,9 +164,12 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
     if as_json:
         emit_json({**info, "next": app.next_action(state)})
     else:
-        click.echo(info["explanation"])
+        from agents_state.safetext import escape
+
+        for line in info["explanation"].split("\n"):
+            click.echo(escape(line))
         for opt in info["options"]:
-            click.echo(f"  {opt['command']:<32} {opt['effect']}")
+            click.echo(f"  {opt['command']:<32} {escape(opt['effect'])}")
     return 0
 
 

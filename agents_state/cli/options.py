@@ -7,13 +7,40 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["app_from", "emit_json", "json_option"]
+__all__ = ["add_global_options", "app_from", "emit_json", "input_path", "json_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+def _json_cb(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """``--json`` given before the subcommand counts too."""
+    obj = ctx.find_root().obj
+    return bool(value or (isinstance(obj, dict) and obj.get("json")))
+
+
 json_option: Callable[[F], F] = click.option(
-    "--json", "as_json", is_flag=True, help="Print pure JSON on stdout (errors as JSON on stderr)."
+    "--json", "as_json", is_flag=True, callback=_json_cb,
+    help="Print pure JSON on stdout (errors as JSON on stderr)."
 )
+
+
+def _root_cb(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        root = ctx.find_root()
+        root.ensure_object(dict)["root"] = value
+
+
+def add_global_options(cmd: click.Command) -> click.Command:
+    """Accept ``--root DIR`` after the subcommand too (``agents-state status --root DIR``)."""
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            add_global_options(sub)
+    if not any("--root" in p.opts for p in cmd.params):
+        cmd.params.append(click.Option(
+            ["--root"], type=click.Path(file_okay=False, path_type=str), expose_value=False,
+            callback=_root_cb, metavar="DIR",
+            help="Directory that holds .agents/ (same as the global --root)."))
+    return cmd
 
 
 def app_from(ctx: click.Context) -> Any:
@@ -29,3 +56,17 @@ def emit_json(data: Any) -> None:
     import orjson
 
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def input_path(name: str, root: Any) -> Any:
+    """A file the caller named: as given, else (relative and missing) under the project root.
+
+    Next actions name artifacts relative to the root (``.agents/phases/0-explore.md``), and the
+    model may run the command from a subdirectory of the project.
+    """
+    from pathlib import Path
+
+    path = Path(name)
+    if not path.is_absolute() and not path.exists() and (Path(root) / path).exists():
+        return Path(root) / path
+    return path

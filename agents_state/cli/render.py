@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.models import PhaseState, State, TaskState
+from agents_state.safetext import escape
 from agents_state.workflow import STAGES, get_phase, phases_of
 
 __all__ = ["MARKS", "age", "colorize", "progress_bar", "render_action", "render_status"]
@@ -37,7 +38,19 @@ _BAR = {"completed": "█", "in_progress": "▒", "pending": "░", "failed": "�
 _WAVE_STATES = ("completed", "in_progress", "pending", "failed")
 
 
+def _clean(value: Any) -> Any:
+    """Every string one escaped line: a field can never forge a line of the action."""
+    if isinstance(value, str):
+        return escape(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
+
+
 def render_action(a: dict[str, Any]) -> str:
+    a = _clean(a)
     head = _VERBS.get(a["kind"], a["kind"])
     agents = a.get("agents")
     if a["kind"] == "dispatch_agents" and agents:
@@ -52,6 +65,10 @@ def render_action(a: dict[str, Any]) -> str:
         lines.append(f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}")
     for q in a.get("questions") or []:
         lines.append(f"  question: {q}")
+    if a.get("options"):
+        lines.append(f"  reason: {a.get('reason')}")
+    for o in a.get("options") or []:
+        lines.append(f"  option {o['option']}: {o['command']} — {o['effect']}")
     if a.get("read"):
         lines.append(f"  read:  {', '.join(a['read'])}")
     if a.get("write"):
@@ -140,14 +157,16 @@ def _wave_progress(ph: PhaseState) -> list[str]:
     from agents_state.engine_tasks import current_wave
 
     assert ph.tasks is not None and ph.waves is not None
-    done = sum(1 for t in ph.tasks.values() if t.status in ("completed", "skipped"))
+    done = sum(1 for t in ph.tasks.values() if t.status == "completed")
+    skipped = sum(1 for t in ph.tasks.values() if t.status == "skipped")
+    tally = f"{done}/{len(ph.tasks)} tasks done" + (f", {skipped} skipped" if skipped else "")
     idx = current_wave(ph)
     if idx is None:
-        return [f"        all {len(ph.waves)} wave(s) done · {done}/{len(ph.tasks)} tasks"]
+        return [f"        all {len(ph.waves)} wave(s) done · {tally}"]
     c = _counts([ph.tasks[t] for t in ph.waves[idx].tasks])
     return [f"        wave {idx + 1}/{len(ph.waves)} [{progress_bar(c)}] {c['completed']} done · "
             f"{c['in_progress']} running · {c['pending']} pending · {c['failed']} failed "
-            f"(all waves: {done}/{len(ph.tasks)} tasks done)"]
+            f"(all waves: {tally})"]
 
 
 def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
@@ -157,15 +176,16 @@ def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
     lines = []
     for tid, t in (ph.tasks or {}).items():
         if is_stale(t, now, lease):
-            lines.append(f"        STALE {tid}: claimed by {t.owner} {age(t.claimedAt, now)} ago, "
+            lines.append(f"        STALE {escape(tid)}: claimed by {escape(t.owner)} "
+                         f"{age(t.claimedAt, now)} ago, "
                          f"silent for {age(t.heartbeatAt or t.claimedAt, now)} "
                          "(claimable again)")
         elif t.status == "failed":
-            lines.append(f"        ✗ {tid} failed after {t.attempts} attempt(s): "
-                         f"{t.lastError or 'no error given'}")
+            lines.append(f"        ✗ {escape(tid)} failed after {t.attempts} attempt(s): "
+                         f"{escape(t.lastError or 'no error given')}")
         elif t.status == "pending" and t.retryAt and parse_time(t.retryAt) > now:
-            lines.append(f"        ↻ {tid} retries at {t.retryAt} (attempt {t.attempts} failed: "
-                         f"{t.lastError or 'no error given'})")
+            lines.append(f"        ↻ {escape(tid)} retries at {t.retryAt} (attempt {t.attempts} "
+                         f"failed: {escape(t.lastError or 'no error given')})")
     return lines
 
 
@@ -178,13 +198,13 @@ def _task_lines(ph: PhaseState, now: datetime) -> list[str]:
             t = ph.tasks[tid]
             bits = []
             if t.owner:
-                bits.append(f"by {t.owner}")
+                bits.append(f"by {escape(t.owner)}")
             if t.status == "in_progress":
                 bits.append(f"for {age(t.claimedAt, now)}")
             if t.attempts > 1:
                 bits.append(f"attempt {t.attempts}")
             tail = f" ({', '.join(bits)})" if bits else ""
-            lines.append(f"          {MARKS[t.status]} {tid} {t.title}{tail}")
+            lines.append(f"          {MARKS[t.status]} {escape(tid)} {escape(t.title)}{tail}")
     return lines
 
 
@@ -192,6 +212,10 @@ def _tasks_block(state: State, now: datetime, lease: int, verbose: bool) -> list
     from agents_state.engine_tasks import TASK_PHASE
 
     ph = state.phase(TASK_PHASE)
+    if ph.waves and not ph.tasks:  # waves listed without their definitions (design 004)
+        return [f"        wave {i + 1} {MARKS[w.status]} {escape(', '.join(w.tasks))}"
+                for i, w in enumerate(ph.waves)] + [
+            "        task definitions not loaded yet (agents-state tasks load FILE)"]
     if not ph.tasks or not ph.waves:
         return []
     lines = _wave_progress(ph) + _task_problems(ph, now, lease)
@@ -217,7 +241,7 @@ def _failure_lines(state: State) -> list[str]:
     if f is None:
         return []
     where = f"phase {f.phase} {get_phase(f.phase).name}" if f.phase else "an unknown phase"
-    lines = [f"  FAILED in {where} at {f.failedAt or '?'}: {f.error or 'no error given'}"]
+    lines = [f"  FAILED in {where} at {f.failedAt or '?'}: {escape(f.error or 'no error given')}"]
     if f.context:
         lines.append(f"    done: {', '.join(f.context.completedTasks) or '-'} · failed: "
                      f"{f.context.failedTask or '-'} · pending: "
@@ -229,11 +253,13 @@ def _failure_lines(state: State) -> list[str]:
 def _notes(state: State) -> list[str]:
     lines = []
     if state.blockedReason:
-        lines.append(f"  BLOCKED: {state.blockedReason}")
+        lines.append(f"  BLOCKED: {escape(state.blockedReason)}")
     if state.stopRequested and state.active:
-        lines.append("  stop requested: the workflow stops after the current step")
+        lines.append("  stopped: the step in flight can still be recorded"
+                     if state.status == "stopped"
+                     else "  stop requested: the workflow stops after the current step")
     if state.clarify is not None and state.clarify.answer is None:
-        lines.append("  waiting for the user: " + " | ".join(state.clarify.questions))
+        lines.append("  waiting for the user: " + escape(" | ".join(state.clarify.questions)))
     if state.compaction.pending:
         lines.append(f"  compaction due after {state.compaction.pending}")
     from agents_state.handoff_ledger import tokens_by_phase
@@ -246,7 +272,7 @@ def _notes(state: State) -> list[str]:
 
 def render_status(state: State, action: dict[str, Any], now: datetime, lease: int,
                   verbose: bool = False) -> str:
-    lines = [f"Workflow: {state.task}",
+    lines = [f"Workflow: {escape(state.task)}",
              f"  status: {'aborted' if state.abortedAt else state.status} · revision "
              f"{state.revision} · updated {state.updatedAt}"
              + (f" ({age(state.updatedAt, now)} ago)" if state.updatedAt else "")]

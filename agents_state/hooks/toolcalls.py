@@ -68,3 +68,11 @@ def handle(event: str, explicit_root: str | None) -> None:
         return
     agent = payload.get("agent_id")
     record(root, agent if isinstance(agent, str) and agent else "main")
+    transcript = payload.get("transcript_path")
+    if not agent and isinstance(transcript, str) and transcript:
+        from agents_state.contextsize import remember_transcript
+
+        try:
+            remember_transcript(root, transcript)  # for the 70% compaction advice (issue 15)
+        except OSError:
+            pass

@@ -36,7 +36,7 @@ def test_code_chain_validator_failure_fixed_on_the_writers_second_try(root: Path
     assert (out["chain"], out["sizing"]["designed"]) == ("code-1", 3)
     assert out["next"]["agents"] == {"count": 1, "type": "domain-researcher",
                                      "subagentType": "subagents:domain-researcher",
-                                     "model": "opus", "modelId": "claude-opus-4-20250514"}
+                                     "model": "opus", "modelId": "claude-opus-4-5-20251101"}
     (req,) = w.requests("code-1")
     assert (req["phase"], req["context"]["previous_findings"]) == ("research", None)
     w.respond("code-1", RESEARCH)

@@ -21,7 +21,8 @@ COMMANDS = {
     "dispatch": (("dispatch", "fault"), [".agents/state.json"], False),
     "phase start": (("phase", "start", "0"), [".agents/state.json"], True),
     "phase complete": (("phase", "complete", "0", "--artifact", "-"),
-                       [".agents/phases/0-explore.md", ".agents/state.json"], True),
+                       [".agents/phases/0-explore.md", ".agents/phases/EXPLORE-output.md",
+                        ".agents/state.json"], True),
 }
 
 
@@ -118,8 +119,9 @@ def test_issue_7_write_order_of_a_commit(root: Path, template: Path) -> None:
 def test_issue_7_write_order_artifact_before_state(root: Path, template: Path) -> None:
     _fresh(root, template, True)
     lines = _trace(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n")
-    assert lines[:13] == COMMIT + COMMIT + AFTER
-    assert lines[13].startswith("phase 0 Parallel Explore completed")
+    # the artifact, then EXPLORE-output.md (the stage ends; issue 15), then the state
+    assert lines[:17] == COMMIT + COMMIT + COMMIT + AFTER
+    assert lines[17].startswith("phase 0 Parallel Explore completed")
 
 
 @pytest.mark.parametrize(("op", "warning"), [

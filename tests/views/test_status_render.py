@@ -60,7 +60,7 @@ def test_failure_in_plain_words_and_next_action_last() -> None:
                            " task task-5 failed after 3 attempt(s): linking table missing")
     assert lines[fail + 2] == ("    to continue: agents-state resume (then --retry, --skip or "
                                "--abort)")
-    assert lines[fail + 3].startswith("NEXT: blocked")
+    assert lines[fail + 3].startswith("NEXT: ask the user")
 
 
 def test_legacy_string_failure_without_phase() -> None:

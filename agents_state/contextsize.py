@@ -1,0 +1,73 @@
+"""How full the orchestrating conversation's context is, from its Claude Code transcript.
+
+The hook payloads name the transcript (``transcript_path``, a JSONL file); each assistant entry
+carries the token usage of its request: ``input_tokens`` plus the cache reads and writes is what
+the context held.  ``post-tool-use`` remembers the main conversation's transcript path in
+``.agents/transcript-path``; ``next`` reads the newest usage from the file's tail (a bounded
+read) and recommends compacting at ``compaction.contextThreshold`` of the window (design 000: 70%).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+__all__ = ["PATH_FILE", "context_tokens", "remember_transcript", "transcript_of"]
+
+PATH_FILE = "transcript-path"
+_TAIL = 256 * 1024
+
+
+def remember_transcript(root: str, transcript: str) -> None:
+    path = os.path.join(root, ".agents", PATH_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == transcript:
+                return
+    except OSError:
+        pass
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(transcript)
+    os.replace(tmp, path)
+
+
+def transcript_of(root: str) -> str | None:
+    try:
+        with open(os.path.join(root, ".agents", PATH_FILE), encoding="utf-8") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def _usage_tokens(entry: object) -> int | None:
+    if not isinstance(entry, dict) or entry.get("isSidechain"):
+        return None
+    msg = entry.get("message")
+    usage = msg.get("usage") if isinstance(msg, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    vals = [usage.get(k) for k in keys]
+    return sum(v for v in vals if isinstance(v, int) and not isinstance(v, bool)) or None
+
+
+def context_tokens(transcript: str) -> int | None:
+    """Tokens in context at the newest assistant entry of the transcript, or None."""
+    try:
+        with open(transcript, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - _TAIL))
+            data = f.read(_TAIL)
+    except OSError:
+        return None
+    for line in reversed(data.splitlines()):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        tokens = _usage_tokens(entry)
+        if tokens is not None:
+            return tokens
+    return None

@@ -1,0 +1,220 @@
+"""What a call will touch, decided on the file system: which credential file it would reach.
+
+A path is resolved against the call's working directory, then checked three ways: its name
+(case-insensitive, ``credentials.CATALOGUE``), the file it leads to through symbolic links
+(``realpath``), and, when the file has more than one name, its inode against every credential
+file found in the project and the home directory (a hard link under another name).  Searches are
+expanded: a Grep's ``path`` and ``glob`` and a Glob's ``pattern`` are walked (``walk.walk``,
+bounded) and every file they would reach is checked.
+
+Each check returns ``None`` or the one-line reason for a denial.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+from agents_state.credentials import credential_entry, home_entries
+from agents_state.globs import glob_regex, has_glob
+from agents_state.hooks.walk import WALK_CAP, WalkCapError, git_ignored, walk
+
+__all__ = ["PathGuard", "split_grep_globs"]
+
+
+def split_grep_globs(value: str) -> list[str]:
+    """Claude Code's Grep splits ``glob`` on white space, then on commas outside braces."""
+    out: list[str] = []
+    for part in value.split():
+        out.extend([part] if "{" in part and "}" in part else [p for p in part.split(",") if p])
+    return out
+
+
+class PathGuard:
+    """Checks for one tool call: ``cwd`` is the call's working directory."""
+
+    def __init__(self, root: str, cwd: str, home: str | None = None, cap: int = WALK_CAP):
+        self.root, self.cwd, self.cap = root, cwd, cap
+        self.home = home if home is not None else os.path.expanduser("~")
+        self._inodes: dict[tuple[int, int], str] | None = None
+        self._inodes_error: str | None = None
+
+    # -- single paths -------------------------------------------------------------------------
+
+    def resolve(self, raw: str) -> str:
+        path = raw
+        if path == "~" or path.startswith("~/"):
+            path = self.home + path[1:]
+        return os.path.normpath(os.path.join(self.cwd, path))
+
+    def check_path(self, raw: str) -> str | None:
+        """Why ``raw`` (as a tool would open it) reaches a credential file, or ``None``."""
+        return self._check(self.resolve(raw), raw, None)
+
+    def _check(self, path: str, shown: str, entry: os.DirEntry[str] | None) -> str | None:
+        found = credential_entry(path, self.home)
+        if found:
+            return f"{shown} is a credential file ({found})"
+        try:
+            is_link = entry.is_symlink() if entry is not None else True
+        except OSError:
+            is_link = True
+        real = os.path.realpath(path) if is_link else path
+        if real != path:
+            found = credential_entry(real, self.home)
+            if found:
+                return f"{shown} leads to the credential file {real} ({found})"
+        try:
+            st = entry.stat() if entry is not None else os.stat(real)
+        except OSError:
+            return None
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return self._hard_link(shown, st)
+        return None
+
+    def _hard_link(self, shown: str, st: os.stat_result) -> str | None:
+        inodes = self._credential_inodes()
+        if inodes is None:
+            return (f"cannot tell whether {shown} is a hard link to a credential file "
+                    f"({self._inodes_error})")
+        other = inodes.get((st.st_dev, st.st_ino))
+        if other:
+            return f"{shown} is a hard link to the credential file {other}"
+        return None
+
+    def _credential_inodes(self) -> dict[tuple[int, int], str] | None:
+        """The (device, inode) of every credential file in the home directory and the project."""
+        if self._inodes is not None or self._inodes_error is not None:
+            return self._inodes
+        found: dict[tuple[int, int], str] = {}
+        for rel in home_entries():
+            path = os.path.join(self.home, rel)
+            if os.path.isdir(path):
+                self._collect(path, found, all_files=True)
+            else:
+                _add(found, path)
+        try:
+            self._collect(self.root, found, all_files=False)
+        except WalkCapError as e:
+            self._inodes_error = f"more than {e.cap:,} files in the project to compare"
+            return None
+        self._inodes = found
+        return found
+
+    def _collect(self, top: str, found: dict[tuple[int, int], str], all_files: bool) -> None:
+        try:
+            for rel, _entry in walk(top, self.cap):
+                path = os.path.join(top, rel)
+                if all_files or credential_entry(path, self.home):
+                    _add(found, path)
+        except WalkCapError:
+            if not all_files:
+                raise
+
+    # -- searches -----------------------------------------------------------------------------
+
+    def check_grep(self, path: str | None, glob: str | None) -> str | None:
+        """Claude Code's Grep: ripgrep over ``path`` (default: the working directory), hidden
+        files included, git-ignored ones skipped unless a ``glob`` names them."""
+        base_raw = path or "."
+        base = self.resolve(base_raw)
+        reason = self._check(base, base_raw, None)
+        if reason or not os.path.isdir(base):
+            return reason
+        positive = [g for g in split_grep_globs(glob or "") if not g.startswith("!")]
+        # negated globs only narrow what ripgrep reads: ignoring them checks more, never less
+        ignored = git_ignored(base) if not positive else None
+        matchers = [_matcher(g.lstrip("/")) for g in positive]
+        return self._search("Grep", base, base_raw, matchers, ignored)
+
+    def check_glob(self, pattern: str, path: str | None) -> str | None:
+        """Claude Code's Glob: ripgrep ``--files --glob PATTERN --hidden --no-ignore``."""
+        base_raw = path or "."
+        if "/" not in pattern.strip("/"):  # a bare name or glob: ripgrep matches it at any depth
+            base = self.resolve(base_raw)
+            reason = self._check(base, base_raw, None)
+            if reason or not os.path.isdir(base):
+                return reason
+            return self._search("Glob", base, pattern, [_matcher(pattern.strip("/"))], None)
+        base, rest, shown = self._split_pattern(pattern, base_raw)
+        if rest is None:
+            return self._check(base, shown, None)
+        reason = self._check(base, shown, None)
+        if reason or not os.path.isdir(base):
+            return reason
+        return self._search("Glob", base, shown, [_matcher(rest)], None)
+
+    def expand(self, word: str) -> str | None:
+        """A shell word with unquoted glob characters: every file it could expand to."""
+        base, rest, shown = self._split_pattern(word, ".")
+        if rest is None:
+            return self._check(base, shown, None)
+        if not os.path.isdir(base):
+            return self._check(base, shown, None)
+        return self._search("the pattern", base, shown, [_matcher(rest)], None)
+
+    def _split_pattern(self, pattern: str, base_raw: str) -> tuple[str, str | None, str]:
+        """(literal leading folder, the glob part or None, shown) of a pattern."""
+        parts = pattern.split("/")
+        lead: list[str] = []
+        while parts and not has_glob(parts[0]):
+            lead.append(parts.pop(0))
+        prefix = "/".join(lead) if lead else ""
+        if pattern.startswith("/") and not prefix:
+            prefix = "/"
+        base = self.resolve(os.path.join(base_raw, prefix) if prefix else base_raw)
+        if pattern.startswith(("/", "~")):
+            base = self.resolve(prefix or "/")
+        shown = pattern if base_raw == "." else f"{base_raw}/{pattern}"
+        return base, ("/".join(parts) if parts else None), shown
+
+    def _search(self, tool: str, base: str, shown: str, matchers: list[_Matcher],
+                ignored: set[str] | None) -> str | None:
+        ignored_dirs = {p.rstrip("/") for p in ignored or () if p.endswith("/")}
+
+        def prune(rel: str) -> bool:
+            return rel in ignored_dirs and not any(m.matches(rel) for m in matchers)
+
+        try:
+            for rel, entry in walk(base, self.cap, prune if ignored_dirs else None):
+                if matchers:
+                    if not any(m.matches(rel) for m in matchers):
+                        continue
+                elif ignored and rel in ignored:
+                    continue
+                reason = self._check(entry.path, os.path.join(base, rel), entry)
+                if reason:
+                    return f"{tool} {shown!r} would reach {reason}"
+        except WalkCapError as e:
+            return (f"{tool} {shown!r} reaches more than {e.cap:,} files and folders, too many "
+                    "to check for credential files; give a narrower path or pattern")
+        return None
+
+
+class _Matcher:
+    """One glob against a path relative to the search folder: anchored, or (no ``/``) against
+    the file name at any depth; case-insensitive, so that it matches at least what ripgrep
+    would."""
+
+    def __init__(self, glob: str) -> None:
+        self.any_depth = "/" not in glob.rstrip("/")
+        self.regex = re.compile(glob_regex(glob.rstrip("/") or "**"), re.I | re.S)
+
+    def matches(self, rel: str) -> bool:
+        if self.regex.fullmatch(rel):
+            return True
+        return self.any_depth and self.regex.fullmatch(rel.rsplit("/", 1)[-1]) is not None
+
+
+def _matcher(glob: str) -> _Matcher:
+    return _Matcher(glob)
+
+
+def _add(found: dict[tuple[int, int], str], path: str) -> None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if stat.S_ISREG(st.st_mode):
+        found.setdefault((st.st_dev, st.st_ino), path)

@@ -95,7 +95,7 @@ def _compiled() -> tuple[re.Pattern[str], re.Pattern[str], list[tuple[str, re.Pa
         else:
             names.append(glob_regex(pattern))
     name_re = re.compile("|".join(f"(?:{n})" for n in names), re.I | re.S)
-    path_re = re.compile("|".join(f"(?:{p})" for p in paths), re.I | re.S)
+    path_re = re.compile("(?:" + "|".join(f"(?:{p})" for p in paths) + ")$", re.I | re.S)
     return name_re, path_re, homes
 
 
@@ -110,27 +110,27 @@ def _entry_for(pattern: str) -> str:
 
 
 def credential_entry(path: str, home: str | None = None) -> str | None:
-    """The catalogue entry (``pattern (what)``) an absolute ``path`` falls under, or ``None``."""
+    """The catalogue entry (``pattern, what``) an absolute ``path`` falls under, or ``None``."""
     norm = path.replace("\\", "/").rstrip("/")
     base = norm.rsplit("/", 1)[-1]
     if not base or base.lower().endswith(NOT_SECRET):
         return None
     name_re, path_re, homes = _compiled()
-    if name_re.fullmatch(base):
-        pattern = next(p for p, _ in CATALOGUE if "/" not in p
-                       and re.fullmatch(glob_regex(p), base, re.I | re.S))
-        return f"{pattern} ({_entry_for(pattern)})"
-    m = path_re.search(norm)
-    if m and m.end() == len(norm):
-        pattern = next(p for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
-                       and re.search(f"(?:^|/){_path_regex(p)}$", norm, re.I | re.S))
-        return f"{pattern} ({_entry_for(pattern)})"
+    # the most specific entry names the file: home-anchored, then paths, then names
     home = (home if home is not None else os.path.expanduser("~")).replace("\\", "/").rstrip("/")
     if home and norm.lower().startswith(home.lower() + "/"):
         rest = norm[len(home) + 1:]
         for pattern, regex in homes:
             if regex.fullmatch(rest):
-                return f"{pattern} ({_entry_for(pattern)})"
+                return f"{pattern}, {_entry_for(pattern)}"
+    if path_re.search(norm):
+        pattern = next(p for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
+                       and re.search(f"(?:^|/){_path_regex(p)}$", norm, re.I | re.S))
+        return f"{pattern}, {_entry_for(pattern)}"
+    if name_re.fullmatch(base):
+        pattern = next(p for p, _ in CATALOGUE if "/" not in p
+                       and re.fullmatch(glob_regex(p), base, re.I | re.S))
+        return f"{pattern}, {_entry_for(pattern)}"
     return None
 
 

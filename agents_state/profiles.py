@@ -182,5 +182,5 @@ def check_tool(profile: Profile, agent: str, tool: str, tool_input: Any) -> str 
             if isinstance(value, str) and value:
                 found = credential_entry(value)
                 if found:
-                    return credential_denial(profile, f"{value} is a credential file ({found})")
+                    return credential_denial(profile, f"{value}: a credential file ({found})")
     return None

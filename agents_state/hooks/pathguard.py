@@ -52,19 +52,20 @@ class PathGuard:
         """Why ``raw`` (as a tool would open it) reaches a credential file, or ``None``."""
         return self._check(self.resolve(raw), raw, None)
 
-    def _check(self, path: str, shown: str, entry: os.DirEntry[str] | None) -> str | None:
+    def _check(self, path: str, shown: str, entry: os.DirEntry[str] | None,
+               linked: bool = False) -> str | None:
         found = credential_entry(path, self.home)
         if found:
-            return f"{shown} is a credential file ({found})"
+            return f"{shown}: a credential file ({found})"
         try:
-            is_link = entry.is_symlink() if entry is not None else True
+            is_link = linked or entry is None or entry.is_symlink()
         except OSError:
             is_link = True
         real = os.path.realpath(path) if is_link else path
         if real != path:
             found = credential_entry(real, self.home)
             if found:
-                return f"{shown} leads to the credential file {real} ({found})"
+                return f"{shown}: a link to the credential file {real} ({found})"
         try:
             st = entry.stat() if entry is not None else os.stat(real)
         except OSError:
@@ -80,7 +81,7 @@ class PathGuard:
                     f"({self._inodes_error})")
         other = inodes.get((st.st_dev, st.st_ino))
         if other:
-            return f"{shown} is a hard link to the credential file {other}"
+            return f"{shown}: a hard link to the credential file {other}"
         return None
 
     def _credential_inodes(self) -> dict[tuple[int, int], str] | None:
@@ -104,7 +105,7 @@ class PathGuard:
 
     def _collect(self, top: str, found: dict[tuple[int, int], str], all_files: bool) -> None:
         try:
-            for rel, _entry in walk(top, self.cap):
+            for rel, _entry, _linked in walk(top, self.cap):
                 path = os.path.join(top, rel)
                 if all_files or credential_entry(path, self.home):
                     _add(found, path)
@@ -126,7 +127,8 @@ class PathGuard:
         # negated globs only narrow what ripgrep reads: ignoring them checks more, never less
         ignored = git_ignored(base) if not positive else None
         matchers = [_matcher(g.lstrip("/")) for g in positive]
-        return self._search("Grep", base, base_raw, matchers, ignored)
+        what = f"Grep over {base_raw!r}" + (f" with glob {glob!r}" if glob else "")
+        return self._search(what, base, matchers, ignored)
 
     def check_glob(self, pattern: str, path: str | None) -> str | None:
         """Claude Code's Glob: ripgrep ``--files --glob PATTERN --hidden --no-ignore``."""
@@ -136,14 +138,15 @@ class PathGuard:
             reason = self._check(base, base_raw, None)
             if reason or not os.path.isdir(base):
                 return reason
-            return self._search("Glob", base, pattern, [_matcher(pattern.strip("/"))], None)
+            return self._search(_glob_what(pattern, path), base, [_matcher(pattern.strip("/"))],
+                                None)
         base, rest, shown = self._split_pattern(pattern, base_raw)
         if rest is None:
             return self._check(base, shown, None)
         reason = self._check(base, shown, None)
         if reason or not os.path.isdir(base):
             return reason
-        return self._search("Glob", base, shown, [_matcher(rest)], None)
+        return self._search(_glob_what(pattern, path), base, [_matcher(rest)], None)
 
     def expand(self, word: str) -> str | None:
         """A shell word with unquoted glob characters: every file it could expand to."""
@@ -152,7 +155,7 @@ class PathGuard:
             return self._check(base, shown, None)
         if not os.path.isdir(base):
             return self._check(base, shown, None)
-        return self._search("the pattern", base, shown, [_matcher(rest)], None)
+        return self._search(f"the pattern {word!r}", base, [_matcher(rest)], None)
 
     def _split_pattern(self, pattern: str, base_raw: str) -> tuple[str, str | None, str]:
         """(literal leading folder, the glob part or None, shown) of a pattern."""
@@ -169,7 +172,12 @@ class PathGuard:
         shown = pattern if base_raw == "." else f"{base_raw}/{pattern}"
         return base, ("/".join(parts) if parts else None), shown
 
-    def _search(self, tool: str, base: str, shown: str, matchers: list[_Matcher],
+    def _show(self, path: str) -> str:
+        """``path`` relative to the call's working directory when inside it."""
+        cwd = self.cwd.rstrip("/")
+        return path[len(cwd) + 1:] if path.startswith(cwd + "/") else path
+
+    def _search(self, what: str, base: str, matchers: list[_Matcher],
                 ignored: set[str] | None) -> str | None:
         ignored_dirs = {p.rstrip("/") for p in ignored or () if p.endswith("/")}
 
@@ -177,17 +185,18 @@ class PathGuard:
             return rel in ignored_dirs and not any(m.matches(rel) for m in matchers)
 
         try:
-            for rel, entry in walk(base, self.cap, prune if ignored_dirs else None):
+            for rel, entry, linked in walk(base, self.cap, prune if ignored_dirs else None):
                 if matchers:
                     if not any(m.matches(rel) for m in matchers):
                         continue
                 elif ignored and rel in ignored:
                     continue
-                reason = self._check(entry.path, os.path.join(base, rel), entry)
+                reason = self._check(entry.path, self._show(os.path.join(base, rel)), entry,
+                                     linked)
                 if reason:
-                    return f"{tool} {shown!r} would reach {reason}"
+                    return f"{what} would reach {reason}"
         except WalkCapError as e:
-            return (f"{tool} {shown!r} reaches more than {e.cap:,} files and folders, too many "
+            return (f"{what} reaches more than {e.cap:,} files and folders, too many "
                     "to check for credential files; give a narrower path or pattern")
         return None
 
@@ -205,6 +214,10 @@ class _Matcher:
         if self.regex.fullmatch(rel):
             return True
         return self.any_depth and self.regex.fullmatch(rel.rsplit("/", 1)[-1]) is not None
+
+
+def _glob_what(pattern: str, path: str | None) -> str:
+    return f"Glob {pattern!r}" + (f" in {path!r}" if path else "")
 
 
 def _matcher(glob: str) -> _Matcher:

@@ -26,8 +26,10 @@ class WalkCapError(Exception):
 
 
 def walk(top: str, cap: int = WALK_CAP,
-         prune: Callable[[str], bool] | None = None) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Yield ``(path relative to top, entry)`` for every non-directory under ``top``.
+         prune: Callable[[str], bool] | None = None
+         ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
+    """Yield ``(path relative to top, entry, reached through a symbolic link)`` for every
+    non-directory under ``top``.
 
     ``prune(rel)`` is asked for each directory; VCS folders are always skipped."""
     seen: set[tuple[int, int]] = set()
@@ -36,10 +38,10 @@ def walk(top: str, cap: int = WALK_CAP,
         seen.add((st.st_dev, st.st_ino))
     except OSError:
         return
-    stack: list[tuple[str, str]] = [(top, "")]
+    stack: list[tuple[str, str, bool]] = [(top, "", False)]
     count = 0
     while stack:
-        path, rel = stack.pop()
+        path, rel, linked = stack.pop()
         try:
             entries = list(os.scandir(path))
         except OSError:
@@ -59,9 +61,9 @@ def walk(top: str, cap: int = WALK_CAP,
                 key = (st.st_dev, st.st_ino)
                 if key not in seen:
                     seen.add(key)
-                    stack.append((entry.path, sub + "/"))
+                    stack.append((entry.path, sub + "/", linked or entry.is_symlink()))
             else:
-                yield sub, entry
+                yield sub, entry, linked
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -28,7 +28,7 @@ __all__ = ["CATALOGUE", "NOT_SECRET", "credential_entry", "home_entries"]
 # (pattern, what it holds) -- keep each family together; docs/reliability.md mirrors this table.
 CATALOGUE: tuple[tuple[str, str], ...] = (
     # environment files and project secrets
-    (".env", "environment file"), (".env.*", "environment file"), ("*.env", "environment file"),
+    (".env", "environment file"), (".env*", "environment file"), ("*.env", "environment file"),
     (".envrc", "direnv environment"),
     ("secret.{json,yaml,yml,toml,env}", "secrets file"),
     ("*secrets.{json,yaml,yml,toml,env}", "secrets file"),
@@ -58,6 +58,8 @@ CATALOGUE: tuple[tuple[str, str], ...] = (
     ("*.tfstate", "Terraform state (holds secrets in plain text)"),
     ("*.tfstate.backup", "Terraform state (holds secrets in plain text)"),
     (".vault-token", "Vault token"),
+    # the environment of a running process (tokens are passed there)
+    ("proc/*/environ", "process environment"),
     # registries and package managers
     (".docker/config.json", "Docker registry credentials"),
     (".npmrc", "npm token"), ("~/.yarnrc.yml", "Yarn token"), (".pypirc", "PyPI token"),

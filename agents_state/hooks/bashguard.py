@@ -212,11 +212,12 @@ def _cd(words: list[Word], guard: PathGuard, cwds: list[str]) -> BashVerdict | N
 
 def _check_word(word: Word, guard: PathGuard, cwds: list[str]) -> str | None:
     """Every path the word could name, from every working directory it could be read in."""
-    texts = {word.text}
+    parts: list[str] = []
     if "=" in word.text:
-        texts.add(word.text.split("=", 1)[1])
+        parts.append(word.text.split("=", 1)[1])
     if ":" in word.text:
-        texts.update(word.text.split(":"))
+        parts.extend(word.text.split(":"))
+    texts = dict.fromkeys([*parts, word.text])  # the parts first: they name the file
     saved = guard.cwd
     try:
         for cwd in dict.fromkeys([*cwds, guard.root]):

@@ -86,7 +86,7 @@ def test_issue_16_grep_skips_what_git_ignores_unless_a_glob_names_it(root: Path)
 
 
 @pytest.mark.parametrize(("name", "entry"), [
-    (".ENV", ".env, environment file"), (".Env.Local", ".env.*, environment file"),
+    (".ENV", ".env, environment file"), (".Env.Local", ".env*, environment file"),
     ("CONFIG/.ENV", ".env, environment file"), ("deploy/Server.PEM", "*.pem, private key or "
                                                 "certificate"),
     ("keys/ID_RSA", "id_rsa*, SSH private key")])
@@ -173,13 +173,15 @@ HOME_CASES = [
                                                  "configuration"),
     (".yarnrc.yml", "~/.yarnrc.yml, Yarn token"),
     (".m2/settings.xml", ".m2/settings.xml, Maven credentials"),
+    ("/proc/self/environ", "proc/*/environ, process environment"),
+    ("keys/.env~", ".env*, environment file"),
 ]
 
 
 @pytest.mark.parametrize(("rel", "entry"), HOME_CASES)
 def test_issue_16_catalogue_covers_cloud_registry_ssh_and_package_tokens(root: Path, rel: str,
                                                                          entry: str) -> None:
-    path = f"{os.environ['HOME']}/{rel}"
+    path = rel if rel.startswith("/") else f"{os.environ['HOME']}/{rel}"
     assert ask(root, "Read", {"file_path": path}) == cred(
         f"{path}: a credential file ({entry})")
 

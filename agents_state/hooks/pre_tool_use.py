@@ -40,14 +40,14 @@ def _payload(explicit_root: str | None) -> dict[str, Any] | None:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
-        problem = f"hook input is not JSON ({e})"
+        problem = f"is not JSON ({e})"
     else:
         if isinstance(data, dict):
             return data
-        problem = f"hook input is a JSON {type(data).__name__}, not an object"
+        problem = f"is a JSON {type(data).__name__}, not an object"
     reason = undecodable_denial(raw, problem, explicit_root)
     if reason is None:
-        warn(f"{problem}; allowing")
+        warn(f"hook input {problem}; allowing")
     else:
         emit(deny_output(reason))
     return None

@@ -37,7 +37,7 @@ def undecodable_denial(raw: bytes, problem: str, explicit_root: str | None) -> s
     workflow = find_workflow(explicit_root, None)
     if workflow is None:
         return None
-    return (f"{_PREFIX}the hook input cannot be read ({problem}), so this sub-agent's call "
+    return (f"{_PREFIX}the hook input {problem}, so this sub-agent's call "
             "cannot be checked against its tool profile; denied. Retry the call with a "
             "simpler input.")
 

@@ -164,7 +164,7 @@ def tool_denial(profile: Profile, agent: str, tool: str) -> str:
 
 def credential_denial(profile: Profile, what: str) -> str:
     return (f"agents-state: the {profile.name} profile may not read or search credential "
-            f"files: {what}. Handoffs must stay free of secrets: continue without it; if the "
+            f"files: {what}; handoffs must stay free of secrets: continue without it, and if the "
             "task needs a value from it, finish with decision CLARIFY and ask the user.")
 
 

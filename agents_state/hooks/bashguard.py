@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from agents_state.hooks.pathguard import PathGuard
+from agents_state.hooks.pathguard import PathGuard, Undecided
 from agents_state.hooks.shellwords import SimpleCommand, Unjudgeable, Word, parse
 
 __all__ = ["ALLOWLIST", "BashVerdict", "check_bash"]
@@ -127,7 +127,7 @@ def _check_simple(simple: SimpleCommand, guard: PathGuard, cwds: list[str],
                                "not write files (only /dev/null)")
         found = _check_word(redirect.target, guard, cwds)
         if found:
-            return BashVerdict(found, credential=True)
+            return BashVerdict(found, credential=not isinstance(found, Undecided))
     if not words:
         return None
     why = _command_allowed(words, guard, extra)
@@ -141,7 +141,7 @@ def _check_simple(simple: SimpleCommand, guard: PathGuard, cwds: list[str],
             scoped.append(guard.resolve(word.text))
         found = _check_word(word, guard, scoped)
         if found:
-            return BashVerdict(found, credential=True)
+            return BashVerdict(found, credential=not isinstance(found, Undecided))
     return None
 
 
@@ -204,7 +204,7 @@ def _cd(words: list[Word], guard: PathGuard, cwds: list[str]) -> BashVerdict | N
         return BashVerdict("'cd' without exactly one plain folder cannot be judged")
     found = _check_word(args[0], guard, cwds)
     if found:
-        return BashVerdict(found, credential=True)
+        return BashVerdict(found, credential=not isinstance(found, Undecided))
     cwds.append(guard.resolve(args[0].text))
     guard.cwd = cwds[-1]
     return None

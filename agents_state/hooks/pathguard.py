@@ -20,7 +20,12 @@ from agents_state.credentials import credential_entry, home_entries
 from agents_state.globs import glob_regex, has_glob
 from agents_state.hooks.walk import WALK_CAP, WalkCapError, git_ignored, walk
 
-__all__ = ["PathGuard", "split_grep_globs"]
+__all__ = ["PathGuard", "Undecided", "split_grep_globs"]
+
+
+class Undecided(str):
+    """A reason that says the guard could not decide (too many files), not that a credential
+    was found."""
 
 
 def split_grep_globs(value: str) -> list[str]:
@@ -77,8 +82,8 @@ class PathGuard:
     def _hard_link(self, shown: str, st: os.stat_result) -> str | None:
         inodes = self._credential_inodes()
         if inodes is None:
-            return (f"cannot tell whether {shown} is a hard link to a credential file "
-                    f"({self._inodes_error})")
+            return Undecided(f"cannot tell whether {shown} is a hard link to a credential "
+                             f"file ({self._inodes_error})")
         other = inodes.get((st.st_dev, st.st_ino))
         if other:
             return f"{shown}: a hard link to the credential file {other}"

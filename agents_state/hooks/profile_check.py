@@ -83,12 +83,14 @@ def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str,
     if not isinstance(tool_input, dict):
         return (f"{_PREFIX}the {tool} call's tool_input is not an object, so what it touches "
                 "cannot be judged; denied.")
-    from agents_state.hooks.pathguard import PathGuard
+    from agents_state.hooks.pathguard import PathGuard, Undecided
 
     guard = PathGuard(os.path.realpath(workflow.root), cwd)
     if tool == "Bash":
         return _judge_bash(profile, guard, tool_input)
     found, unjudgeable = _touches(tool, tool_input, guard)
+    if isinstance(found, Undecided):
+        found, unjudgeable = None, found
     if unjudgeable:
         return f"{_PREFIX}{unjudgeable}; denied."
     return credential_denial(profile, found) if found else None

@@ -10,8 +10,8 @@ from typing import Any
 
 from agents_state.hooks.profile_check import subagent_denial
 
-CRED = ("agents-state: the {profile} profile may not read or search credential files: {what}. "
-        "Handoffs must stay free of secrets: continue without it; if the task needs a value "
+CRED = ("agents-state: the {profile} profile may not read or search credential files: {what}; "
+        "handoffs must stay free of secrets: continue without it, and if the task needs a value "
         "from it, finish with decision CLARIFY and ask the user.")
 BASH = ("agents-state: the {profile} profile runs only allowlisted Bash commands (tests, "
         "linters, builds, git read commands, looking at files); {why}. Use Read, Grep or Glob, "

@@ -9,9 +9,9 @@ import os
 from pathlib import Path
 
 import pytest
-from protocol.hookcase import BASH, CRED, ask, make_project
 
 from agents_state.hooks.bashguard import ALLOWLIST
+from protocol.hookcase import BASH, CRED, ask, make_project
 
 CHECKER = "subagents:quality-checker"  # validator profile: reader + Bash
 

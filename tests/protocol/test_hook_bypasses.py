@@ -11,10 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from protocol.hookcase import CRED, ask, make_project
 
 from agents_state.credentials import CATALOGUE, credential_entry
 from agents_state.hooks.pathguard import PathGuard
+from protocol.hookcase import CRED, ask, make_project
 
 
 @pytest.fixture
@@ -168,9 +168,9 @@ HOME_CASES = [
     (".config/gh/hosts.yml", ".config/gh/hosts.yml, GitHub CLI token"),
     (".terraform.d/credentials.tfrc.json", ".terraform.d/credentials.tfrc.json, Terraform token"),
     (".cargo/credentials.toml", ".cargo/credentials.toml, crates.io token"),
-    (".ssh/id_rsa", ".ssh/**, SSH keys and configuration"), ("keys/id_rsa", "id_rsa*, SSH "
-                                                                          "private key"), (".ssh/config", ".ssh/**, SSH keys and "
-                                                 "configuration"),
+    (".ssh/id_rsa", ".ssh/**, SSH keys and configuration"),
+    ("keys/id_rsa", "id_rsa*, SSH private key"),
+    (".ssh/config", ".ssh/**, SSH keys and configuration"),
     (".yarnrc.yml", "~/.yarnrc.yml, Yarn token"),
     (".m2/settings.xml", ".m2/settings.xml, Maven credentials"),
     ("/proc/self/environ", "proc/*/environ, process environment"),

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol.hookcase import ask, make_project
 
 from agents_state.hooks.profile_check import subagent_denial
+from protocol.hookcase import ask, make_project
 
 DOCTOR = ("so sub-agent tool profiles cannot be checked; denied until the state reads again (the "
           "main conversation can run `agents-state doctor` to see and fix it).")
@@ -218,5 +218,5 @@ def test_issue_16_process_grep_pattern_bypass(root: Path) -> None:
     assert reason_of(hook(root, raw, root)) == (
         "agents-state: the researcher profile may not read or search credential files: Grep "
         "over '.' with glob '.[e]nv' would reach .env: a credential file (.env, environment "
-        "file). Handoffs must stay free of secrets: continue without it; if the task needs a "
-        "value from it, finish with decision CLARIFY and ask the user.")
+        "file); handoffs must stay free of secrets: continue without it, and if the task needs "
+        "a value from it, finish with decision CLARIFY and ask the user.")

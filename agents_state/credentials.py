@@ -21,7 +21,7 @@ import os
 import re
 from functools import cache
 
-from agents_state.globs import glob_regex
+from agents_state.globs import glob_regex, has_glob
 
 __all__ = ["CATALOGUE", "NOT_SECRET", "credential_entry", "home_entries"]
 
@@ -85,6 +85,15 @@ NOT_SECRET = (".example", ".sample", ".template", ".dist", ".default", ".default
 
 
 @cache
+def _markers() -> frozenset[str] | None:
+    """The first folder of every path entry: a path holding none of them needs no path regex
+    (``None`` if an entry starts with a glob, which no marker can stand for)."""
+    firsts = {p.split("/", 1)[0].lower() for p, _ in CATALOGUE
+              if "/" in p and not p.startswith("~/")}
+    return None if any(has_glob(f) for f in firsts) else frozenset(firsts)
+
+
+@cache
 def _compiled() -> tuple[re.Pattern[str], re.Pattern[str], list[tuple[str, re.Pattern[str]]]]:
     names: list[str] = []
     paths: list[str] = []
@@ -118,14 +127,17 @@ def credential_entry(path: str, home: str | None = None) -> str | None:
     if not base or base.lower().endswith(NOT_SECRET):
         return None
     name_re, path_re, homes = _compiled()
+    lower = norm.lower()
     # the most specific entry names the file: home-anchored, then paths, then names
     home = (home if home is not None else os.path.expanduser("~")).replace("\\", "/").rstrip("/")
-    if home and norm.lower().startswith(home.lower() + "/"):
+    if home and lower.startswith(home.lower() + "/"):
         rest = norm[len(home) + 1:]
+        first = rest.split("/", 1)[0].lower()
         for pattern, regex in homes:
-            if regex.fullmatch(rest):
+            if pattern[2:].split("/", 1)[0].lower() == first and regex.fullmatch(rest):
                 return f"{pattern}, {_entry_for(pattern)}"
-    if path_re.search(norm):
+    markers = _markers()
+    if (markers is None or not markers.isdisjoint(lower.split("/"))) and path_re.search(norm):
         pattern = next(p for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
                        and re.search(f"(?:^|/){_path_regex(p)}$", norm, re.I | re.S))
         return f"{pattern}, {_entry_for(pattern)}"

@@ -23,6 +23,9 @@ from agents_state.hooks.walk import WALK_CAP, WalkCapError, git_ignored, walk
 __all__ = ["PathGuard", "Undecided", "split_grep_globs"]
 
 
+_SHOWN = "\0shown\0"  # stands for the path's name until a reason is returned
+
+
 class Undecided(str):
     """A reason that says the guard could not decide (too many files), not that a credential
     was found."""
@@ -57,8 +60,18 @@ class PathGuard:
         """Why ``raw`` (as a tool would open it) reaches a credential file, or ``None``."""
         return self._check(self.resolve(raw), raw, None)
 
-    def _check(self, path: str, shown: str, entry: os.DirEntry[str] | None,
+    def _check(self, path: str, shown: str | None, entry: os.DirEntry[str] | None,
                linked: bool = False) -> str | None:
+        """``shown`` is how the reason names the path (default: relative to the cwd)."""
+        reason = self._check_named(path, entry, linked)
+        if reason is None:
+            return None
+        named = reason.replace(_SHOWN, self._show(path) if shown is None else shown)
+        return Undecided(named) if isinstance(reason, Undecided) else named
+
+    def _check_named(self, path: str, entry: os.DirEntry[str] | None,
+                     linked: bool) -> str | None:
+        shown = _SHOWN
         found = credential_entry(path, self.home)
         if found:
             return f"{shown}: a credential file ({found})"
@@ -196,8 +209,7 @@ class PathGuard:
                         continue
                 elif ignored and rel in ignored:
                     continue
-                reason = self._check(entry.path, self._show(os.path.join(base, rel)), entry,
-                                     linked)
+                reason = self._check(entry.path, None, entry, linked)
                 if reason:
                     return f"{what} would reach {reason}"
         except WalkCapError as e:

@@ -61,6 +61,10 @@ def handle(event: str, explicit_root: str | None) -> None:
 
     if not is_subagent(payload):
         return  # the main conversation: its tools are the user's business
-    reason = subagent_denial(payload, explicit_root)
+    try:
+        reason = subagent_denial(payload, explicit_root)
+    except Exception as e:  # a bug must not open the profile: fail closed, in one line
+        reason = (f"agents-state: the tool profile check failed ({type(e).__name__}: {e}); "
+                  "denied. Retry once; if it fails again, finish with decision STOP and say so.")
     if reason is not None:
         emit(deny_output(reason))

@@ -9,8 +9,6 @@ can deny instead of guessing.
 from __future__ import annotations
 
 import os
-import stat
-import subprocess
 from collections.abc import Callable, Iterator
 
 __all__ = ["VCS_DIRS", "WALK_CAP", "WalkCapError", "git_ignored", "walk"]
@@ -73,16 +71,11 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def is_regular(entry: os.DirEntry[str]) -> bool:
-    try:
-        return stat.S_ISREG(entry.stat().st_mode)
-    except OSError:
-        return False
-
-
 def git_ignored(top: str) -> set[str] | None:
     """Paths under ``top`` (relative, folders with a trailing ``/``) that git ignores, or
     ``None`` when ``top`` is not in a git work tree or git cannot tell."""
+    import subprocess  # only for a Grep without a glob
+
     try:
         proc = subprocess.run(
             ["git", "-c", "core.fsmonitor=false", "-C", top, "ls-files", "--others",

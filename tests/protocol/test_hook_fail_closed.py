@@ -220,3 +220,23 @@ def test_issue_16_process_grep_pattern_bypass(root: Path) -> None:
         "over '.' with glob '.[e]nv' would reach .env: a credential file (.env, environment "
         "file); handoffs must stay free of secrets: continue without it, and if the task needs "
         "a value from it, finish with decision CLARIFY and ask the user.")
+
+
+def test_issue_16_a_bug_in_the_check_denies(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from agents_state.hooks import profile_check, run_hook
+
+    def broken(payload: dict[str, Any], explicit_root: str | None) -> str | None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(profile_check, "subagent_denial", broken)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        payload(root, {"file_path": "src/auth.ts"}).encode())))
+    assert run_hook("pre-tool-use") == 0
+    out = capsys.readouterr()
+    assert out.err == ""
+    assert json.loads(out.out)["hookSpecificOutput"]["permissionDecisionReason"] == (
+        "agents-state: the tool profile check failed (RuntimeError: boom); denied. Retry once; "
+        "if it fails again, finish with decision STOP and say so.")

@@ -66,12 +66,22 @@ REFUSED_OPTIONS: dict[str, frozenset[str]] = {
                       "--upload-pack"}),
     "sort": frozenset({"-o", "--output", "--compress-program"}),
     "tree": frozenset({"-o"}),
-    "make": frozenset({"--eval", "-E"}),
+    "make": frozenset({"--eval", "-E", "SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MAKESHELL"}),
+    "go": frozenset({"-exec", "-toolexec", "-overlay"}),
+    "cargo": frozenset({"--config", "-Z"}),
+    "npm": frozenset({"--script-shell", "--node-options"}),
+    "tox": frozenset({"-x", "--override"}),
 }
+REFUSED_OPTIONS["pnpm"] = REFUSED_OPTIONS["yarn"] = REFUSED_OPTIONS["npm"]
+# git branch / git tag list; these options (or a name without --list) would change refs
+_GIT_REF_WRITES = frozenset({"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
+                             "-f", "--force", "-s", "-u", "--set-upstream-to", "--unset-upstream",
+                             "--edit-description", "--track", "--no-track", "-e", "--edit",
+                             "-F", "--file", "--annotate", "--sign", "--local-user"})
 REFUSED_OPTIONS["egrep"] = REFUSED_OPTIONS["fgrep"] = REFUSED_OPTIONS["grep"]
 SAFE_ENV = frozenset({"CI", "NODE_ENV", "FORCE_COLOR", "NO_COLOR", "TERM", "LANG", "LC_ALL",
                       "TZ", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "RUST_BACKTRACE",
-                      "GOFLAGS", "CARGO_TERM_COLOR"})
+                      "CARGO_TERM_COLOR"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _WHY_NOT = {
     "sh": "shells run code the hook cannot see", "bash": "shells run code the hook cannot see",
@@ -181,6 +191,13 @@ def _command_allowed(words: list[Word], guard: PathGuard,
         shown = " ".join(argv[:2])
         return f"'{shown}' is not on the Bash allowlist of this profile (allowed: {name} " \
                f"{', '.join(sorted(subs))})"
+    if name == "git" and rest[0] in ("branch", "tag"):
+        args = rest[1:]
+        listing = any(a in ("-l", "--list") for a in args)
+        if any(a.split("=", 1)[0] in _GIT_REF_WRITES or (rest[0] == "tag" and a == "-a")
+               or (not a.startswith("-") and not listing) for a in args):
+            return f"'{' '.join(argv)}' would change branches or tags; only listing them is " \
+                   "on the Bash allowlist of this profile"
     if name.startswith("python") and (len(rest) < 2 or rest[1] not in PYTHON_MODULES):
         return f"'{' '.join(argv[:3])}' is not on the Bash allowlist of this profile " \
                f"(python -m {', '.join(sorted(PYTHON_MODULES))})"
@@ -188,11 +205,13 @@ def _command_allowed(words: list[Word], guard: PathGuard,
 
 
 def _refused(arg: str, refused: frozenset[str]) -> bool:
-    if not refused or not arg.startswith("-"):
+    if not refused:
         return False
     head = arg.split("=", 1)[0]
-    if head in refused:
+    if head in refused:  # options, and variables such as make's SHELL=
         return True
+    if not arg.startswith("-"):
+        return False
     if not arg.startswith("--") and len(arg) > 2:  # a cluster of short options: -rn
         return any(f"-{letter}" in refused for letter in arg[1:])
     return False

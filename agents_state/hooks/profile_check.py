@@ -121,6 +121,13 @@ def _touches(tool: str, tool_input: dict[str, Any], guard: Any) -> tuple[str | N
         if not isinstance(pattern, str) or not pattern:
             return None, "the Glob call has no pattern"
         return guard.check_glob(pattern, values["path"]), None
+    url = tool_input.get("url")
+    if isinstance(url, str) and url[:5].lower() == "file:":
+        from urllib.parse import unquote, urlsplit
+
+        found = guard.check_path(unquote(urlsplit(url).path))
+        if found:
+            return found, None
     for key in FILE_KEYS:
         value = values[key]
         if value is None:

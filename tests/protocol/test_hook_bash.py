@@ -123,6 +123,21 @@ UNJUDGEABLE = [
      "npm audit, build, check, format, lint, list, ls, outdated, run, run-script, t, test, "
      "typecheck, why)"),
     ("PAGER=cat git log", "setting PAGER for a command cannot be judged"),
+    ("GOFLAGS=-toolexec=cat go test", "setting GOFLAGS for a command cannot be judged"),
+    ("go test -exec 'cat .env' ./...", "'go -exec' is refused (it runs other programs, writes "
+     "files or reads whole folders)"),
+    ("make SHELL='cat .env' test", "'make SHELL=cat .env' is refused (it runs other programs, "
+     "writes files or reads whole folders)"),
+    ("npm test --script-shell=/tmp/x", "'npm --script-shell=/tmp/x' is refused (it runs other "
+     "programs, writes files or reads whole folders)"),
+    ("cargo test --config 'target.x.runner=\"cat .env\"'", "'cargo --config' is refused (it "
+     "runs other programs, writes files or reads whole folders)"),
+    ("tox -x testenv.commands=cat", "'tox -x' is refused (it runs other programs, writes files "
+     "or reads whole folders)"),
+    ("git branch -D main", "'git branch -D main' would change branches or tags; only listing "
+     "them is on the Bash allowlist of this profile"),
+    ("git tag v9", "'git tag v9' would change branches or tags; only listing them is on the Bash "
+     "allowlist of this profile"),
     ("/tmp/pytest", "'/tmp/pytest' is not on the Bash allowlist of this profile"),
     ("cd -", "'cd' without exactly one plain folder cannot be judged"),
     ("", "the command is empty"),
@@ -141,7 +156,9 @@ ALLOWED = [
     "git status", "git log --oneline -5", "git diff HEAD~1 -- src", "git --no-pager show HEAD",
     "ls -la src", "cat src/auth.ts README.md", "head -n 5 .env.example", "cat src/*",
     "wc -l src/*.ts", "find . -name '*.ts'", "CI=1 pytest", "node_modules/.bin/eslint src",
-    "cd src && ls", "grep -n auth src/auth.ts", "echo done # cat .env",
+    "cd src && ls", "grep -n auth src/auth.ts", "echo done # cat .env", "git branch -a",
+    "git tag --list 'v*'", "git branch --show-current", "pytest -k 'not slow'",
+    "make test VERBOSE=1",
 ]
 
 

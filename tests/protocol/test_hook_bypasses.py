@@ -238,3 +238,9 @@ def test_issue_16_rename_symbol_denied_to_readers_with_reason(root: Path) -> Non
 def test_issue_16_mcp_file_arguments_are_checked_too(root: Path) -> None:
     assert ask(root, "mcp__cclsp__find_definition", {"file_path": ".env", "symbol_name": "x"},
                agent="subagents:reviewer") == cred(ENV, "reader")
+
+
+def test_issue_16_file_urls_are_paths(root: Path) -> None:
+    assert ask(root, "WebFetch", {"url": f"FILE://{root}/%2Eenv", "prompt": "p"}) == cred(
+        f"{root}/.env: a credential file (.env, environment file)")
+    assert ask(root, "WebFetch", {"url": "https://example.com/.env", "prompt": "p"}) is None

@@ -244,3 +244,9 @@ def test_issue_16_file_urls_are_paths(root: Path) -> None:
     assert ask(root, "WebFetch", {"url": f"FILE://{root}/%2Eenv", "prompt": "p"}) == cred(
         f"{root}/.env: a credential file (.env, environment file)")
     assert ask(root, "WebFetch", {"url": "https://example.com/.env", "prompt": "p"}) is None
+
+
+def test_issue_16_the_docs_list_the_whole_catalogue() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "reliability.md").read_text()
+    missing = [p for p, what in CATALOGUE if f"| `{p}` | {what} |" not in docs]
+    assert missing == []

@@ -50,27 +50,32 @@ class PathGuard:
 
     # -- single paths -------------------------------------------------------------------------
 
-    def resolve(self, raw: str) -> str:
+    def joined(self, raw: str) -> str:
+        """``raw`` against the working directory, ``~/`` expanded, ``..`` kept: the kernel
+        resolves ``link/..`` to the parent of the link's target, not to the link's folder."""
         path = raw
         if path == "~" or path.startswith("~/"):
             path = self.home + path[1:]
-        return os.path.normpath(os.path.join(self.cwd, path))
+        return os.path.join(self.cwd, path)
+
+    def resolve(self, raw: str) -> str:
+        return os.path.normpath(self.joined(raw))
 
     def check_path(self, raw: str) -> str | None:
         """Why ``raw`` (as a tool would open it) reaches a credential file, or ``None``."""
-        return self._check(self.resolve(raw), raw, None)
+        return self._check(self.resolve(raw), raw, None, joined=self.joined(raw))
 
     def _check(self, path: str, shown: str | None, entry: os.DirEntry[str] | None,
-               linked: bool = False) -> str | None:
+               linked: bool = False, joined: str | None = None) -> str | None:
         """``shown`` is how the reason names the path (default: relative to the cwd)."""
-        reason = self._check_named(path, entry, linked)
+        reason = self._check_named(path, entry, linked, joined or path)
         if reason is None:
             return None
         named = reason.replace(_SHOWN, self._show(path) if shown is None else shown)
         return Undecided(named) if isinstance(reason, Undecided) else named
 
-    def _check_named(self, path: str, entry: os.DirEntry[str] | None,
-                     linked: bool) -> str | None:
+    def _check_named(self, path: str, entry: os.DirEntry[str] | None, linked: bool,
+                     joined: str) -> str | None:
         shown = _SHOWN
         found = credential_entry(path, self.home)
         if found:
@@ -79,7 +84,7 @@ class PathGuard:
             is_link = linked or entry is None or entry.is_symlink()
         except OSError:
             is_link = True
-        real = os.path.realpath(path) if is_link else path
+        real = os.path.realpath(joined) if is_link else path
         if real != path:
             found = credential_entry(real, self.home)
             if found:
@@ -137,9 +142,8 @@ class PathGuard:
         """Claude Code's Grep: ripgrep over ``path`` (default: the working directory), hidden
         files included, git-ignored ones skipped unless a ``glob`` names them."""
         base_raw = path or "."
-        base = self.resolve(base_raw)
-        reason = self._check(base, base_raw, None)
-        if reason or not os.path.isdir(base):
+        reason, base = self._folder(base_raw, base_raw)
+        if reason or base is None:
             return reason
         positive = [g for g in split_grep_globs(glob or "") if not g.startswith("!")]
         # negated globs only narrow what ripgrep reads: ignoring them checks more, never less
@@ -151,44 +155,45 @@ class PathGuard:
     def check_glob(self, pattern: str, path: str | None) -> str | None:
         """Claude Code's Glob: ripgrep ``--files --glob PATTERN --hidden --no-ignore``."""
         base_raw = path or "."
+        rest: str | None
         if "/" not in pattern.strip("/"):  # a bare name or glob: ripgrep matches it at any depth
-            base = self.resolve(base_raw)
-            reason = self._check(base, base_raw, None)
-            if reason or not os.path.isdir(base):
-                return reason
-            return self._search(_glob_what(pattern, path), base, [_matcher(pattern.strip("/"))],
-                                None)
-        base, rest, shown = self._split_pattern(pattern, base_raw)
-        if rest is None:
-            return self._check(base, shown, None)
-        reason = self._check(base, shown, None)
-        if reason or not os.path.isdir(base):
+            folder, rest, shown = base_raw, pattern.strip("/"), base_raw
+        else:
+            folder, rest, shown = self._split_pattern(pattern, base_raw)
+        reason, base = self._folder(folder, shown)
+        if reason or base is None or rest is None:
             return reason
         return self._search(_glob_what(pattern, path), base, [_matcher(rest)], None)
 
     def expand(self, word: str) -> str | None:
         """A shell word with unquoted glob characters: every file it could expand to."""
-        base, rest, shown = self._split_pattern(word, ".")
-        if rest is None:
-            return self._check(base, shown, None)
-        if not os.path.isdir(base):
-            return self._check(base, shown, None)
+        folder, rest, shown = self._split_pattern(word, ".")
+        reason, base = self._folder(folder, shown)
+        if reason or base is None or rest is None:
+            return reason
         return self._search(f"the pattern {word!r}", base, [_matcher(rest)], None)
 
+    def _folder(self, raw: str, shown: str) -> tuple[str | None, str | None]:
+        """(why ``raw`` itself is refused, the real folder to walk or None if not a folder)."""
+        reason = self._check(self.resolve(raw), shown, None, joined=self.joined(raw))
+        real = os.path.realpath(self.joined(raw))
+        return reason, (real if os.path.isdir(real) else None)
+
     def _split_pattern(self, pattern: str, base_raw: str) -> tuple[str, str | None, str]:
-        """(literal leading folder, the glob part or None, shown) of a pattern."""
+        """(the literal leading folder, as a path from the cwd; the glob part or None; shown)."""
         parts = pattern.split("/")
         lead: list[str] = []
         while parts and not has_glob(parts[0]):
             lead.append(parts.pop(0))
-        prefix = "/".join(lead) if lead else ""
-        if pattern.startswith("/") and not prefix:
-            prefix = "/"
-        base = self.resolve(os.path.join(base_raw, prefix) if prefix else base_raw)
-        if pattern.startswith(("/", "~")):
-            base = self.resolve(prefix or "/")
+        prefix = "/".join(lead)
+        if pattern.startswith("/"):
+            folder = prefix or "/"
+        elif pattern.startswith("~"):
+            folder = prefix
+        else:
+            folder = os.path.join(base_raw, prefix) if prefix else base_raw
         shown = pattern if base_raw == "." else f"{base_raw}/{pattern}"
-        return base, ("/".join(parts) if parts else None), shown
+        return folder, ("/".join(parts) if parts else None), shown
 
     def _show(self, path: str) -> str:
         """``path`` relative to the call's working directory when inside it."""

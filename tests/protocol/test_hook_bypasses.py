@@ -250,3 +250,19 @@ def test_issue_16_the_docs_list_the_whole_catalogue() -> None:
     docs = (Path(__file__).parents[2] / "docs" / "reliability.md").read_text()
     missing = [p for p, what in CATALOGUE if f"| `{p}` | {what} |" not in docs]
     assert missing == []
+
+
+def test_issue_16_dot_dot_after_a_link_goes_where_the_kernel_goes(root: Path) -> None:
+    home = Path(os.environ["HOME"])
+    (home / ".docker" / "sub").mkdir()
+    (root / "src" / "dk").symlink_to(home / ".docker" / "sub")
+    what = (f"src/dk/../config.json: a link to the credential file {home}/.docker/config.json "
+            "(.docker/config.json, Docker registry credentials)")
+    assert ask(root, "Read", {"file_path": "src/dk/../config.json"}) == cred(what)
+    assert ask(root, "Glob", {"pattern": "src/dk/../conf*"}) == cred(
+        f"Glob 'src/dk/../conf*' would reach {home}/.docker/config.json: a credential file "
+        "(.docker/config.json, Docker registry credentials)")
+    assert ask(root, "Bash", {"command": "cat src/dk/../conf*"},
+               agent="subagents:quality-checker") == cred(
+        f"the pattern 'src/dk/../conf*' would reach {home}/.docker/config.json: a credential "
+        "file (.docker/config.json, Docker registry credentials)", "validator")

@@ -240,3 +240,15 @@ def test_issue_16_a_bug_in_the_check_denies(root: Path, monkeypatch: pytest.Monk
     assert json.loads(out.out)["hookSpecificOutput"]["permissionDecisionReason"] == (
         "agents-state: the tool profile check failed (RuntimeError: boom); denied. Retry once; "
         "if it fails again, finish with decision STOP and say so.")
+
+
+def test_issue_16_process_bom_state_and_nested_empty_agents(root: Path) -> None:
+    state = root / ".agents" / "state.json"
+    state.write_bytes(b"\xef\xbb\xbf" + state.read_bytes())
+    (root / "src" / ".agents").mkdir()
+    raw = payload(root / "src", {"file_path": "a.ts", "content": "x"}).replace('"Read"',
+                                                                               '"Write"')
+    reason = reason_of(hook(root, raw, root / "src"))
+    assert reason.startswith("agents-state: agent 'explore' runs with the researcher profile (")
+    assert reason.endswith("Write is not in it. Do this step with those tools, or finish with "
+                           "decision STOP or CLARIFY in your handoff and say what you need.")

@@ -27,8 +27,6 @@ def deny_output(reason: str) -> dict[str, object]:
 
 def _payload(explicit_root: str | None) -> dict[str, Any] | None:
     """The hook's JSON object; ``None`` after a warning or a fail-closed denial."""
-    from agents_state.hooks.profile_check import undecodable_denial
-
     try:
         raw = sys.stdin.buffer.read()
     except (OSError, ValueError) as e:
@@ -45,6 +43,8 @@ def _payload(explicit_root: str | None) -> dict[str, Any] | None:
         if isinstance(data, dict):
             return data
         problem = f"is a JSON {type(data).__name__}, not an object"
+    from agents_state.hooks.profile_check import undecodable_denial
+
     reason = undecodable_denial(raw, problem, explicit_root)
     if reason is None:
         warn(f"hook input {problem}; allowing")
@@ -57,12 +57,13 @@ def handle(event: str, explicit_root: str | None) -> None:
     payload = _payload(explicit_root)
     if payload is None:
         return
-    from agents_state.hooks.profile_check import is_subagent, subagent_denial
-
-    if not is_subagent(payload):
+    if not any(isinstance(payload.get(k), str) and payload[k].strip()
+               for k in ("agent_id", "agent_type")):
         return  # the main conversation: its tools are the user's business
+    from agents_state.hooks import profile_check  # a sub-agent's call: judge it
+
     try:
-        reason = subagent_denial(payload, explicit_root)
+        reason = profile_check.subagent_denial(payload, explicit_root)
     except Exception as e:  # a bug must not open the profile: fail closed, in one line
         reason = (f"agents-state: the tool profile check failed ({type(e).__name__}: {e}); "
                   "denied. Retry once; if it fails again, finish with decision STOP and say so.")

@@ -154,5 +154,6 @@ def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | N
         return credential_denial(profile, verdict.why)
     return (f"{_PREFIX}the {profile.name} profile runs only allowlisted Bash commands (tests, "
             f"linters, builds, git read commands, looking at files); {verdict.why}. Use Read, "
-            f"Grep or Glob, or ask for the command in toolProfiles.{profile.name}.bashAllow "
+            f"Grep or Glob, or ask for the command in toolProfiles."
+            f"{profile.name.split('+')[0]}.bashAllow "
             "(.agents/config.json); if the task needs it, finish with decision CLARIFY.")

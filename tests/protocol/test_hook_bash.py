@@ -188,3 +188,16 @@ def test_issue_16_a_project_extends_the_allowlist_in_config(root: Path) -> None:
 
 def test_issue_16_writers_keep_a_free_shell(root: Path) -> None:
     assert ask(root, "Bash", {"command": "cat .env | sh"}, agent="subagents:worker") is None
+
+
+def test_issue_16_composite_profiles_extend_through_their_base(root: Path) -> None:
+    analyzer = "subagents:code-analyzer"  # researcher+Bash
+    assert ask(root, "Bash", {"command": "terraform validate"}, agent=analyzer) == (
+        "agents-state: the researcher+Bash profile runs only allowlisted Bash commands (tests, "
+        "linters, builds, git read commands, looking at files); 'terraform' is not on the Bash "
+        "allowlist of this profile. Use Read, Grep or Glob, or ask for the command in "
+        "toolProfiles.researcher.bashAllow (.agents/config.json); if the task needs it, finish "
+        "with decision CLARIFY.")
+    (root / ".agents" / "config.json").write_text(json.dumps(
+        {"toolProfiles": {"researcher": {"bashAllow": ["terraform validate"]}}}))
+    assert ask(root, "Bash", {"command": "terraform validate"}, agent=analyzer) is None

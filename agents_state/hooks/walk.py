@@ -9,22 +9,25 @@ can deny instead of guessing.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 
 __all__ = ["VCS_DIRS", "WALK_CAP", "WalkCapError", "git_ignored", "walk"]
 
 WALK_CAP = 100_000  # files and folders one check may visit (docs/reliability.md)
+WALK_SECONDS = 5.0  # and the time it may take: the hook's timeout is 10 s, and a hook that
+                    # times out does not block the call
 VCS_DIRS = frozenset({".git", ".svn", ".hg", ".bzr", ".jj"})  # Claude Code's Grep skips these
 
 
 class WalkCapError(Exception):
-    def __init__(self, top: str, cap: int) -> None:
-        self.top, self.cap = top, cap
+    def __init__(self, top: str, cap: int, timed_out: bool = False) -> None:
+        self.top, self.cap, self.timed_out = top, cap, timed_out
         super().__init__(f"more than {cap:,} files and folders under {top}")
 
 
 def walk(top: str, cap: int = WALK_CAP,
-         prune: Callable[[str], bool] | None = None
+         prune: Callable[[str], bool] | None = None, seconds: float = WALK_SECONDS
          ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     """Yield ``(path relative to top, entry, reached through a symbolic link)`` for every
     non-directory under ``top``.
@@ -38,6 +41,7 @@ def walk(top: str, cap: int = WALK_CAP,
         return
     stack: list[tuple[str, str, bool]] = [(top, "", False)]
     count = 0
+    deadline = time.monotonic() + seconds
     while stack:
         path, rel, linked = stack.pop()
         try:
@@ -48,6 +52,8 @@ def walk(top: str, cap: int = WALK_CAP,
             count += 1
             if count > cap:
                 raise WalkCapError(top, cap)
+            if count % 1000 == 0 and time.monotonic() > deadline:
+                raise WalkCapError(top, count, timed_out=True)
             sub = f"{rel}{entry.name}"
             if _is_dir(entry):
                 if entry.name in VCS_DIRS or (prune is not None and prune(sub)):

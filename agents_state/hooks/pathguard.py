@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 from agents_state.credentials import credential_entry, home_entries
 from agents_state.globs import glob_regex, has_glob
-from agents_state.hooks.walk import WALK_CAP, WalkCapError, git_ignored, walk
+from agents_state.hooks.walk import WALK_CAP, WALK_SECONDS, WalkCapError, git_ignored, walk
 
 __all__ = ["PathGuard", "Undecided", "split_grep_globs"]
 
@@ -45,6 +46,7 @@ class PathGuard:
     def __init__(self, root: str, cwd: str, home: str | None = None, cap: int = WALK_CAP):
         self.root, self.cwd, self.cap = root, cwd, cap
         self.home = home if home is not None else os.path.expanduser("~")
+        self.deadline = time.monotonic() + WALK_SECONDS  # one budget for all walks of a call
         self._inodes: dict[tuple[int, int], str] | None = None
         self._inodes_error: str | None = None
 
@@ -121,14 +123,16 @@ class PathGuard:
         try:
             self._collect(self.root, found, all_files=False)
         except WalkCapError as e:
-            self._inodes_error = f"more than {e.cap:,} files in the project to compare"
+            self._inodes_error = (f"the project could not be listed in {WALK_SECONDS:g} seconds"
+                                  if e.timed_out else
+                                  f"more than {e.cap:,} files in the project to compare")
             return None
         self._inodes = found
         return found
 
     def _collect(self, top: str, found: dict[tuple[int, int], str], all_files: bool) -> None:
         try:
-            for rel, _entry, _linked in walk(top, self.cap):
+            for rel, _entry, _linked in walk(top, self.cap, deadline=self.deadline):
                 path = os.path.join(top, rel)
                 if all_files or credential_entry(path, self.home):
                     _add(found, path)
@@ -208,7 +212,8 @@ class PathGuard:
             return rel in ignored_dirs and not any(m.matches(rel) for m in matchers)
 
         try:
-            for rel, entry, linked in walk(base, self.cap, prune if ignored_dirs else None):
+            for rel, entry, linked in walk(base, self.cap, prune if ignored_dirs else None,
+                                           self.deadline):
                 if matchers:
                     if not any(m.matches(rel) for m in matchers):
                         continue
@@ -218,8 +223,12 @@ class PathGuard:
                 if reason:
                     return f"{what} would reach {reason}"
         except WalkCapError as e:
-            return (f"{what} reaches more than {e.cap:,} files and folders, too many "
-                    "to check for credential files; give a narrower path or pattern")
+            if e.timed_out:
+                return Undecided(f"{what} could not be checked for credential files in "
+                                 f"{WALK_SECONDS:g} seconds ({e.cap:,} files and folders seen); "
+                                 "give a narrower path or pattern")
+            return Undecided(f"{what} reaches more than {e.cap:,} files and folders, too many "
+                             "to check for credential files; give a narrower path or pattern")
         return None
 
 

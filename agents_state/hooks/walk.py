@@ -27,12 +27,13 @@ class WalkCapError(Exception):
 
 
 def walk(top: str, cap: int = WALK_CAP,
-         prune: Callable[[str], bool] | None = None, seconds: float = WALK_SECONDS
+         prune: Callable[[str], bool] | None = None, deadline: float | None = None
          ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     """Yield ``(path relative to top, entry, reached through a symbolic link)`` for every
     non-directory under ``top``.
 
-    ``prune(rel)`` is asked for each directory; VCS folders are always skipped."""
+    ``prune(rel)`` is asked for each directory; VCS folders are always skipped.  Past ``cap``
+    entries, or past ``deadline`` (``time.monotonic()``), it raises ``WalkCapError``."""
     seen: set[tuple[int, int]] = set()
     try:
         st = os.stat(top)
@@ -41,7 +42,8 @@ def walk(top: str, cap: int = WALK_CAP,
         return
     stack: list[tuple[str, str, bool]] = [(top, "", False)]
     count = 0
-    deadline = time.monotonic() + seconds
+    if deadline is None:
+        deadline = time.monotonic() + WALK_SECONDS
     while stack:
         path, rel, linked = stack.pop()
         try:

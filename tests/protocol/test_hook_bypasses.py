@@ -266,3 +266,22 @@ def test_issue_16_dot_dot_after_a_link_goes_where_the_kernel_goes(root: Path) ->
                agent="subagents:quality-checker") == cred(
         f"the pattern 'src/dk/../conf*' would reach {home}/.docker/config.json: a credential "
         "file (.docker/config.json, Docker registry credentials)", "validator")
+
+
+def test_issue_16_walk_time_budget_denies(root: Path) -> None:
+    for i in range(1500):
+        (root / "src" / f"g{i}.ts").write_text("")
+    guard = PathGuard(str(root), str(root))
+    guard.deadline = 0.0  # already spent
+    assert guard.check_grep("src", "*.ts") == (
+        "Grep over 'src' with glob '*.ts' could not be checked for credential files in 5 "
+        "seconds (1,000 files and folders seen); give a narrower path or pattern")
+
+
+def test_issue_16_an_undecided_walk_is_not_called_a_credential(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("agents_state.hooks.pathguard.WALK_CAP", 3)
+    monkeypatch.setattr(PathGuard.__init__, "__defaults__", (None, 3))
+    assert ask(root, "Glob", {"pattern": "**/*.ts"}) == (
+        "agents-state: Glob '**/*.ts' reaches more than 3 files and folders, too many to check "
+        "for credential files; give a narrower path or pattern; denied.")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 
+from agents_state.globs import has_glob
 from agents_state.hooks.pathguard import PathGuard, Undecided
 from agents_state.hooks.shellwords import SimpleCommand, Unjudgeable, Word, parse
 
@@ -66,7 +67,8 @@ REFUSED_OPTIONS: dict[str, frozenset[str]] = {
                       "--upload-pack"}),
     "sort": frozenset({"-o", "--output", "--compress-program"}),
     "tree": frozenset({"-o"}),
-    "make": frozenset({"--eval", "-E", "SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MAKESHELL"}),
+    "make": frozenset({"--eval", "-E", "SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MAKESHELL",
+                       "-p", "--print-data-base"}),  # -p prints the environment's variables
     "go": frozenset({"-exec", "-toolexec", "-overlay"}),
     "cargo": frozenset({"--config", "-Z"}),
     "npm": frozenset({"--script-shell", "--node-options"}),
@@ -146,10 +148,11 @@ def _check_simple(simple: SimpleCommand, guard: PathGuard, cwds: list[str],
     if words[0].text == "cd":
         return _cd(words, guard, cwds)
     scoped = list(cwds)
+    git = words[0].text == "git"
     for i, word in enumerate(words[1:], 1):
-        if words[0].text == "git" and i >= 2 and words[i - 1].text == "-C":
+        if git and i >= 2 and words[i - 1].text == "-C":
             scoped.append(guard.resolve(word.text))
-        found = _check_word(word, guard, scoped)
+        found = _check_word(_pathspec(word) if git else word, guard, scoped)
         if found:
             return BashVerdict(found, credential=not isinstance(found, Undecided))
     return None
@@ -198,6 +201,10 @@ def _command_allowed(words: list[Word], guard: PathGuard,
                or (not a.startswith("-") and not listing) for a in args):
             return f"'{' '.join(argv)}' would change branches or tags; only listing them is " \
                    "on the Bash allowlist of this profile"
+    if name in ("npm", "pnpm", "yarn", "bun") and rest[0] in ("run", "run-script") \
+            and (len(rest) < 2 or rest[1] == "env"):
+        return f"'{' '.join(argv[:3])}' prints the environment (credentials live there too) " \
+               "or lists scripts; name the script to run"
     if name.startswith("python") and (len(rest) < 2 or rest[1] not in PYTHON_MODULES):
         return f"'{' '.join(argv[:3])}' is not on the Bash allowlist of this profile " \
                f"(python -m {', '.join(sorted(PYTHON_MODULES))})"
@@ -227,6 +234,16 @@ def _cd(words: list[Word], guard: PathGuard, cwds: list[str]) -> BashVerdict | N
     cwds.append(guard.resolve(args[0].text))
     guard.cwd = cwds[-1]
     return None
+
+
+def _pathspec(word: Word) -> Word:
+    """git reads quoted globs too (pathspecs), with ``*`` crossing folders, and magic
+    prefixes such as ``:(glob)``: judge the word as the pattern git will match."""
+    text = re.sub(r"^:(\([^)]*\)|[/!^]+)", "", word.text)
+    if not has_glob(text):
+        return Word(text, word.pattern, word.globbed, word.quoted) if text != word.text else word
+    pattern = re.sub(r"\*+", "**", text)
+    return Word(text, pattern, True, word.quoted)
 
 
 def _check_word(word: Word, guard: PathGuard, cwds: list[str]) -> str | None:

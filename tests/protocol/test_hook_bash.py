@@ -39,6 +39,8 @@ REACHES = [
     ("head -n 3 {.env,README.md}", "the pattern '{.env,README.md}' would reach " + ENV),
     ("cat < .env", ENV), ("wc -l <.env", ENV),
     ("git show HEAD:.env", ENV), ("git diff --no-index /dev/null .env", ENV),
+    ("git diff HEAD -- '*.env'", "the pattern '**.env' would reach " + ENV),
+    ("git diff -- ':(glob)**/.e*'", "the pattern '**/.e**' would reach " + ENV),
     ("grep --file=.env src/auth.ts", ENV),
     ("ls && cat .env", ENV), ("pytest -q; cat .env", ENV), ("ls\ncat .env", ENV),
     ("cd src && cat ../.env", "../.env: a credential file (.env, environment file)"),
@@ -123,6 +125,10 @@ UNJUDGEABLE = [
      "npm audit, build, check, format, lint, list, ls, outdated, run, run-script, t, test, "
      "typecheck, why)"),
     ("PAGER=cat git log", "setting PAGER for a command cannot be judged"),
+    ("npm run env", "'npm run env' prints the environment (credentials live there too) or "
+     "lists scripts; name the script to run"),
+    ("make -pn", "'make -pn' is refused (it runs other programs, writes files or reads whole "
+     "folders)"),
     ("GOFLAGS=-toolexec=cat go test", "setting GOFLAGS for a command cannot be judged"),
     ("go test -exec 'cat .env' ./...", "'go -exec' is refused (it runs other programs, writes "
      "files or reads whole folders)"),

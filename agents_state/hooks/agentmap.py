@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from agents_state.hooks.workflow_root import read_regular
 from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
 
 __all__ = ["ProfileUndecidable", "agent_name", "config_layers", "profile_for"]
@@ -45,8 +46,7 @@ def config_layers(root: str) -> list[str]:
 
 def _read_json(path: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as f:
-            raw = f.read(16 * 1024 * 1024 + 1)
+        raw = read_regular(path, 16 * 1024 * 1024)
         if len(raw) > 16 * 1024 * 1024:
             raise ProfileUndecidable(f"{path} is larger than 16 MiB")
         data = orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
@@ -87,8 +87,7 @@ def _from_agent_file(root: str, name: str) -> tuple[str, str] | None:
     for d in dirs:
         path = os.path.join(d, name + ".md")
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read(8192).lstrip("\ufeff")
+            text = read_regular(path, 1 << 20)[:8192].decode("utf-8", "replace").lstrip("\ufeff")
         except FileNotFoundError:
             continue
         except (OSError, UnicodeDecodeError) as e:

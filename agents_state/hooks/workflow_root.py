@@ -11,11 +11,12 @@ decides.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 
 import orjson
 
-__all__ = ["Workflow", "find_workflow", "read_workflow"]
+__all__ = ["NotRegularError", "Workflow", "find_workflow", "read_regular", "read_workflow"]
 
 _MAX_STATE = 64 * 1024 * 1024
 _DONE = ("completed", "complete", "done")
@@ -28,14 +29,39 @@ class Workflow:
     problem: str | None = None  # why the state could not be read
 
 
+class NotRegularError(OSError):
+    pass
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of a regular file, never blocking on a FIFO or a device
+    (raises ``FileNotFoundError``, ``NotRegularError`` or another ``OSError``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularError(f"{path} is not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_workflow(root: str) -> Workflow | None:
     """The workflow under ``root``, or ``None`` when there is no state file."""
     path = os.path.join(root, ".agents", "state.json")
     try:
-        with open(path, "rb") as f:
-            raw = f.read(_MAX_STATE + 1)
+        raw = read_regular(path, _MAX_STATE)
     except FileNotFoundError:
         return None
+    except NotRegularError:
+        return Workflow(root, True, f"{path} is not a regular file")
     except OSError as e:
         return Workflow(root, True, f"cannot read {path} ({e.strerror or e})")
     if len(raw) > _MAX_STATE:

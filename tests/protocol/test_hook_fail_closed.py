@@ -252,3 +252,24 @@ def test_issue_16_process_bom_state_and_nested_empty_agents(root: Path) -> None:
     assert reason.startswith("agents-state: agent 'explore' runs with the researcher profile (")
     assert reason.endswith("Write is not in it. Do this step with those tools, or finish with "
                            "decision STOP or CLARIFY in your handoff and say what you need.")
+
+
+@pytest.mark.parametrize("fifo", [".agents/state.json", ".agents/config.json",
+                                  ".claude/agents/explore.md"])
+def test_issue_16_process_fifo_never_hangs_the_hook(root: Path, fifo: str) -> None:
+    import os
+
+    path = root / fifo
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        path.unlink()
+    os.mkfifo(path)
+    reason = reason_of(hook(root, payload(root, {"file_path": "src/auth.ts"}), root))
+    assert reason == {
+        ".agents/state.json": f"agents-state: {path} is not a regular file, {DOCTOR}",
+        ".agents/config.json": f"agents-state: cannot read {path} ({path} is not a regular "
+                               "file); the tool profile cannot be checked, so the call is denied.",
+        ".claude/agents/explore.md": f"agents-state: cannot read the agent file {path} ({path} "
+                                     "is not a regular file); the tool profile cannot be "
+                                     "checked, so the call is denied.",
+    }[fifo]

@@ -6,26 +6,42 @@ accepted: design 000's ``reader`` / ``researcher`` / ``writer`` / ``orchestrator
 design 001's ``read-only`` / ``research`` / ``writer`` / ``full-access``.  A spec may add tools to a
 base profile: ``reader+Bash`` is design 000's "reader + Bash" of the validator and checkers.
 
-This module is on the hot path of the ``PreToolUse`` hook: it imports nothing heavier than ``re``.
+This module is on the hot path of the ``PreToolUse`` hook: it imports nothing heavy.  What a
+call may touch (credential files, the Bash allowlist) is decided in ``hooks.profile_check``.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = [
+    "CCLSP_EDIT",
+    "CCLSP_READ",
+    "CONTEXT7",
     "DEFAULT_AGENT_PROFILES",
     "PROFILES",
     "Profile",
     "check_tool",
+    "credential_denial",
     "get_profile",
-    "sensitive_target",
     "tool_allowed",
+    "tool_denial",
+    "tools_text",
 ]
 
-_READ = ("Read", "Grep", "Glob", "mcp__cclsp__*")
+# MCP tools are granted one by one: the read-only ones to every profile that reads code, the
+# ones that change files (or the server) only to writers.  ``mcp__server__*`` still works in
+# custom profiles.
+CCLSP_READ = tuple(f"mcp__cclsp__{t}" for t in (
+    "find_definition", "find_references", "find_workspace_symbols", "find_implementation",
+    "get_hover", "get_diagnostics", "prepare_call_hierarchy", "get_incoming_calls",
+    "get_outgoing_calls"))
+CCLSP_EDIT = tuple(f"mcp__cclsp__{t}" for t in ("rename_symbol", "rename_symbol_strict",
+                                                 "restart_server"))
+CONTEXT7 = tuple(f"mcp__context7__{t}" for t in ("resolve-library-id", "get-library-docs",
+                                                 "query-docs"))
+_READ = ("Read", "Grep", "Glob", *CCLSP_READ)
 
 
 @dataclass(frozen=True)
@@ -35,6 +51,7 @@ class Profile:
     tools: tuple[str, ...]
     protect_secrets: bool  # may not read .env or credential files (design 001, security)
     description: str
+    bash_allow: tuple[tuple[str, ...], ...] = ()  # a project's extra Bash commands (bashAllow)
 
     @property
     def names(self) -> str:
@@ -43,12 +60,12 @@ class Profile:
 
 PROFILES: tuple[Profile, ...] = (
     Profile("reader", ("read-only",), _READ, True, "Read and search only, no modifications"),
-    Profile("researcher", ("research",), (*_READ, "WebFetch", "WebSearch", "mcp__context7__*"),
+    Profile("researcher", ("research",), (*_READ, "WebFetch", "WebSearch", *CONTEXT7),
             True, "Read, search and web lookup"),
-    Profile("validator", ("qa",), ("Read", "Grep", "Glob", "Bash", "mcp__cclsp__*"), True,
-            "reader + Bash: runs type checks, lint, tests and builds"),
+    Profile("validator", ("qa",), (*_READ, "Bash"), True,
+            "reader + Bash: runs type checks, lint, tests and builds (Bash allowlist)"),
     Profile("writer", (), ("Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Grep",
-                           "Glob", "mcp__cclsp__*"), False,
+                           "Glob", *CCLSP_READ, *CCLSP_EDIT), False,
             "Full file operations and build commands"),
     Profile("orchestrator", ("full-access",), ("*",), False,
             "All tools, including Task / Agent for spawning sub-agents"),
@@ -77,17 +94,31 @@ _SPAWN = ("Task", "Agent")  # the sub-agent tool was renamed from Task to Agent
 
 
 def get_profile(spec: str, custom: dict[str, Any] | None = None) -> Profile | None:
-    """The profile for ``spec`` (a name, an alias, or ``base+Tool+Tool``), or ``None``."""
+    """The profile for ``spec`` (a name, an alias, or ``base+Tool+Tool``), or ``None``.
+
+    ``custom`` is the config's ``toolProfiles``: new profiles, or ``bashAllow`` added to a
+    built-in one (``{"validator": {"bashAllow": ["terraform validate"]}}``)."""
     base, *extra = [part.strip() for part in spec.split("+")]
     profile = _BY_NAME.get(base)
-    if profile is None and custom and isinstance(custom.get(base), dict):
-        profile = _custom(base, custom[base])
+    entry = custom.get(base) if custom else None
+    if profile is None and isinstance(entry, dict):
+        profile = _custom(base, entry)
+    elif profile is not None and isinstance(entry, dict):
+        profile = replace(profile, bash_allow=_bash_allow(entry))
     if profile is None:
         return None
     if not extra:
         return profile
-    return Profile(spec, (), (*profile.tools, *[t for t in extra if t]), profile.protect_secrets,
-                   f"{profile.name} + {', '.join(extra)}")
+    return replace(profile, name=spec, aliases=(),
+                   tools=(*profile.tools, *[t for t in extra if t]),
+                   description=f"{profile.name} + {', '.join(extra)}")
+
+
+def _bash_allow(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    value = data.get("bashAllow")
+    if not isinstance(value, list):
+        return ()
+    return tuple(tuple(v.split()) for v in value if isinstance(v, str) and v.split())
 
 
 def _custom(name: str, data: dict[str, Any]) -> Profile | None:
@@ -95,7 +126,7 @@ def _custom(name: str, data: dict[str, Any]) -> Profile | None:
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         return None
     return Profile(name, (), tuple(tools), bool(data.get("protectSecrets", True)),
-                   str(data.get("description", "custom profile")))
+                   str(data.get("description", "custom profile")), _bash_allow(data))
 
 
 def tool_allowed(profile: Profile, tool: str) -> bool:
@@ -109,66 +140,47 @@ def tool_allowed(profile: Profile, tool: str) -> bool:
     return False
 
 
-# -- credential files -------------------------------------------------------------------------
-
-_SENSITIVE_NAME = re.compile(
-    r"""^(?:
-        \.env(?:\..+)? | \.envrc |
-        .+\.(?:pem|key|p12|pfx|jks|keystore|ppk) | \.(?:pem|key|p12|pfx) |
-        id_(?:rsa|dsa|ecdsa|ed25519) |
-        (?:.+[-_.])?credentials(?:\.[a-z]+)? | \.git-credentials |
-        \.netrc | \.pgpass | \.npmrc | \.pypirc |
-        (?:.+[-_.])?secrets?\.(?:json|ya?ml|toml|env) |
-        service[-_]?account.*\.json
-    )$""",
-    re.X | re.I,
-)
-_TEMPLATE = re.compile(r"\.(?:example|sample|template|dist|defaults?|schema)$", re.I)
-_SENSITIVE_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".azure", ".kube"})
-_SPLIT = re.compile(r"[\s'\"`;|&<>()=,]+")
-_PATH_KEYS = ("file_path", "path", "notebook_path", "glob")
+def tools_text(profile: Profile) -> str:
+    """The profile's tools, one MCP server's tools grouped: ``mcp__cclsp__{a,b}``."""
+    out: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for tool in profile.tools:
+        if tool.startswith("mcp__") and not tool.endswith("*") and tool.count("__") >= 2:
+            server, name = tool.rsplit("__", 1)
+            if server not in groups:
+                groups[server] = []
+                out.append(server)
+            groups[server].append(name)
+        else:
+            out.append(tool)
+    return ", ".join(f"{t}__{{{','.join(groups[t])}}}" if t in groups else t for t in out)
 
 
-def _sensitive_word(word: str) -> bool:
-    parts = [p for p in re.split(r"[\\/]", word) if p]
-    if not parts:
-        return False
-    if any(p in _SENSITIVE_DIRS for p in parts[:-1]):
-        return True
-    name = parts[-1].replace("*", "").replace("?", "")
-    if not name or _TEMPLATE.search(name):
-        return False
-    return bool(_SENSITIVE_NAME.match(name)) or name.startswith(".env")
+def tool_denial(profile: Profile, agent: str, tool: str) -> str:
+    return (f"agents-state: agent '{agent}' runs with the {profile.name} profile "
+            f"({tools_text(profile)}); {tool} is not in it. Do this step with those tools, or "
+            "finish with decision STOP or CLARIFY in your handoff and say what you need.")
 
 
-def sensitive_target(tool: str, tool_input: Any) -> str | None:
-    """The credential file a tool call would read or search, or ``None``."""
-    if not isinstance(tool_input, dict):
-        return None
-    words: list[str] = []
-    for key in _PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str):
-            words.append(value)
-    if tool == "Glob" and isinstance(tool_input.get("pattern"), str):
-        words.append(tool_input["pattern"])
-    if tool == "Bash" and isinstance(tool_input.get("command"), str):
-        words.extend(_SPLIT.split(tool_input["command"]))
-    return next((w for w in words if w and _sensitive_word(w)), None)
+def credential_denial(profile: Profile, what: str) -> str:
+    return (f"agents-state: the {profile.name} profile may not read or search credential "
+            f"files: {what}; handoffs must stay free of secrets: continue without it, and if the "
+            "task needs a value from it, finish with decision CLARIFY and ask the user.")
 
 
 def check_tool(profile: Profile, agent: str, tool: str, tool_input: Any) -> str | None:
-    """Why ``agent`` may not make this call under ``profile``, or ``None`` if it may."""
+    """Why ``agent`` may not make this call under ``profile``, judged on the text alone (the
+    tool, and a ``file_path`` against the credential catalogue), or ``None``.  The PreToolUse
+    hook decides on the file system instead (``hooks.profile_check``)."""
     if not tool_allowed(profile, tool):
-        return (f"agents-state: agent '{agent}' runs with the {profile.name} profile "
-                f"({', '.join(profile.tools)}); {tool} is not in it. Do this step with those "
-                "tools, or finish with decision STOP or CLARIFY in your handoff and say what "
-                "you need.")
-    if profile.protect_secrets:
-        target = sensitive_target(tool, tool_input)
-        if target:
-            return (f"agents-state: the {profile.name} profile may not read or search "
-                    f"credential files ({target}); handoffs must stay free of secrets. Continue "
-                    "without it; if the task needs a value from it, finish with decision "
-                    "CLARIFY and ask the user.")
+        return tool_denial(profile, agent, tool)
+    if profile.protect_secrets and isinstance(tool_input, dict):
+        from agents_state.credentials import credential_entry
+
+        for key in ("file_path", "notebook_path", "path"):
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                found = credential_entry(value)
+                if found:
+                    return credential_denial(profile, f"{value}: a credential file ({found})")
     return None

@@ -17,6 +17,7 @@ def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in list(os.environ):
         if name.startswith("AGENTS_STATE_"):
             monkeypatch.delenv(name)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)  # the PreToolUse hook looks there
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -8,7 +8,8 @@
 3. ``profiles.DEFAULT_AGENT_PROFILES``.
 
 An agent type is looked up without the plugin's ``subagents:`` prefix; a type found nowhere has no
-profile, and the hook allows its calls.
+profile, and the hook allows its calls.  A config layer that cannot be read, or a profile name
+that names no profile, raises ``ProfileUndecidable``: the hook then denies (fails closed).
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from typing import Any
 
 import orjson
 
-from agents_state.fsops import read_regular
-from agents_state.hooks._base import warn
-from agents_state.profiles import DEFAULT_AGENT_PROFILES, Profile, get_profile
+from agents_state.hooks.workflow_root import read_regular
+from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
 
-__all__ = ["agent_name", "config_layers", "profile_for"]
+__all__ = ["ProfileUndecidable", "agent_name", "config_layers", "profile_for"]
+
+
+class ProfileUndecidable(Exception):
+    """Which profile applies cannot be told; the message says why, in one line."""
 
 PLUGIN_PREFIX = "subagents:"
 _FRONT_PROFILE = re.compile(r"^profile:\s*['\"]?([A-Za-z0-9_+.-]+)['\"]?\s*$", re.M)
@@ -42,17 +46,22 @@ def config_layers(root: str) -> list[str]:
 
 def _read_json(path: str) -> dict[str, Any]:
     try:
-        data = orjson.loads(read_regular(path, path))  # no link, no FIFO: never hangs
+        raw = read_regular(path, 16 * 1024 * 1024)
+        if len(raw) > 16 * 1024 * 1024:
+            raise ProfileUndecidable(f"{path} is larger than 16 MiB")
+        data = orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
     except FileNotFoundError:
         return {}
     except (OSError, orjson.JSONDecodeError) as e:
-        warn(f"ignoring {path} for tool profiles ({e})")
-        return {}
-    return data if isinstance(data, dict) else {}
+        raise ProfileUndecidable(f"cannot read {path} ({e})") from None
+    if not isinstance(data, dict):
+        raise ProfileUndecidable(f"{path} holds a JSON {type(data).__name__}, not an object")
+    return data
 
 
-def _from_config(root: str, names: tuple[str, ...]) -> tuple[str | None, dict[str, Any]]:
+def _from_config(root: str, names: tuple[str, ...]) -> tuple[str | None, str, dict[str, Any]]:
     spec: str | None = None
+    source = ""
     custom: dict[str, Any] = {}
     for path in config_layers(root):
         data = _read_json(path)
@@ -60,15 +69,15 @@ def _from_config(root: str, names: tuple[str, ...]) -> tuple[str | None, dict[st
         if isinstance(mapping, dict):
             for name in names:
                 if isinstance(mapping.get(name), str):
-                    spec = mapping[name]
+                    spec, source = mapping[name], f"agentProfiles in {path}"
                     break
         extra = data.get("toolProfiles")
         if isinstance(extra, dict):
             custom.update(extra)
-    return spec, custom
+    return spec, source, custom
 
 
-def _from_agent_file(root: str, name: str) -> str | None:
+def _from_agent_file(root: str, name: str) -> tuple[str, str] | None:
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         return None
     dirs = [os.path.join(root, ".claude", "agents")]
@@ -76,27 +85,44 @@ def _from_agent_file(root: str, name: str) -> str | None:
     if plugin:
         dirs.append(os.path.join(plugin, "agents"))
     for d in dirs:
+        path = os.path.join(d, name + ".md")
         try:
-            with open(os.path.join(d, name + ".md"), encoding="utf-8") as f:
-                text = f.read(8192)
-        except OSError:
+            text = read_regular(path, 1 << 20)[:8192].decode("utf-8", "replace").lstrip("\ufeff")
+        except FileNotFoundError:
             continue
+        except (OSError, UnicodeDecodeError) as e:
+            raise ProfileUndecidable(f"cannot read the agent file {path} ({e})") from None
         if text.startswith("---"):
             end = text.find("\n---", 3)
             m = _FRONT_PROFILE.search(text[3:end if end != -1 else len(text)])
             if m:
-                return m.group(1)
+                return m.group(1), f"the profile: line of {path}"
     return None
 
 
 def profile_for(root: str, agent_type: str) -> Profile | None:
-    """The profile of ``agent_type`` (e.g. ``subagents:worker``), or ``None`` if it has none."""
+    """The profile of ``agent_type`` (e.g. ``subagents:worker``), or ``None`` if it has none.
+
+    Raises ``ProfileUndecidable`` when a layer cannot be read or the name matches no profile."""
     name = agent_name(agent_type)
-    spec, custom = _from_config(root, (agent_type.strip(), name))
-    spec = spec or _from_agent_file(root, name) or DEFAULT_AGENT_PROFILES.get(name)
+    spec, source, custom = _from_config(root, (agent_type.strip(), name))
+    if spec is None:
+        found = _from_agent_file(root, name)
+        if found:
+            spec, source = found
+    if spec is None and name in DEFAULT_AGENT_PROFILES:
+        spec, source = DEFAULT_AGENT_PROFILES[name], "the built-in defaults"
     if spec is None:
         return None
     profile = get_profile(spec, custom)
     if profile is None:
-        warn(f"agent '{name}' names an unknown profile '{spec}'; allowing its tool calls")
+        import difflib  # only on this error path
+
+        known = [n for p in PROFILES for n in (p.name, *p.aliases)] + sorted(custom)
+        base = spec.split("+")[0].strip()
+        close = difflib.get_close_matches(base, known, n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ProfileUndecidable(
+            f"agent '{name}' names the unknown profile '{spec}' ({source}); {hint}profiles are "
+            f"{', '.join(known)}")
     return profile

@@ -1,14 +1,21 @@
 """PreToolUse: deny a tool call beyond the calling sub-agent's permission profile (REQ-3.6).
 
-Allowed silently, and fast, when: the call comes from the main conversation (no ``agent_type``),
-there is no ``.agents/`` or no active workflow, or the agent type has no profile.  A denial is
-Claude Code's ``hookSpecificOutput`` with ``permissionDecision: deny`` and a reason the model can
-act on; nothing is printed for an allow.
+The main conversation's calls (no ``agent_id`` / ``agent_type``) are not judged by profiles.  A
+sub-agent's call is judged by ``profile_check.subagent_denial``: allowed silently when no
+workflow is active or the agent type has no profile; otherwise checked on what it will touch,
+and denied -- fail closed -- when the hook cannot decide.  A denial is Claude Code's
+``hookSpecificOutput`` with ``permissionDecision: deny`` and a one-line reason the model can act
+on; nothing is printed for an allow.
 """
 
 from __future__ import annotations
 
-from agents_state.hooks._base import active_state, emit, find_root, read_payload
+import sys
+from typing import Any
+
+import orjson
+
+from agents_state.hooks._base import emit, warn
 
 __all__ = ["deny_output", "handle"]
 
@@ -18,23 +25,47 @@ def deny_output(reason: str) -> dict[str, object]:
                                    "permissionDecisionReason": reason}}
 
 
+def _payload(explicit_root: str | None) -> dict[str, Any] | None:
+    """The hook's JSON object; ``None`` after a warning or a fail-closed denial."""
+    try:
+        raw = sys.stdin.buffer.read()
+    except (OSError, ValueError) as e:
+        warn(f"could not read the hook input ({e}); allowing")
+        return None
+    if not raw.strip():
+        warn("empty hook input on stdin (expected Claude Code's hook JSON); allowing")
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        problem = f"is not JSON ({e})"
+    else:
+        if isinstance(data, dict):
+            return data
+        problem = f"is a JSON {type(data).__name__}, not an object"
+    from agents_state.hooks.profile_check import undecodable_denial
+
+    reason = undecodable_denial(raw, problem, explicit_root)
+    if reason is None:
+        warn(f"hook input {problem}; allowing")
+    else:
+        emit(deny_output(reason))
+    return None
+
+
 def handle(event: str, explicit_root: str | None) -> None:
-    payload = read_payload()
+    payload = _payload(explicit_root)
     if payload is None:
         return
-    agent_type = payload.get("agent_type")
-    tool = payload.get("tool_name")
-    if not isinstance(agent_type, str) or not agent_type.strip() or not isinstance(tool, str):
+    if not any(isinstance(payload.get(k), str) and payload[k].strip()
+               for k in ("agent_id", "agent_type")):
         return  # the main conversation: its tools are the user's business
-    root = find_root(explicit_root, payload)
-    if root is None or active_state(root) is None:
-        return
-    from agents_state.hooks.agentmap import agent_name, profile_for
-    from agents_state.profiles import check_tool
+    from agents_state.hooks import profile_check  # a sub-agent's call: judge it
 
-    profile = profile_for(root, agent_type)
-    if profile is None:
-        return
-    reason = check_tool(profile, agent_name(agent_type), tool, payload.get("tool_input"))
+    try:
+        reason = profile_check.subagent_denial(payload, explicit_root)
+    except Exception as e:  # a bug must not open the profile: fail closed, in one line
+        reason = (f"agents-state: the tool profile check failed ({type(e).__name__}: {e}); "
+                  "denied. Retry once; if it fails again, finish with decision STOP and say so.")
     if reason is not None:
         emit(deny_output(reason))

@@ -185,7 +185,7 @@ def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
 
     # PreToolUse: the reader profile kept the sub-agent out of the credential file
     (denial,) = tool_results(agent_requests[1]).values()
-    assert "may not read or search credential files (" in denial
+    assert "may not read or search credential files: " in denial
     assert not any("do-not-leak-42" in json.dumps(r) for r in api.requests)
 
     # SubagentStart / SubagentStop: which sub-agent ran

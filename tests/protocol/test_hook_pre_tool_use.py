@@ -18,6 +18,7 @@ AGENTS_STATE = [sys.executable, "-m", "agents_state"]
 
 def _state(root: Path, status: str = "in_progress") -> None:
     (root / ".agents").mkdir(exist_ok=True)
+    (root / ".env").write_text("KEY=1\n")  # profiles decide on the files there are (issue 16)
     (root / ".agents" / "state.json").write_text(json.dumps(
         {"version": 2, "task": "Add user authentication", "status": status,
          "currentPhase": "0"}))
@@ -136,9 +137,12 @@ def test_deny_reason_names_profile_and_tools(tmp_path: Path, monkeypatch: pytest
         "hookEventName": "PreToolUse", "permissionDecision": "deny",
         "permissionDecisionReason": (
             "agents-state: agent 'explore' runs with the researcher profile (Read, Grep, Glob, "
-            "mcp__cclsp__*, WebFetch, WebSearch, mcp__context7__*); Write is not in it. Do this "
-            "step with those tools, or finish with decision STOP or CLARIFY in your handoff and "
-            "say what you need.")}}
+            "mcp__cclsp__{find_definition,find_references,find_workspace_symbols,"
+            "find_implementation,get_hover,get_diagnostics,prepare_call_hierarchy,"
+            "get_incoming_calls,get_outgoing_calls}, WebFetch, WebSearch, "
+            "mcp__context7__{resolve-library-id,get-library-docs,query-docs}); Write is not in "
+            "it. Do this step with those tools, or finish with decision STOP or CLARIFY in your "
+            "handoff and say what you need.")}}
 
 
 @pytest.mark.parametrize("status", ["completed", None])

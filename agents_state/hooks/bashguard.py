@@ -1,0 +1,272 @@
+"""Bash for a profile that keeps an agent off credentials: deny by default, allow a list.
+
+A command line is split into simple commands (``shellwords``); each must start with a command
+on ``ALLOWLIST`` (or a project's ``bashAllow`` entry), use none of its refused options, and every
+argument, redirection and glob expansion is checked as a path (``PathGuard``) -- against the
+working directory and every folder a ``cd`` or ``git -C`` moved to.  What cannot be judged from
+the text (``$``, substitutions, ``sh -c``, ``eval``, interpreters with inline code, ``xargs``,
+output redirection to files) is denied with the reason.  docs/reliability.md lists the allowlist.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agents_state.globs import has_glob
+from agents_state.hooks.pathguard import PathGuard, Undecided
+from agents_state.hooks.shellwords import SimpleCommand, Unjudgeable, Word, parse
+
+__all__ = ["ALLOWLIST", "BashVerdict", "check_bash"]
+
+ANY = None  # any sub-command
+_SCRIPTS = frozenset({"test", "t", "run", "run-script", "lint", "build", "typecheck", "check",
+                      "format", "ls", "list", "audit", "outdated", "why"})
+
+# command -> allowed first argument (sub-command), or ANY.  Families: tests, linters and type
+# checkers, builds, git read commands, looking at files.
+ALLOWLIST: dict[str, frozenset[str] | None] = {
+    **dict.fromkeys(("pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava",
+                     "phpunit", "rspec", "ctest", "playwright", "cypress"), ANY),
+    **dict.fromkeys(("ruff", "mypy", "dmypy", "pyright", "flake8", "pylint", "black", "isort",
+                     "bandit", "pip-audit", "eslint", "prettier", "tsc", "vue-tsc", "biome",
+                     "stylelint", "golangci-lint", "gofmt", "staticcheck", "shellcheck",
+                     "rubocop", "hadolint", "yamllint", "markdownlint", "semgrep", "clippy"), ANY),
+    **dict.fromkeys(("make", "just", "mvn", "mvnw", "gradle", "gradlew", "cmake", "ninja",
+                     "bazel"), ANY),
+    "go": frozenset({"test", "vet", "build", "list", "version", "fmt"}),
+    "cargo": frozenset({"test", "build", "check", "clippy", "fmt", "doc", "metadata", "tree",
+                        "audit", "nextest", "bench"}),
+    "npm": _SCRIPTS, "pnpm": _SCRIPTS, "yarn": _SCRIPTS, "bun": frozenset({"test", "run"}),
+    "npx": frozenset({"tsc", "vue-tsc", "eslint", "prettier", "jest", "vitest", "mocha",
+                      "biome", "stylelint", "playwright"}),
+    "python": frozenset({"-m"}), "python3": frozenset({"-m"}),
+    "dotnet": frozenset({"test", "build", "format"}),
+    "mix": frozenset({"test", "format", "compile", "credo"}),
+    "git": frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "ls-files",
+                      "ls-tree", "blame", "describe", "shortlog", "tag", "show-ref",
+                      "merge-base", "rev-list", "whatchanged"}),
+    **dict.fromkeys(("ls", "cat", "head", "tail", "wc", "file", "stat", "tree", "du", "find",
+                     "grep", "egrep", "fgrep", "diff", "cmp", "sort", "uniq", "cut", "tr", "nl",
+                     "echo", "printf", "pwd", "which", "true", "false", "test", "[", "date",
+                     "basename", "dirname", "realpath", "readlink", "jq", "md5sum", "sha1sum",
+                     "sha256sum", "column", "fold", "tac", "rev", "comm", "paste", "cd", "sleep"),
+                   ANY),
+}
+PYTHON_MODULES = frozenset({"pytest", "unittest", "mypy", "ruff", "pylint", "flake8", "black",
+                            "isort", "pyright", "compileall", "doctest", "tox", "nox"})
+# options that run other programs, write files or read recursively: refused even when the
+# command is allowed (a short-option cluster such as -rn counts its letters)
+REFUSED_OPTIONS: dict[str, frozenset[str]] = {
+    "find": frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
+                       "-fprintf", "-fls"}),
+    "grep": frozenset({"-r", "-R", "--recursive", "--dereference-recursive", "-d",
+                       "--directories"}),
+    "diff": frozenset({"-r", "--recursive"}),
+    "git": frozenset({"--output", "-c", "--exec-path", "--ext-diff", "--git-dir", "--work-tree",
+                      "--upload-pack"}),
+    "sort": frozenset({"-o", "--output", "--compress-program"}),
+    "tree": frozenset({"-o"}),
+    "make": frozenset({"--eval", "-E", "SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MAKESHELL",
+                       "-p", "--print-data-base"}),  # -p prints the environment's variables
+    "go": frozenset({"-exec", "-toolexec", "-overlay"}),
+    "cargo": frozenset({"--config", "-Z"}),
+    "npm": frozenset({"--script-shell", "--node-options"}),
+    "tox": frozenset({"-x", "--override"}),
+}
+REFUSED_OPTIONS["pnpm"] = REFUSED_OPTIONS["yarn"] = REFUSED_OPTIONS["npm"]
+# git branch / git tag list; these options (or a name without --list) would change refs
+_GIT_REF_WRITES = frozenset({"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
+                             "-f", "--force", "-s", "-u", "--set-upstream-to", "--unset-upstream",
+                             "--edit-description", "--track", "--no-track", "-e", "--edit",
+                             "-F", "--file", "--annotate", "--sign", "--local-user"})
+REFUSED_OPTIONS["egrep"] = REFUSED_OPTIONS["fgrep"] = REFUSED_OPTIONS["grep"]
+SAFE_ENV = frozenset({"CI", "NODE_ENV", "FORCE_COLOR", "NO_COLOR", "TERM", "LANG", "LC_ALL",
+                      "TZ", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "RUST_BACKTRACE",
+                      "CARGO_TERM_COLOR"})
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_WHY_NOT = {
+    "sh": "shells run code the hook cannot see", "bash": "shells run code the hook cannot see",
+    "zsh": "shells run code the hook cannot see", "eval": "eval runs code the hook cannot see",
+    "source": "source runs code the hook cannot see", ".": "'.' runs code the hook cannot see",
+    "xargs": "xargs runs commands built from its input", "env": "env prints the environment "
+    "(credentials live there too) or runs other commands", "printenv": "the environment holds "
+    "credentials", "node": "interpreters run inline code", "perl": "interpreters run inline "
+    "code", "ruby": "interpreters run inline code", "awk": "awk runs inline code",
+    "sed": "sed can run commands and write files", "curl": "network tools can send data out",
+    "wget": "network tools can send data out",
+}
+
+
+class BashVerdict:
+    """Why a command is refused: ``credential`` is set when it would reach a credential file."""
+
+    def __init__(self, why: str, credential: bool = False) -> None:
+        self.why, self.credential = why, credential
+
+
+def check_bash(command: str, guard: PathGuard,
+               extra: tuple[tuple[str, ...], ...] = ()) -> BashVerdict | None:
+    """``None`` when ``command`` may run; else the verdict."""
+    try:
+        commands = parse(command)
+    except Unjudgeable as e:
+        return BashVerdict(str(e))
+    if not commands:
+        return BashVerdict("the command is empty")
+    cwds = [guard.cwd]
+    for simple in commands:
+        verdict = _check_simple(simple, guard, cwds, extra)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def _check_simple(simple: SimpleCommand, guard: PathGuard, cwds: list[str],
+                  extra: tuple[tuple[str, ...], ...]) -> BashVerdict | None:
+    words = list(simple.words)
+    while words and _ASSIGN.match(words[0].text) and not words[0].quoted:
+        name = words[0].text.split("=", 1)[0]
+        if name not in SAFE_ENV:
+            return BashVerdict(f"setting {name} for a command cannot be judged")
+        words.pop(0)
+    for redirect in simple.redirects:
+        target = redirect.target.text
+        if redirect.op in (">&", "<&") and (target.isdigit() or target == "-"):
+            continue
+        if redirect.op[0] != "<" and target != "/dev/null":
+            return BashVerdict(f"'{redirect.op} {target}' writes a file, and this profile does "
+                               "not write files (only /dev/null)")
+        found = _check_word(redirect.target, guard, cwds)
+        if found:
+            return BashVerdict(found, credential=not isinstance(found, Undecided))
+    if not words:
+        return None
+    why = _command_allowed(words, guard, extra)
+    if why:
+        return BashVerdict(why)
+    if words[0].text == "cd":
+        return _cd(words, guard, cwds)
+    scoped = list(cwds)
+    git = words[0].text == "git"
+    for i, word in enumerate(words[1:], 1):
+        if git and i >= 2 and words[i - 1].text == "-C":
+            scoped.append(guard.resolve(word.text))
+        found = _check_word(_pathspec(word) if git else word, guard, scoped)
+        if found:
+            return BashVerdict(found, credential=not isinstance(found, Undecided))
+    return None
+
+
+def _command_allowed(words: list[Word], guard: PathGuard,
+                     extra: tuple[tuple[str, ...], ...]) -> str | None:
+    argv = [w.text for w in words]
+    if any(tuple(argv[:len(e)]) == e for e in extra if e):
+        return None
+    name = argv[0]
+    if words[0].globbed:
+        return f"a command name with glob characters ({name}) cannot be judged"
+    if "/" in name:
+        resolved = guard.resolve(name)
+        inside = resolved.startswith(guard.root.rstrip("/") + "/")
+        base = os.path.basename(name)
+        if not inside or base not in ALLOWLIST or ALLOWLIST[base] is not ANY:
+            return f"'{name}' is not on the Bash allowlist of this profile"
+        name = base
+    name = re.sub(r"^(python3?)\.\d+$", r"\1", name)
+    if name not in ALLOWLIST:
+        why = _WHY_NOT.get(name)
+        return f"'{name}' is not on the Bash allowlist of this profile" + (
+            f" ({why})" if why else "")
+    refused = REFUSED_OPTIONS.get(name, frozenset())
+    for arg in argv[1:]:
+        if _refused(arg, refused):
+            return f"'{name} {arg}' is refused (it runs other programs, writes files or reads " \
+                   "whole folders)"
+    subs = ALLOWLIST[name]
+    if subs is ANY:
+        return None
+    rest = argv[1:]
+    if name == "git":
+        while rest and rest[0] in ("--no-pager", "-C"):
+            rest = rest[2:] if rest[0] == "-C" else rest[1:]
+    if not rest or rest[0] not in subs:
+        shown = " ".join(argv[:2])
+        return f"'{shown}' is not on the Bash allowlist of this profile (allowed: {name} " \
+               f"{', '.join(sorted(subs))})"
+    if name == "git" and rest[0] in ("branch", "tag"):
+        args = rest[1:]
+        listing = any(a in ("-l", "--list") for a in args)
+        if any(a.split("=", 1)[0] in _GIT_REF_WRITES or (rest[0] == "tag" and a == "-a")
+               or (not a.startswith("-") and not listing) for a in args):
+            return f"'{' '.join(argv)}' would change branches or tags; only listing them is " \
+                   "on the Bash allowlist of this profile"
+    if name in ("npm", "pnpm", "yarn", "bun") and rest[0] in ("run", "run-script") \
+            and (len(rest) < 2 or rest[1] == "env"):
+        return f"'{' '.join(argv[:3])}' prints the environment (credentials live there too) " \
+               "or lists scripts; name the script to run"
+    if name.startswith("python") and (len(rest) < 2 or rest[1] not in PYTHON_MODULES):
+        return f"'{' '.join(argv[:3])}' is not on the Bash allowlist of this profile " \
+               f"(python -m {', '.join(sorted(PYTHON_MODULES))})"
+    return None
+
+
+def _refused(arg: str, refused: frozenset[str]) -> bool:
+    if not refused:
+        return False
+    head = arg.split("=", 1)[0]
+    if head in refused:  # options, and variables such as make's SHELL=
+        return True
+    if not arg.startswith("-"):
+        return False
+    if not arg.startswith("--") and len(arg) > 2:  # a cluster of short options: -rn
+        return any(f"-{letter}" in refused for letter in arg[1:])
+    return False
+
+
+def _cd(words: list[Word], guard: PathGuard, cwds: list[str]) -> BashVerdict | None:
+    args = [w for w in words[1:] if w.text != "--"]
+    if len(args) != 1 or args[0].text in ("-", "") or args[0].globbed:
+        return BashVerdict("'cd' without exactly one plain folder cannot be judged")
+    found = _check_word(args[0], guard, cwds)
+    if found:
+        return BashVerdict(found, credential=not isinstance(found, Undecided))
+    cwds.append(guard.resolve(args[0].text))
+    guard.cwd = cwds[-1]
+    return None
+
+
+def _pathspec(word: Word) -> Word:
+    """git reads quoted globs too (pathspecs), with ``*`` crossing folders, and magic
+    prefixes such as ``:(glob)``: judge the word as the pattern git will match."""
+    text = re.sub(r"^:(\([^)]*\)|[/!^]+)", "", word.text)
+    if not has_glob(text):
+        return Word(text, word.pattern, word.globbed, word.quoted) if text != word.text else word
+    pattern = re.sub(r"\*+", "**", text)
+    return Word(text, pattern, True, word.quoted)
+
+
+def _check_word(word: Word, guard: PathGuard, cwds: list[str]) -> str | None:
+    """Every path the word could name, from every working directory it could be read in."""
+    parts: list[str] = []
+    if "=" in word.text:
+        parts.append(word.text.split("=", 1)[1])
+    if ":" in word.text:
+        parts.extend(word.text.split(":"))
+    texts = dict.fromkeys([*parts, word.text])  # the parts first: they name the file
+    saved = guard.cwd
+    try:
+        for cwd in dict.fromkeys([*cwds, guard.root]):
+            guard.cwd = cwd
+            for text in texts:
+                if not text:
+                    continue
+                if word.globbed and text == word.text:
+                    found = guard.expand(word.pattern)
+                else:
+                    found = guard.check_path(text)
+                if found:
+                    return found
+    finally:
+        guard.cwd = saved
+    return None

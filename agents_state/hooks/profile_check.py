@@ -1,0 +1,159 @@
+"""The sub-agent profile decision of the PreToolUse hook: one function, ``subagent_denial``.
+
+A call from a sub-agent (the payload has ``agent_id`` or ``agent_type``) of an active workflow is
+checked against the agent's profile: the tool by name (MCP tools one by one), then, for profiles
+that keep agents off credentials, what the call will touch -- resolved paths, expanded Grep and
+Glob patterns, and Bash by allowlist.  When the hook cannot decide (the state or a config layer
+cannot be read, the profile name is unknown, the call runs outside the project, the input is
+not what Claude Code sends) it denies with one line saying why: it fails closed.
+
+Calls from the main conversation are not judged here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agents_state.hooks.workflow_root import Workflow, find_workflow
+
+__all__ = ["FILE_KEYS", "is_subagent", "subagent_denial", "undecodable_denial"]
+
+FILE_KEYS = ("file_path", "notebook_path", "path")  # keys of a tool input that name a file
+_PREFIX = "agents-state: "
+_DOCTOR = ("the main conversation can run `agents-state doctor` to see and fix it")
+
+
+def is_subagent(payload: dict[str, Any]) -> bool:
+    return any(isinstance(payload.get(k), str) and payload[k].strip()
+               for k in ("agent_id", "agent_type"))
+
+
+def undecodable_denial(raw: bytes, problem: str, explicit_root: str | None) -> str | None:
+    """For hook input that is not a JSON object: deny when it looks like a sub-agent's call
+    and a workflow is active (the main conversation's calls stay allowed)."""
+    if b'"agent_id"' not in raw and b'"agent_type"' not in raw:
+        return None
+    workflow = find_workflow(explicit_root, None)
+    if workflow is None:
+        return None
+    return (f"{_PREFIX}the hook input {problem}, so this sub-agent's call "
+            "cannot be checked against its tool profile; denied. Retry the call with a "
+            "simpler input.")
+
+
+def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str | None:
+    """The deny reason for a sub-agent's call, or ``None`` to allow it."""
+    workflow = find_workflow(explicit_root, payload.get("cwd"))
+    if workflow is None:
+        return None
+    agent_type = payload.get("agent_type")
+    if workflow.problem:
+        return (f"{_PREFIX}{workflow.problem}, so sub-agent tool profiles cannot be checked; "
+                f"denied until the state reads again ({_DOCTOR}).")
+    if not isinstance(agent_type, str) or not agent_type.strip():
+        return (f"{_PREFIX}the hook input has agent_id but no agent_type, so the sub-agent's "
+                "profile cannot be told; denied.")
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str) or not tool.strip():
+        return f"{_PREFIX}the hook input names no tool_name; denied."
+    return _judge(workflow, payload, agent_type, tool)
+
+
+def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str,
+           tool: str) -> str | None:
+    from agents_state.hooks.agentmap import ProfileUndecidable, agent_name, profile_for
+    from agents_state.profiles import credential_denial, tool_allowed, tool_denial
+
+    name = agent_name(agent_type)
+    try:
+        profile = profile_for(workflow.root, agent_type)
+    except ProfileUndecidable as e:
+        return f"{_PREFIX}{e}; the tool profile cannot be checked, so the call is denied."
+    if profile is None:
+        return None
+    if not tool_allowed(profile, tool):
+        return tool_denial(profile, name, tool)
+    cwd, why = _call_cwd(workflow.root, payload.get("cwd"))
+    if why:
+        return f"{_PREFIX}{why}; denied."
+    if not profile.protect_secrets:
+        return None
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return (f"{_PREFIX}the {tool} call's tool_input is not an object, so what it touches "
+                "cannot be judged; denied.")
+    from agents_state.hooks.pathguard import PathGuard, Undecided
+
+    guard = PathGuard(os.path.realpath(workflow.root), cwd)
+    if tool == "Bash":
+        return _judge_bash(profile, guard, tool_input)
+    found, unjudgeable = _touches(tool, tool_input, guard)
+    if isinstance(found, Undecided):
+        found, unjudgeable = None, found
+    if unjudgeable:
+        return f"{_PREFIX}{unjudgeable}; denied."
+    return credential_denial(profile, found) if found else None
+
+
+def _call_cwd(root: str, cwd: object) -> tuple[str, str | None]:
+    if not isinstance(cwd, str) or not cwd.strip():
+        return "", "the hook input has no cwd, so relative paths cannot be resolved"
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(cwd)
+    if real != real_root and not real.startswith(real_root.rstrip("/") + "/"):
+        return "", (f"the call runs in {cwd}, outside the project {real_root}; sub-agents of "
+                    f"this workflow work inside it (cd {real_root})")
+    return real, None
+
+
+def _touches(tool: str, tool_input: dict[str, Any], guard: Any) -> tuple[str | None, str | None]:
+    """(credential reason, unjudgeable reason) for a non-Bash call."""
+    values = {k: tool_input.get(k) for k in ("path", "glob", "pattern", *FILE_KEYS)}
+    if tool in ("Grep", "Glob"):
+        bad = [k for k in ("path", "glob", "pattern") if values[k] is not None
+               and not isinstance(values[k], str)]
+        if bad:
+            return None, f"the {tool} call's {bad[0]} is not a string"
+        if tool == "Grep":
+            return guard.check_grep(values["path"], values["glob"]), None
+        pattern = values["pattern"]
+        if not isinstance(pattern, str) or not pattern:
+            return None, "the Glob call has no pattern"
+        return guard.check_glob(pattern, values["path"]), None
+    url = tool_input.get("url")
+    if isinstance(url, str) and url[:5].lower() == "file:":
+        from urllib.parse import unquote, urlsplit
+
+        found = guard.check_path(unquote(urlsplit(url).path))
+        if found:
+            return found, None
+    for key in FILE_KEYS:
+        value = values[key]
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            return None, f"the {tool} call's {key} is not a string"
+        found = guard.check_path(value)
+        if found:
+            return found, None
+    return None, None
+
+
+def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | None:
+    from agents_state.hooks.bashguard import check_bash
+    from agents_state.profiles import credential_denial
+
+    command = tool_input.get("command")
+    if not isinstance(command, str):
+        return f"{_PREFIX}the Bash call has no command string; denied."
+    verdict = check_bash(command, guard, profile.bash_allow)
+    if verdict is None:
+        return None
+    if verdict.credential:
+        return credential_denial(profile, verdict.why)
+    return (f"{_PREFIX}the {profile.name} profile runs only allowlisted Bash commands (tests, "
+            f"linters, builds, git read commands, looking at files); {verdict.why}. Use Read, "
+            f"Grep or Glob, or ask for the command in toolProfiles."
+            f"{profile.name.split('+')[0]}.bashAllow "
+            "(.agents/config.json); if the task needs it, finish with decision CLARIFY.")

@@ -1,0 +1,112 @@
+"""Which workflow a tool call belongs to, for the PreToolUse check -- found so that it cannot be
+dodged: the payload's ``cwd`` is one place to look, not the only one.
+
+Looked at, in order: ``--root`` / ``AGENTS_STATE_ROOT`` (only that); else the nearest ancestors
+of the payload ``cwd``, of ``CLAUDE_PROJECT_DIR`` and of the hook's own working directory that
+hold ``.agents/state.json``.  A ``.agents/`` folder without a ``state.json`` (a nested empty one)
+does not hide the workflow above it.  The first workflow that is active, or that cannot be read,
+decides.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+import orjson
+
+__all__ = ["NotRegularError", "Workflow", "find_workflow", "read_regular", "read_workflow"]
+
+_MAX_STATE = 64 * 1024 * 1024
+_DONE = ("completed", "complete", "done")
+
+
+@dataclass(frozen=True)
+class Workflow:
+    root: str
+    active: bool
+    problem: str | None = None  # why the state could not be read
+
+
+class NotRegularError(OSError):
+    pass
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of a regular file, never blocking on a FIFO or a device
+    (raises ``FileNotFoundError``, ``NotRegularError`` or another ``OSError``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularError(f"{path} is not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_workflow(root: str) -> Workflow | None:
+    """The workflow under ``root``, or ``None`` when there is no state file."""
+    path = os.path.join(root, ".agents", "state.json")
+    try:
+        raw = read_regular(path, _MAX_STATE)
+    except FileNotFoundError:
+        return None
+    except NotRegularError:
+        return Workflow(root, True, f"{path} is not a regular file")
+    except OSError as e:
+        return Workflow(root, True, f"cannot read {path} ({e.strerror or e})")
+    if len(raw) > _MAX_STATE:
+        return Workflow(root, True, f"{path} is larger than 64 MiB")
+    try:
+        data = orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+    except orjson.JSONDecodeError as e:
+        return Workflow(root, True, f"{path} is not valid JSON ({e})")
+    if not isinstance(data, dict):
+        return Workflow(root, True, f"{path} holds a JSON {type(data).__name__}, not an object")
+    status = str(data.get("status", "pending")).strip().lower()
+    return Workflow(root, not (status in _DONE or data.get("abortedAt")))
+
+
+def _nearest(start: str) -> Workflow | None:
+    here = os.path.abspath(start)
+    while True:
+        if os.path.lexists(os.path.join(here, ".agents")):
+            found = read_workflow(here)
+            if found is not None:
+                return found
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def find_workflow(explicit: str | None, payload_cwd: object) -> Workflow | None:
+    """The workflow whose profiles apply, or ``None`` when no workflow is active."""
+    chosen = explicit or os.environ.get("AGENTS_STATE_ROOT")
+    if chosen:
+        found = read_workflow(os.path.abspath(os.path.expanduser(chosen)))
+        return found if found is not None and found.active else None
+    starts: list[str] = []
+    if isinstance(payload_cwd, str) and payload_cwd:
+        starts.append(payload_cwd)
+    project = os.environ.get("CLAUDE_PROJECT_DIR")
+    if project:
+        starts.append(project)
+    try:
+        starts.append(os.getcwd())
+    except OSError:
+        pass
+    for start in dict.fromkeys(starts):
+        found = _nearest(start)
+        if found is not None and found.active:
+            return found
+    return None

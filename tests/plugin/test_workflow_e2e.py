@@ -277,6 +277,10 @@ def events(log: Path) -> list[dict[str, Any]]:
 def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> None:
     require_claude()
     assert shutil.which("agents-state", path=SYSTEM_PATH) is None, "an engine is on PATH"
+    # nor can the launcher's last resort (python3 -m agents_state) answer in its place
+    python = shutil.which("python3", path=SYSTEM_PATH)
+    assert python and subprocess.run([python, "-c", "import click, pydantic, orjson"],
+                                     capture_output=True, check=False).returncode != 0
     home = Path(os.environ["HOME"])
     log = tmp_path / "events.jsonl"
     log_events(home, log)

@@ -33,7 +33,7 @@ import orjson
 from agents_state import events as ev
 from agents_state.engine import Outcome, apply
 from agents_state.errors import NotFoundError
-from agents_state.handoff_ledger import LEDGER, ledger, tokens_by_phase
+from agents_state.handoff_ledger import LEDGER, ledger, phase_records, tokens_by_phase
 from agents_state.handoff_reduce import Handoff
 from agents_state.models import State
 from agents_state.policy import Policy
@@ -208,14 +208,6 @@ def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
                 f"{retry['attempt'] - 1} of {MAX_WRITER_RETRIES}); its request, with the "
                 f"failures as retry_context: agents-state handoff new")
     return f"{head}: {engine_msg}" if engine_msg else head
-
-
-def phase_records(state: State, phase_id: str) -> list[dict[str, Any]]:
-    """The ledger records of ``phase_id`` since it last started (an earlier round's answers
-    belong to that round)."""
-    started = state.phase(phase_id).startedAt or ""
-    return [r for r in ledger(state)["records"]
-            if r.get("phase") == phase_id and not r.get("task") and str(r.get("at", "")) >= started]
 
 
 def ledger_note(state: State, phase_id: str) -> str:

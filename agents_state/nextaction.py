@@ -13,6 +13,7 @@ from typing import Any
 
 from agents_state.config import Config, resolve_model
 from agents_state.engine_tasks import TASK_PHASE, current_wave, nothing_ready_reason, ready_tasks
+from agents_state.handoff_ledger import phase_records
 from agents_state.models import State
 from agents_state.scoring import score_task
 from agents_state.workflow import Phase, PhaseKind, artifact_path, get_phase
@@ -171,8 +172,12 @@ def _phase_action(state: State, config: Config, phase: Phase) -> dict[str, Any]:
         agents = _agents(count, phase.agent_type, model)
         wait = WAIT_FOR_AGENTS.format(n=count, type=agents["subagentType"],
                                       model=agents["agentModel"] or "inherit")
+        answered = len(phase_records(state, phase.id))
+        if answered:
+            wait += f" Answers noted so far: {answered}."
         return _action("dispatch_agents", phase, read=read, write=write, command=command,
-                       agents=agents, instructions=task + phase.instructions + wait + note)
+                       agents=agents, answered=answered,
+                       instructions=task + phase.instructions + wait + note)
     if phase.kind is PhaseKind.REVIEW:
         review = config.review_for(phase.id)
         return _action("review", phase, read=read, write=write, command=command,

@@ -97,6 +97,11 @@ def test_parallel_explore_answers_leave_phase_0_to_the_orchestrator(root: Path) 
     log = [json.loads(x) for x in (root / ".agents" / "subagents.jsonl").read_text().splitlines()]
     assert {(e["recorded"], e["target"]) for e in log} == {(True, "the ledger of phase 0")}
 
+    # the next action says how many answered, so an orchestrator knows when to stop waiting
+    action = json.loads(cli(root, "next", "--json").stdout)
+    assert (action["phase"], action["answered"]) == ("0", 4)
+    assert "Answers noted so far: 4." in action["instructions"]
+
     # the orchestrator's own step is what completes the phase
     (root / "merged.md").write_text("# Explore\n## area 1\n...\n")
     done = cli(root, "phase", "complete", "0", "--artifact", "merged.md")
@@ -150,3 +155,18 @@ def test_a_task_answer_completes_its_own_task_only(root: Path) -> None:
     s = state(root)
     assert s["currentPhase"] == "2.1"
     assert s["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]["t2"]["status"] == "pending"
+
+
+def test_failed_tool_calls_count_like_any_other(root: Path) -> None:
+    """Issue 14, item 5: PostToolUseFailure (a non-zero Bash exit, a refused call) counts."""
+    from agents_state.hooks import tool_calls
+
+    assert cli(root, "dispatch", "Add OAuth login").returncode == 0
+    hook(root, "post-tool-use", {"hook_event_name": "PostToolUse", "tool_name": "Bash"})
+    hook(root, "post-tool-use-failure", {"hook_event_name": "PostToolUseFailure",
+                                         "tool_name": "Bash", "error": "exit 1",
+                                         "is_interrupt": False})
+    hook(root, "post-tool-use-failure", {"hook_event_name": "PostToolUseFailure",
+                                         "tool_name": "Read", "agent_id": "a1",
+                                         "agent_type": "subagents:explore-agent"})
+    assert (tool_calls(root), tool_calls(root, "a1")) == (2, 1)

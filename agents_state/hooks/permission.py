@@ -54,6 +54,19 @@ def _resolve(cwd: str, path: str) -> str:
     return os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
 
 
+def _subcommand(args: list[str]) -> str:
+    """The first word after the global options (``--root DIR`` takes a value)."""
+    skip = False
+    for word in args:
+        if skip:
+            skip = False
+        elif word == "--root":
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return ""
+
+
 def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> str | None:
     if not isinstance(command, str) or _SHELL_CHARS & set(command):
         return None
@@ -63,7 +76,7 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         return None
     if not words or words[0] != "agents-state":
         return None
-    sub = next((w for w in words[1:] if not w.startswith("-")), "")
+    sub = _subcommand(words[1:])
     allowed = _SUBAGENT_COMMANDS if sub_agent else None
     if sub in _MAIN_HELD_BACK or (allowed is not None and sub not in allowed):
         return None

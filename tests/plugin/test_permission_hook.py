@@ -82,6 +82,8 @@ NOT_ENGINE_STEPS = [
     "agents-state --root /tmp status",
     "agents-state tasks load ~/tasks.json",
     "agents-state watch",
+    "agents-state --root . watch",
+    "agents-state --json --root . hook session-start",
     "agents-state hook pre-tool-use",
     'agents-state dispatch "unterminated',
     "rm -rf .agents",
@@ -154,6 +156,7 @@ def test_sub_agents_get_engine_task_commands_only(project: Path,
     assert approval(bash(project, "agents-state task done t1 --summary ok", **worker))
     assert approval(bash(project, "agents-state handoff validate -", **worker))
     for command in ("agents-state phase complete 0 --artifact x.md",
+                    "agents-state --root . phase complete 0 --artifact x.md",
                     "agents-state resume --abort", 'agents-state dispatch --replace "x"'):
         assert approval(bash(project, command, **worker)) is None, command
     # never writes or skills, never another plugin's agent, never without Bash in the profile

@@ -7,8 +7,8 @@ This hook answers ``permissionDecision: "allow"`` for exactly three things, and 
 
 - **Bash**: one ``agents-state`` invocation: the first word is ``agents-state`` and the command
   holds no shell operator, substitution, redirection, quoting escape or newline
-  (``; & | < > $ ` ( ) { } \\``); every argument that names a path (has a ``/``) resolves inside
-  the project; ``watch`` and ``hook`` are left to the user.  A sub-agent of this plugin gets only
+  (``; & | < > $ ` ( ) { } \\``); every argument that names a path (has a ``/`` or starts
+  with ``..``) resolves inside the project; ``watch`` and ``hook`` are left to the user.  A sub-agent of this plugin gets only
   ``task``, ``handoff``, ``status``, ``next`` and ``context``, and only when its profile allows
   Bash.
 - **Write / Edit / MultiEdit** from the main conversation: the resolved path (symlinks followed)
@@ -84,8 +84,8 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
         if value.startswith("~"):
             return None
-        if "/" in value and not (_resolve(cwd, value) == project
-                                 or _inside(_resolve(cwd, value), project)):
+        if ("/" in value or value.startswith("..")) and not (
+                _resolve(cwd, value) == project or _inside(_resolve(cwd, value), project)):
             return None
     return f"agents-state {sub}".strip()
 

@@ -80,6 +80,8 @@ NOT_ENGINE_STEPS = [
     "agents-state phase complete 0 --artifact ../../etc/passwd",
     "agents-state phase complete 0 --artifact=/etc/passwd",
     "agents-state --root /tmp status",
+    "agents-state --root .. status",
+    "agents-state --root=.. status",
     "agents-state tasks load ~/tasks.json",
     "agents-state watch",
     "agents-state --root . watch",

@@ -8,9 +8,9 @@ This hook answers ``permissionDecision: "allow"`` for exactly three things, and 
 - **Bash**: one ``agents-state`` invocation: the first word is ``agents-state`` and the command
   holds no shell operator, substitution, redirection, quoting escape or newline
   (``; & | < > $ ` ( ) { } \\``); every argument that names a path (has a ``/`` or starts
-  with ``..``) resolves inside the project; ``watch`` and ``hook`` are left to the user.  A sub-agent of this plugin gets only
-  ``task``, ``handoff``, ``status``, ``next`` and ``context``, and only when its profile allows
-  Bash.
+  with ``..``) resolves inside the project; ``watch`` and ``hook`` are left to the user.  A
+  sub-agent of this plugin gets only ``task``, ``handoff``, ``status``, ``next`` and ``context``,
+  and only when its profile allows Bash.
 - **Write / Edit / MultiEdit** from the main conversation: the resolved path (symlinks followed)
   lies inside the project's ``.agents/phases/``, which is a real directory under a real
   ``.agents/`` (no symlink), and an existing target is a regular file with one link.

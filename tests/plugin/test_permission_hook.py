@@ -189,3 +189,17 @@ def test_the_hook_answers_through_the_launcher(root: Path) -> None:
                     write(root, str(root / "README.md"))):
         out = hook(root, payload)
         assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+
+
+def test_the_hook_stays_light(project: Path) -> None:
+    """It runs before every Bash, Write, Edit and Skill call: no Click, no models, no engine."""
+    payload = json.dumps(bash(project, "agents-state status"))
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "agents_state", "hook",
+                           "permission"], input=payload, cwd=project, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert '"permissionDecision":"allow"' in proc.stdout
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:")}
+    heavy = {"click", "pydantic", "agents_state.models", "agents_state.engine",
+             "agents_state.config", "agents_state.profiles"}
+    assert not heavy & modules, heavy & modules

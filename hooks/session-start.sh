@@ -103,6 +103,11 @@ locked() {
     lock=$data/install.lock
     waited=0
     until mkdir "$lock" 2>/dev/null; do
+        # a session killed while building leaves the lock behind: a build never takes 15 min
+        if [ -n "$(find "$lock" -maxdepth 0 -mmin +15 2>/dev/null)" ]; then
+            rmdir "$lock" 2>/dev/null
+            continue
+        fi
         if [ "$waited" -ge 540 ]; then
             echo "another session's install holds $lock (remove it if no install is running)"
             return 1

@@ -60,7 +60,8 @@ def test_without_plugin_data_it_says_how_to_install(root: Path) -> None:
         f"install '{PLUGIN_ROOT}')")
 
 
-def test_without_python_it_says_so(root: Path, tmp_path: Path) -> None:
+def no_python(tmp_path: Path) -> str:
+    """A PATH with the shell tools the script uses and no Python."""
     tools = tmp_path / "tools"
     tools.mkdir()
     for name in ("sh", "cat", "sed", "tr", "find", "sort", "cksum", "mkdir", "rm", "cp", "ln",
@@ -68,7 +69,11 @@ def test_without_python_it_says_so(root: Path, tmp_path: Path) -> None:
         found = shutil.which(name, path=SYSTEM_PATH)
         assert found, name
         (tools / name).symlink_to(found)
-    proc = start(root, str(tools), tmp_path / "data")
+    return str(tools)
+
+
+def test_without_python_it_says_so(root: Path, tmp_path: Path) -> None:
+    proc = start(root, no_python(tmp_path), tmp_path / "data")
     assert told(proc).startswith(
         "agents-state: the engine is not installed (no Python 3.11 or newer found on PATH); "
         "install it with: pip install agents-state")
@@ -129,3 +134,14 @@ def test_first_session_installs_and_an_update_rebuilds(root: Path, tmp_path: Pat
     assert engine.resolve() != first and engine.resolve().exists()
     assert not first.exists()
     assert [p.name for p in (data / "venvs").iterdir()] == [engine.resolve().parents[1].name]
+
+
+def test_a_lock_left_by_a_killed_session_is_taken_over(root: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "install.lock").mkdir(parents=True)
+    stamp = (data / "install.lock").stat().st_mtime - 20 * 60
+    os.utime(data / "install.lock", (stamp, stamp))
+    # no Python found: the run gets past the lock at once and reports that instead of waiting
+    proc = start(root, no_python(tmp_path), data)
+    assert "no Python 3.11 or newer found on PATH" in told(proc)
+    assert not (data / "install.lock").exists()

@@ -27,6 +27,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,7 @@ class Workflow:
                          "input": {"file_path": str(self.root / ".env")}}]
             if n == "1":
                 self.denials.extend(results.values())
+            time.sleep(2 * (int(n) - 1))  # answers one by one, as real agents finish
             return text(fenced(handoff(f"explore-{n}", "research", f"Area {n} mapped.",
                                        findings={"area": f"area {n}"})))
         if kind == "plan":

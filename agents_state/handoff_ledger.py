@@ -10,7 +10,7 @@ from typing import Any
 
 from agents_state.models import State
 
-__all__ = ["LEDGER", "ledger", "tokens_by_phase"]
+__all__ = ["LEDGER", "ledger", "phase_records", "tokens_by_phase"]
 
 LEDGER = "handoffs"  # the state field that holds the ledger
 
@@ -31,3 +31,11 @@ def ledger(state: State) -> dict[str, Any]:
 def tokens_by_phase(state: State) -> dict[str, int]:
     """``tokens_used`` reported by sub-agents, summed per workflow phase (NFR-1)."""
     return dict(ledger(state)["tokens"])
+
+
+def phase_records(state: State, phase_id: str) -> list[dict[str, Any]]:
+    """The sub-agent answers noted for ``phase_id`` (not its tasks') since the phase started."""
+    started = state.phase(phase_id).startedAt or ""
+    return [r for r in ledger(state)["records"]
+            if r.get("phase") == phase_id and not r.get("task")
+            and str(r.get("at", "")) >= str(started)]

@@ -88,8 +88,9 @@ def _artifact(h: Handoff, phase_id: str) -> bytes:
 
 
 def record(root: str | None, h: Handoff, *, task: str | None = None, phase: str | None = None,
-           agent: str | None = None) -> Any:
-    """Apply ``h`` to the workflow under the lock; returns the engine ``Outcome``."""
+           agent: str | None = None, own_task_only: bool = False) -> Any:
+    """Apply ``h`` to the workflow under the lock; returns the engine ``Outcome``.
+    ``own_task_only``: see ``handoff_record.record_handoff``."""
     from agents_state.app import App, utcnow
     from agents_state.engine import Outcome
     from agents_state.handoff_record import record_handoff
@@ -98,7 +99,8 @@ def record(root: str | None, h: Handoff, *, task: str | None = None, phase: str 
     policy = app.policy
     def mutate(state: State | None) -> Outcome:
         now = utcnow()  # read under the lock, as every time that goes into the state
-        out = record_handoff(state, h, now, task=task, phase=phase, agent=agent, policy=policy)
+        out = record_handoff(state, h, now, task=task, phase=phase, agent=agent, policy=policy,
+                             own_task_only=own_task_only)
         target = (out.record.get("handoff") or {}).get("target", "")
         if out.changed and target.startswith("phase "):
             pid = target.split(" ", 1)[1]

@@ -1,7 +1,11 @@
 """Apply a sub-agent's decision to the workflow (pure: state in, ``Outcome`` out).
 
 The response lands on a target: a task of phase 2.1 (``--task``, or the response's ``task_id``
-when it names one), else the current phase.  Then, through ``engine.apply``:
+when it names one), else the phase named (``--phase``), else the current phase.  A hook recording
+one sub-agent's answer passes ``own_task_only``: then a response that names no task of phase 2.1
+only lands in the ledger, and the phase completes when the orchestrator records the merged
+artifact (issue 14: four explore agents' answers used to complete phases 0, 1.1, 1.2 and 1.3).
+Otherwise, through ``engine.apply``:
 
 - PROCEED completes the target (``TaskDone`` / ``PhaseComplete``).
 - CLARIFY records the questions (``Clarify``); the next action asks the user, and
@@ -29,12 +33,12 @@ import orjson
 from agents_state import events as ev
 from agents_state.engine import Outcome, apply
 from agents_state.errors import NotFoundError
-from agents_state.handoff_ledger import LEDGER, ledger, tokens_by_phase
+from agents_state.handoff_ledger import LEDGER, ledger, phase_records, tokens_by_phase
 from agents_state.handoff_reduce import Handoff
 from agents_state.models import State
 from agents_state.policy import Policy
 from agents_state.types import format_time
-from agents_state.workflow import PhaseKind, get_phase
+from agents_state.workflow import PhaseKind, artifact_path, get_phase
 
 __all__ = [
     "LEDGER",
@@ -42,6 +46,7 @@ __all__ = [
     "Target",
     "digest",
     "ledger",
+    "ledger_note",
     "record_handoff",
     "resolve_target",
     "tokens_by_phase",
@@ -56,8 +61,11 @@ _QA_ROLES = frozenset({"validate", "build", "type", "lint", "test", "security"})
 class Target:
     phase: str
     task: str | None = None
+    ledger_only: bool = False  # noted for the orchestrator; no transition
 
     def __str__(self) -> str:
+        if self.ledger_only:
+            return f"the ledger of phase {self.phase}"
         return f"task {self.task}" if self.task else f"phase {self.phase}"
 
 
@@ -76,7 +84,7 @@ def _recent_digests(records: list[dict[str, Any]]) -> set[str]:
 
 
 def resolve_target(state: State, h: Handoff, task: str | None = None,
-                   phase: str | None = None) -> Target:
+                   phase: str | None = None, *, own_task_only: bool = False) -> Target:
     tasks = state.phase(TASK_PHASE).tasks or {} if TASK_PHASE in _phase_ids(state) else {}
     if task:
         if task not in tasks:
@@ -89,7 +97,7 @@ def resolve_target(state: State, h: Handoff, task: str | None = None,
         return Target(TASK_PHASE, h.task_id)
     if state.currentPhase is None:
         raise NotFoundError("the workflow has no current phase to record the handoff on")
-    return Target(state.currentPhase)
+    return Target(state.currentPhase, ledger_only=own_task_only)
 
 
 def _phase_ids(state: State) -> set[str]:
@@ -97,6 +105,8 @@ def _phase_ids(state: State) -> set[str]:
 
 
 def _events(state: State, h: Handoff, t: Target) -> list[ev.Event]:
+    if t.ledger_only:
+        return []
     if h.decision == "PROCEED":
         if t.task:
             return [ev.TaskDone(t.task, summary=h.summary)]
@@ -119,8 +129,11 @@ def _is_qa(h: Handoff) -> bool:
 
 def record_handoff(state: State | None, h: Handoff, now: datetime, *, task: str | None = None,
                    phase: str | None = None, agent: str | None = None,
-                   policy: Policy | None = None) -> Outcome:
-    """Apply ``h`` to ``state`` and log it in the ledger; for ``Store.commit``."""
+                   policy: Policy | None = None, own_task_only: bool = False) -> Outcome:
+    """Apply ``h`` to ``state`` and log it in the ledger; for ``Store.commit``.
+
+    ``own_task_only`` (the SubagentStop hook): a response that names no task of phase 2.1 is
+    only noted in the ledger; it completes, fails or blocks nothing."""
     if state is None:
         raise NotFoundError("no workflow: start one with: agents-state dispatch \"<task>\"")
     if h.decision is None:
@@ -131,7 +144,7 @@ def record_handoff(state: State | None, h: Handoff, now: datetime, *, task: str 
     if key in _recent_digests(led["records"]):
         return Outcome(state, f"this {h.decision} response was already recorded; nothing "
                               "changed", changed=False)
-    t = resolve_target(state, h, task, phase)
+    t = resolve_target(state, h, task, phase, own_task_only=own_task_only)
     pol = replace(policy or Policy(), max_per_task=MAX_WRITER_RETRIES,
                   review_max_retries={**(policy or Policy()).review_max_retries,
                                       t.phase: MAX_WRITER_RETRIES})
@@ -159,14 +172,14 @@ def _update_ledger(state: State, led: dict[str, Any], h: Handoff, t: Target, key
     retry = _retry_context(state, h, t)
     if retry is not None:
         led["retry"] = retry
-    elif _is_qa(h):  # passed, or retries ran out and the workflow escalated
+    elif _is_qa(h) and not t.ledger_only:  # passed, or retries ran out and the workflow escalated
         led.pop("retry", None)
     assert state.model_extra is not None
     state.model_extra[LEDGER] = led
 
 
 def _retry_context(state: State, h: Handoff, t: Target) -> dict[str, Any] | None:
-    if h.decision != "STOP" or not _is_qa(h) or state.status != "in_progress":
+    if h.decision != "STOP" or not _is_qa(h) or state.status != "in_progress" or t.ledger_only:
         return None
     failures = list(h.failures or h.issues) or [h.stop_reason]
     if t.task:
@@ -185,6 +198,8 @@ def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
     head = f"{h.decision} recorded on {t}"
     if h.tokens_used:
         head += f" ({h.tokens_used} tokens used)"
+    if t.ledger_only:
+        return f"{head}: {ledger_note(state, t.phase)}"
     retry = ledger(state).get("retry")
     if h.decision == "STOP" and _is_qa(h) and isinstance(retry, dict) \
             and state.status == "in_progress":
@@ -193,3 +208,11 @@ def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
                 f"{retry['attempt'] - 1} of {MAX_WRITER_RETRIES}); its request, with the "
                 f"failures as retry_context: agents-state handoff new")
     return f"{head}: {engine_msg}" if engine_msg else head
+
+
+def ledger_note(state: State, phase_id: str) -> str:
+    """What an orchestrator needs about the answers gathered for ``phase_id`` so far."""
+    n = len(phase_records(state, phase_id))
+    return (f"{n} handoff(s) noted for phase {phase_id}; the phase completes only when the "
+            f"orchestrator records its merged artifact: agents-state phase complete {phase_id} "
+            f"--artifact {artifact_path(phase_id)}")

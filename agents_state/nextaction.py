@@ -13,16 +13,33 @@ from typing import Any
 
 from agents_state.config import Config, resolve_model
 from agents_state.engine_tasks import TASK_PHASE, current_wave, nothing_ready_reason, ready_tasks
+from agents_state.handoff_ledger import phase_records
 from agents_state.models import State
 from agents_state.scoring import score_task
 from agents_state.workflow import Phase, PhaseKind, artifact_path, get_phase
 
 SUMMARY_FILE = ".agents/phases/2.1-summary.md"
 
-__all__ = ["KINDS", "inline_as_agent", "next_action", "no_workflow_action"]
+__all__ = ["AGENT_TOOL_MODELS", "KINDS", "agent_tool_model", "inline_as_agent", "next_action",
+           "no_workflow_action"]
 
 KINDS = ("dispatch_agents", "work_inline", "run_commands", "review", "compact", "wait",
          "ask_user", "done", "blocked", "start")
+
+# One story with the workflow skill: the model cannot run /compact itself, so it records the
+# boundary first and the user (or Claude Code, when the context fills) compacts.
+COMPACT_STEPS = ("Record the boundary with the command (agents-state compact), then ask the user "
+                 "to run /compact; Claude Code also compacts by itself when the context fills. "
+                 "After a compaction the SessionStart hook brings this workflow back. Then go on "
+                 "with: agents-state next")
+
+# One story with the dispatcher skills: agents run in the background by default
+WAIT_FOR_AGENTS = (" Launch all {n} in ONE message, one Agent call each, with subagent_type "
+                   "{type} and model \"{model}\". They run in the background: each answer "
+                   "arrives as its own task notification. Wait until all {n} have answered "
+                   "(end your turn between notifications; their handoffs are noted for you, not "
+                   "recorded as the phase), then merge them into the artifact and run the "
+                   "command.")
 
 _REVIEW_FORMAT = ('{"issues": [{"severity": "critical|high|medium|low", "description": "...", '
                   '"file": "..."}]}')
@@ -56,8 +73,23 @@ SUBAGENT_TYPES = {"explore": "subagents:explore-agent", "plan": "subagents:plan-
                   "task": "subagents:task-agent", "reviewer": "subagents:pr-reviewer"}
 
 
-def _model(name: str) -> dict[str, str]:
-    return {"model": name, "modelId": resolve_model(name)}
+# The Agent tool's ``model`` takes a family, never a versioned id (Claude Code 2.1.330)
+AGENT_TOOL_MODELS = ("sonnet", "opus", "haiku", "inherit")
+
+
+def agent_tool_model(name: str) -> str | None:
+    """The value to pass as the Agent tool's ``model`` for a configured model, or ``None`` when
+    the model is not a sub-agent model (a Codex MCP tool)."""
+    low = name.strip().lower()
+    if low == "inherit":
+        return "inherit"
+    if low.startswith(("codex", "mcp__")):
+        return None
+    return next((f for f in AGENT_TOOL_MODELS[:3] if f in low), None)
+
+
+def _model(name: str) -> dict[str, str | None]:
+    return {"model": name, "modelId": resolve_model(name), "agentModel": agent_tool_model(name)}
 
 
 def _agents(count: int, kind: str | None, model: str) -> dict[str, Any]:
@@ -88,8 +120,7 @@ def next_action(state: State, config: Config, now: datetime,
     if tool_calls >= limit and action["kind"] not in ("compact", "done", "blocked", "ask_user"):
         return _action("compact", get_phase(state.currentPhase) if state.currentPhase else None,
                        instructions=f"This conversation has made {tool_calls} tool calls since "
-                       f"its last compaction (limit {limit}). Compact now (/compact), then "
-                       "record it and reload with: agents-state context",
+                       f"its last compaction (limit {limit}). {COMPACT_STEPS}",
                        command="agents-state compact", toolCalls=tool_calls)
     return action
 
@@ -116,8 +147,7 @@ def _next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
                        command='agents-state resume --answer "<the user\'s answer>"')
     if state.compaction.pending:
         return _action("compact", phase, instructions=(
-            f"{state.compaction.pending} is done. Compact the conversation now (/compact), "
-            "then record it and reload only what the next step needs with: agents-state context"),
+            f"{state.compaction.pending} is done. {COMPACT_STEPS}"),
             command="agents-state compact")
     if phase is None:
         return _action("blocked", None, instructions="The workflow has no current phase; run "
@@ -218,9 +248,15 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                        "and writes the artifact." + note)
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
+        agents = _agents(count, phase.agent_type, model)
+        wait = WAIT_FOR_AGENTS.format(n=count, type=agents["subagentType"],
+                                      model=agents["agentModel"] or "inherit")
+        answered = len(phase_records(state, phase.id))
+        if answered:
+            wait += f" Answers noted so far: {answered}."
         return _action("dispatch_agents", phase, read=read, write=write, command=command,
-                       agents=_agents(count, phase.agent_type, model),
-                       instructions=task + phase.instructions + note)
+                       agents=agents, answered=answered,
+                       instructions=task + phase.instructions + wait + note)
     if phase.kind is PhaseKind.REVIEW:
         review = config.review_for(phase.id)
         return _action("review", phase, read=read, write=write, command=command,
@@ -289,9 +325,10 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "work_inline", phase, read=_reads(state, phase), write=write,
             command=f"agents-state tasks load {write}",
             instructions=f"Task: {state.task}.{known} Break the plan into tasks and write them "
-            "as JSON "
+            f"yourself to {write} as JSON "
             '{"tasks": [{"id": "task-1", "title": "...", "description": "...", '
-            '"dependencies": [], "complexity": "easy|medium|hard", "files": ["..."]}]}.')
+            '"dependencies": [], "complexity": "easy|medium|hard", "files": ["..."]}]}; '
+            "the command checks them, computes the waves and rewrites the file.")
     lease = config.stages.IMPLEMENT.tasks.leaseSeconds
     ready = ready_tasks(pstate, now, lease)
     idx = current_wave(pstate)
@@ -308,9 +345,12 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                            models[0] if len(models) == 1 else config.defaults.model),
             tasks=listed, wave=wave_no, waves=len(pstate.waves or []),
             command="agents-state task done <task-id> --summary " + shlex.quote("<one line>"),
-            instructions=f"Wave {wave_no}: dispatch one task agent per task below, in parallel, "
-            "each with its task id and its model. Each agent records its own result with the "
-            "command (or: agents-state task fail <task-id> --error TEXT).")
+            instructions=f"Wave {wave_no}: dispatch one task agent per task below, in parallel "
+            "(ONE message, one Agent call each, subagent_type subagents:task-agent, the task's "
+            "Agent model), each with its task id. Each agent records its own result with the "
+            "command (or: agents-state task fail <task-id> --error TEXT). Background agents "
+            "answer one by one as task notifications: when all have answered, run: "
+            "agents-state next")
     reason = nothing_ready_reason(pstate, now)
     waits = sorted(t.retryAt for t in pstate.tasks.values() if t.status == "pending"
                    and t.retryAt and t.retryAt > _iso(now))

@@ -58,11 +58,12 @@ def render_action(a: dict[str, Any]) -> str:
     where = f" — {a['stage']} / phase {a['phase']} {a['phaseName']}" if a.get("phase") else ""
     lines = [f"NEXT: {head}{where}"]
     if agents:
-        lines.append(f"  model: {agents['model']} ({agents['modelId']})")
+        lines.append(_model_line(agents))
         if agents.get("subagentType"):
             lines.append(f"  agent: {agents['subagentType']}")
     for t in a.get("tasks") or []:
-        lines.append(f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}")
+        lines.append(f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}"
+                     + (f" (Agent model \"{t['agentModel']}\")" if t.get("agentModel") else ""))
     for q in a.get("questions") or []:
         lines.append(f"  question: {q}")
     if a.get("options"):
@@ -79,6 +80,17 @@ def render_action(a: dict[str, Any]) -> str:
     if a.get("command"):
         lines.append(f"  then:  {a['command']}")
     return "\n".join(lines)
+
+
+def _model_line(agents: dict[str, Any]) -> str:
+    """The value the Agent tool takes first; the configured alias and versioned id are for
+    people."""
+    configured = f"{agents['model']} = {agents['modelId']}"
+    if agents.get("agentModel"):
+        return f"  model: \"{agents['agentModel']}\" (Agent tool model; configured {configured})"
+    if "agentModel" in agents:
+        return f"  model: {configured} (not a sub-agent model: call that MCP tool instead)"
+    return f"  model: {agents['model']} ({agents['modelId']})"
 
 
 # -- small pure helpers -----------------------------------------------------------------------

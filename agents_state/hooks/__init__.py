@@ -8,7 +8,9 @@ corrupt file, a bug) becomes an allow plus one warning line on stderr, never a t
 | event            | does                                                                |
 |------------------|---------------------------------------------------------------------|
 | pre-tool-use     | deny a tool beyond the calling sub-agent's permission profile      |
+| permission       | allow the engine's own steps without a prompt (``permission.py``)   |
 | post-tool-use    | count tool calls (``.agents/toolcalls.log``) for compaction advice  |
+| post-tool-use-failure | count a failed tool call the same way                          |
 | subagent-start   | log which sub-agent started (``.agents/subagents.jsonl``)           |
 | subagent-stop    | log it; record a handoff response found in its last message         |
 | session-start    | inject the workflow context after startup / resume / clear / compact|
@@ -22,7 +24,9 @@ __all__ = ["EVENTS", "run_hook", "tool_calls"]
 
 EVENTS: dict[str, str] = {
     "pre-tool-use": "agents_state.hooks.pre_tool_use",
+    "permission": "agents_state.hooks.permission",
     "post-tool-use": "agents_state.hooks.toolcalls",
+    "post-tool-use-failure": "agents_state.hooks.toolcalls",
     "subagent-start": "agents_state.hooks.subagent",
     "subagent-stop": "agents_state.hooks.subagent",
     "session-start": "agents_state.hooks.session_start",

@@ -13,7 +13,15 @@ import orjson
 
 from agents_state.fsops import read_regular
 
-__all__ = ["active_state", "emit", "find_root", "read_payload", "warn"]
+__all__ = ["PLUGIN_PREFIX", "active_state", "emit", "find_root", "is_ours", "read_payload", "warn"]
+
+PLUGIN_PREFIX = "subagents:"
+
+
+def is_ours(agent_type: Any) -> bool:
+    """A sub-agent of this plugin (``subagents:<name>``); ``""`` is the ``/compact`` summariser."""
+    return (isinstance(agent_type, str) and agent_type.startswith(PLUGIN_PREFIX)
+            and len(agent_type) > len(PLUGIN_PREFIX))
 
 
 def warn(message: str) -> None:

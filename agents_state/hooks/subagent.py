@@ -1,11 +1,17 @@
 """SubagentStart / SubagentStop: which sub-agent ran, and what it handed back.
 
+Only this plugin's agents count (``agent_type`` ``subagents:<name>``): an empty type is the
+``/compact`` summariser, whose summary may quote a handoff, and other plugins' or built-in agents
+are not the workflow's.  Those events are ignored whole.
+
 Both append one line to ``.agents/subagents.jsonl`` while a workflow is active.  On stop, a
 handoff response found in ``last_assistant_message`` (JSON, or JSON in prose or a fence) is
-recorded as ``agents-state handoff record`` would; recording the same response twice changes
-nothing, so the orchestrator may record it again.  A handoff that fails validation (over the
-500-token cap, a secret, a bad decision) blocks the stop once, with the problems as the agent's
-next instruction; Claude Code's ``stop_hook_active`` guard lets it stop on the second try.
+recorded, but one agent's answer never completes a phase: a response naming a task of phase 2.1
+completes or fails that task; any other lands in the handoff ledger only, and the phase completes
+when the orchestrator records the merged artifact.  Recording the same response twice changes
+nothing.  A handoff that fails validation (over the 500-token cap, a secret, a bad decision)
+blocks the stop once, with the problems as the agent's next instruction; Claude Code's
+``stop_hook_active`` guard lets it stop on the second try.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Any
 import orjson
 
 from agents_state.fsops import open_regular
-from agents_state.hooks._base import active_state, emit, find_root, read_payload, warn
+from agents_state.hooks._base import active_state, emit, find_root, is_ours, read_payload, warn
 
 __all__ = ["LOG_NAME", "handle"]
 
@@ -80,17 +86,23 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
 
     agent = payload.get("agent_id")
     try:
-        out = record(root, h, agent=agent if isinstance(agent, str) else None)
+        out = record(root, h, agent=agent if isinstance(agent, str) else None,
+                     own_task_only=True)
     except AgentsStateError as e:
         warn(f"handoff from {entry.get('agent_type', 'a sub-agent')} not recorded: {e.message}")
         entry["recorded"] = False
         return
     entry["recorded"] = bool(out.changed)
+    target = (out.record.get("handoff") or {}).get("target")
+    if isinstance(target, str):
+        entry["target"] = target
 
 
 def handle(event: str, explicit_root: str | None) -> None:
     payload = read_payload()
     if payload is None:
+        return
+    if not is_ours(payload.get("agent_type")):
         return
     root = find_root(explicit_root, payload)
     if root is None or active_state(root) is None:

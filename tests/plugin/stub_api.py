@@ -53,13 +53,17 @@ def _content_text(content: Any) -> str:
 
 
 def tool_results(body: dict[str, Any]) -> dict[str, str]:
-    """tool_use_id -> text of each tool result in the request's last user message."""
-    messages = body.get("messages") or []
-    if not messages or not isinstance(messages[-1].get("content"), list):
-        return {}
-    return {b["tool_use_id"]: _content_text(b.get("content"))
-            for b in messages[-1]["content"]
-            if isinstance(b, dict) and b.get("type") == "tool_result"}
+    """tool_use_id -> text of each tool result since the last assistant message (the host may
+    add a reminder as a user message of its own after the results)."""
+    out: dict[str, str] = {}
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "assistant":
+            break
+        content = message.get("content")
+        if isinstance(content, list):
+            out.update({b["tool_use_id"]: _content_text(b.get("content")) for b in content
+                        if isinstance(b, dict) and b.get("type") == "tool_result"})
+    return out
 
 
 class StubAPI:

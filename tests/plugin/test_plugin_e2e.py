@@ -2,7 +2,8 @@
 
 The stub (tests/plugin/stub_api.py) answers with scripted replies and records every request, so
 these tests see exactly what the model would read.  They need the Claude Code CLI that
-.ci/plugin.sh installs into .ci/node/ (or one named by AGENTS_STATE_CLAUDE); without it they skip.
+.ci/plugin.sh installs into .ci/node/ (or one named by AGENTS_STATE_CLAUDE); without it they fail
+under CI and skip only in a local run (claude_cli.require_claude).
 """
 
 from __future__ import annotations
@@ -17,32 +18,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_cli import CLAUDE, base_env, require_claude
 from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
 
-CLAUDE = os.environ.get("AGENTS_STATE_CLAUDE") or str(
-    PLUGIN_ROOT / ".ci" / "node" / "node_modules" / ".bin" / "claude")
 VENV_BIN = str(Path(sys.executable).parent)
 INJECTION = "fix login; rm -rf ~"
 
-pytestmark = pytest.mark.skipif(not os.access(CLAUDE, os.X_OK),
-                                reason=f"Claude Code CLI not installed at {CLAUDE} "
-                                       "(bash .ci/plugin.sh installs it)")
+
+@pytest.fixture(autouse=True)
+def _claude_installed() -> None:
+    require_claude()  # fails under CI, skips only in a local run
 
 
 def claude_env(api_url: str) -> dict[str, str]:
-    home = Path(os.environ["HOME"])  # the test's own (conftest isolates it)
-    return {
-        # the engine is installed "elsewhere on PATH"; Claude Code adds the plugin's bin/
-        "PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(home),
-        "ANTHROPIC_BASE_URL": api_url,
-        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-    }
+    # the engine is installed "elsewhere on PATH"; Claude Code adds the plugin's bin/
+    return base_env(api_url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin")
 
 
 def claude(root: Path, prompt: str, api: StubAPI, *,
@@ -202,6 +193,9 @@ def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
     assert [(r["phase"], r["decision"], r["agent"]) for r in records] == [
         ("0", "PROCEED", agent_id)]
     assert records[0]["summary"] == HANDOFF["context_summary"]
+    # issue 14: noted for the orchestrator; one agent's answer does not complete phase 0
+    assert records[0]["target"] == "the ledger of phase 0"
+    assert state(root)["currentPhase"] == "0"
 
     # PostToolUse counted the orchestrator's Agent call outside state.json
     calls = (root / ".agents" / "toolcalls.log").read_text().split()

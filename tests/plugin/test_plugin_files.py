@@ -52,9 +52,15 @@ TOOLS = {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Grep", "
 HOOK_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
                "Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact",
                "SessionStart", "SessionEnd"}
-WIRED = {"SessionStart": "session-start", "PreToolUse": "pre-tool-use",
-         "PostToolUse": "post-tool-use", "SubagentStart": "subagent-start",
-         "SubagentStop": "subagent-stop"}
+LAUNCHER_HOOK = '"${CLAUDE_PLUGIN_ROOT}/bin/agents-state" hook '
+INSTALL_HOOK = '"${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"'
+# event -> the hook commands, in order: install first, then the engine's handlers
+WIRED = {"SessionStart": [INSTALL_HOOK],
+         "PreToolUse": [LAUNCHER_HOOK + "pre-tool-use", LAUNCHER_HOOK + "permission"],
+         "PostToolUse": [LAUNCHER_HOOK + "post-tool-use"],
+         "PostToolUseFailure": [LAUNCHER_HOOK + "post-tool-use-failure"],
+         "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
+         "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"]}
 
 
 def ids(docs: list[Doc]) -> list[str]:
@@ -242,13 +248,20 @@ def test_hook_events_are_known_and_wired() -> None:
 
 def test_hook_commands_call_the_launcher() -> None:
     for event, groups in _hooks()["hooks"].items():
-        for group in groups:
-            for hook in group["hooks"]:
-                assert hook["type"] == "command"
-                assert hook["command"] == (
-                    f'"${{CLAUDE_PLUGIN_ROOT}}/bin/agents-state" hook {WIRED[event]}')
-                assert WIRED[event] in EVENTS  # the CLI handles that event
-                assert 1 <= hook["timeout"] <= 30  # a stuck hook cannot hold the session long
+        hooks = [hook for group in groups for hook in group["hooks"]]
+        assert [h["command"] for h in hooks] == WIRED[event]
+        for hook in hooks:
+            assert hook["type"] == "command"
+            if hook["command"] == INSTALL_HOOK:  # may build the engine's venv: minutes
+                assert 60 <= hook["timeout"] <= 600
+                continue
+            assert hook["command"].removeprefix(LAUNCHER_HOOK) in EVENTS  # the CLI handles it
+            assert 1 <= hook["timeout"] <= 30  # a stuck hook cannot hold the session long
+
+
+def test_approvals_run_only_for_the_tools_they_judge() -> None:
+    (_, approvals) = _hooks()["hooks"]["PreToolUse"]
+    assert approvals["matcher"] == "Bash|Write|Edit|MultiEdit|Skill"
 
 
 # -- the checks above catch what they are meant to ---------------------------------------------

@@ -1,0 +1,171 @@
+#!/bin/sh
+# SessionStart hook of the `subagents` plugin: make sure the agents-state engine exists, then let
+# the engine put the workflow back in the context (`agents-state hook session-start`).
+#
+# Claude Code does not install a plugin's Python dependencies, and CLAUDE_PLUGIN_DATA (where an
+# engine could live across plugin updates) is set for hooks only, not in commands' `!` blocks or
+# the Bash tool.  So, at the start of every session:
+#   1. An `agents-state` elsewhere on PATH (pipx, pip --user, a project venv) wins: nothing to do.
+#   2. Else the engine is a venv under ${CLAUDE_PLUGIN_DATA}/venvs/<fingerprint>, built from this
+#      plugin's own source (its dependencies from the package index pip is configured for) when
+#      missing or stale (the fingerprint covers pyproject.toml and every agents_state/*.py, so a
+#      plugin update rebuilds it); ${CLAUDE_PLUGIN_DATA}/bin/agents-state links to it, and a line
+#      `export PATH=...` in $CLAUDE_ENV_FILE puts that bin/ (the engine alone, not the venv's
+#      python) on the PATH of commands and the Bash tool for this session.
+# Progress goes to stderr and ${CLAUDE_PLUGIN_DATA}/install.log; a failure is one line for the
+# user and the model (systemMessage and additionalContext).  Always exits 0: a session must start.
+set -u
+
+self=$(readlink -f -- "$0" 2>/dev/null || printf '%s' "$0")
+root=$(CDPATH='' cd -- "$(dirname -- "$self")/.." 2>/dev/null && pwd -P) || exit 0
+launcher=$root/bin/agents-state
+data=${CLAUDE_PLUGIN_DATA-}
+payload=$(cat) || payload='{}'
+
+say() { printf 'agents-state: %s\n' "$*" >&2; }
+
+json_line() {  # the string $1 as a JSON string
+    printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\n\r' | sed 's/^/"/; s/$/"/'
+}
+
+tell() {  # one line for the user (shown) and the model (context)
+    line=$(json_line "$1")
+    printf '{"systemMessage": %s, "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": %s}}\n' \
+        "$line" "$line"
+}
+
+engine_on_path() {
+    old_ifs=$IFS
+    IFS=:
+    for dir in $PATH; do
+        IFS=$old_ifs
+        [ -n "$dir" ] || continue
+        candidate=$dir/agents-state
+        [ -f "$candidate" ] && [ -x "$candidate" ] || continue
+        [ -n "$data" ] && [ "$dir" = "$data/bin" ] && continue
+        head -c 300 -- "$candidate" 2>/dev/null | grep -q 'agents-state launcher for the' \
+            && continue
+        return 0
+    done
+    IFS=$old_ifs
+    return 1
+}
+
+fingerprint() {
+    {
+        cat "$root/pyproject.toml"
+        find "$root/agents_state" -type f \( -name '*.py' -o -name '*.json' -o -name py.typed \) \
+            | LC_ALL=C sort | while IFS= read -r f; do printf '%s\n' "${f#"$root"/}"; cat "$f"; done
+    } 2>/dev/null | cksum | tr ' ' '-'
+}
+
+find_python() {
+    for py in python3.13 python3.12 python3.11 python3; do
+        command -v "$py" >/dev/null 2>&1 || continue
+        "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && {
+            command -v "$py"
+            return 0
+        }
+    done
+    return 1
+}
+
+# Build venvs/$fp from a copy of the source (pip must not write build/ or *.egg-info into the
+# plugin folder, which may be read-only); prints the reason on failure.
+build() {
+    fp=$1
+    log=$data/install.log
+    py=$(find_python) || { echo "no Python 3.11 or newer found on PATH"; return 1; }
+    src=$data/src.$$
+    venv=$data/venvs/$fp
+    rm -rf "$src" "$venv"
+    mkdir -p "$src" "$data/venvs" || { echo "cannot write to $data"; return 1; }
+    cp -R "$root/agents_state" "$root/pyproject.toml" "$src/" 2>>"$log" \
+        || { echo "cannot copy the plugin source"; return 1; }
+    cp "$root/README.md" "$src/" 2>/dev/null || : >"$src/README.md"
+    say "installing the engine into $venv (first session after install or update; see $log)"
+    {
+        echo "== $(date -u '+%Y-%m-%dT%H:%M:%SZ') $py -m venv $venv"
+        "$py" -m venv "$venv"
+    } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "$py -m venv failed"; return 1; }
+    {
+        echo "== pip install (from $root)"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$src"
+    } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "pip install failed"; return 1; }
+    rm -rf "$src"
+    "$venv/bin/agents-state" --version >>"$log" 2>&1 \
+        || { rm -rf "$venv"; echo "the installed engine does not start"; return 1; }
+    return 0
+}
+
+# Serialise sessions that start at the same moment: one builds, the others wait for it.
+locked() {
+    lock=$data/install.lock
+    waited=0
+    until mkdir "$lock" 2>/dev/null; do
+        # a session killed while building leaves the lock behind: a build never takes 15 min
+        if [ -n "$(find "$lock" -maxdepth 0 -mmin +15 2>/dev/null)" ]; then
+            rmdir "$lock" 2>/dev/null
+            continue
+        fi
+        if [ "$waited" -ge 540 ]; then
+            echo "another session's install holds $lock (remove it if no install is running)"
+            return 1
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
+    "$@"
+    status=$?
+    rmdir "$lock" 2>/dev/null
+    return "$status"
+}
+
+ensure() {
+    fp=$(fingerprint)
+    engine=$data/venvs/$fp/bin/agents-state
+    if ! { [ -x "$engine" ] && "$engine" --version >/dev/null 2>&1; }; then
+        reason=$(build "$fp") || { echo "$reason"; return 1; }
+    fi
+    mkdir -p "$data/bin" && ln -sfn "$engine" "$data/bin/agents-state.new" \
+        && mv -f "$data/bin/agents-state.new" "$data/bin/agents-state" \
+        || { echo "cannot link $data/bin/agents-state"; return 1; }
+    for old in "$data"/venvs/*; do  # what earlier plugin versions built
+        [ "$old" = "$data/venvs/$fp" ] || rm -rf "$old"
+    done
+    return 0
+}
+
+installed=0
+problem=
+before=
+if ! engine_on_path; then
+    if [ -z "$data" ]; then
+        problem="CLAUDE_PLUGIN_DATA is not set, so the engine cannot be installed for the plugin"
+    elif ! mkdir -p "$data" 2>/dev/null; then
+        problem="cannot create $data"
+    else
+        before=$(readlink "$data/bin/agents-state" 2>/dev/null)
+        problem=$(locked ensure) && problem=
+        if [ -z "$problem" ]; then
+            [ "$(readlink "$data/bin/agents-state")" = "$before" ] || installed=1
+            if [ -n "${CLAUDE_ENV_FILE-}" ]; then
+                quoted=$(printf '%s' "$data/bin" | sed "s/'/'\\\\''/g")
+                printf "export PATH='%s':\"\$PATH\"\n" "$quoted" >>"$CLAUDE_ENV_FILE"
+            fi
+        fi
+    fi
+fi
+
+if [ -n "$problem" ]; then
+    tell "agents-state: the engine is not installed ($problem); install it with: pip install agents-state (or: pip install '$root')"
+    exit 0
+fi
+
+out=$(printf '%s\n' "$payload" | "$launcher" hook session-start 2>/dev/null)
+if [ -n "$out" ]; then
+    printf '%s\n' "$out"
+elif [ "$installed" = 1 ]; then
+    tell "agents-state: engine installed in $data (the subagents plugin's /subagents:dispatch is ready)"
+fi
+exit 0

@@ -1,0 +1,65 @@
+"""Issue 14, item 4: the next action, the skills and the agent files tell one story."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pluginfiles import PLUGIN_ROOT
+
+from agents_state.nextaction import COMPACT_STEPS, agent_tool_model
+
+_EXE = Path(sys.executable).with_name("agents-state")
+CMD = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "agents_state"]
+
+
+def skill(name: str) -> str:
+    return (PLUGIN_ROOT / "skills" / name / "SKILL.md").read_text()
+
+
+@pytest.mark.parametrize(("configured", "passed"), [
+    ("sonnet-4.5", "sonnet"), ("sonnet", "sonnet"), ("opus-4.5", "opus"), ("opus", "opus"),
+    ("haiku", "haiku"), ("inherit", "inherit"), ("claude-sonnet-4-5-20250514", "sonnet"),
+    ("claude-3-5-haiku-20241022", "haiku"), ("codex-high", None), ("codex-xhigh", None),
+    ("mcp__codex-high__codex", None),
+])
+def test_the_agent_tool_gets_a_family_never_a_versioned_id(configured: str,
+                                                          passed: str | None) -> None:
+    assert agent_tool_model(configured) == passed
+
+
+def test_the_next_action_names_the_value_to_pass(root: Path) -> None:
+    run = [*CMD, "--root", str(root)]
+    subprocess.run([*run, "dispatch", "Add OAuth login"], check=True, capture_output=True)
+    action = json.loads(subprocess.run([*run, "next", "--json"], check=True,
+                                       capture_output=True, text=True).stdout)
+    assert action["agents"]["agentModel"] == "sonnet"
+    assert action["agents"]["modelId"].startswith("claude-sonnet-")
+    assert 'model "sonnet"' in action["instructions"]
+    text = subprocess.run([*run, "next"], check=True, capture_output=True, text=True).stdout
+    assert '  model: "sonnet" (Agent tool model; configured sonnet-4.5 = claude-sonnet-' in text
+
+
+def test_compaction_is_recorded_first_everywhere() -> None:
+    assert COMPACT_STEPS.index("agents-state compact") < COMPACT_STEPS.index("/compact;")
+    row = next(line for line in skill("workflow").splitlines() if line.startswith("| compact"))
+    assert row.index("agents-state compact") < row.index("`/compact`")
+
+
+def test_the_orchestrator_writes_the_tasks_file_everywhere() -> None:
+    text = skill("task-dispatcher")
+    assert "`.agents/phases/2.1-tasks.json`:" in text
+    assert "agents-state tasks load .agents/phases/2.1-tasks.json" in text
+    assert "tasks-input" not in text and "by hand" not in text
+
+
+def test_skills_wait_for_background_agents_and_pass_the_agent_model() -> None:
+    for name in ("workflow", "explore-dispatcher", "plan-dispatcher", "task-dispatcher"):
+        text = skill(name)
+        assert "background" in text and "notification" in text, name
+        assert "sonnet-4.5 ->" not in text, name  # no hand mapping of aliases any more
+    for name in ("explore-dispatcher", "plan-dispatcher"):
+        assert "never a versioned id" in skill(name)

@@ -17,7 +17,8 @@ CLI = str(Path(sys.executable).parent / "agents-state")
 
 
 def invoke(argv: list[str], stdin: str | bytes | None = None,
-           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+           env: dict[str, str] | None = None,
+           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``agents-state ARGV`` in this process, through the same entry point as the script.
 
     ``agents_state.__main__.main`` is called inside ``CliRunner.isolation`` (stdin, stdout,
@@ -28,14 +29,17 @@ def invoke(argv: list[str], stdin: str | bytes | None = None,
 
     runner = CliRunner()
     with runner.isolation(input=stdin, env=env) as (out, err, _mixed):
-        old_argv = sys.argv
+        old_argv, old_cwd = sys.argv, os.getcwd()
         sys.argv = ["agents-state", *argv]
+        if cwd is not None:
+            os.chdir(cwd)
         try:
             code = main(list(argv))
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         finally:
             sys.argv = old_argv
+            os.chdir(old_cwd)
             sys.stdout.flush()
             sys.stderr.flush()
         stdout, stderr = out.getvalue(), err.getvalue()

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clitools import run_cli
+from clitools import run_cli, run_proc
 
 STRERROR = {"ENOSPC": "No space left on device", "EIO": "Input/output error"}
 STEP = {"write": "write", "fsync": "fsync", "replace": "replace", "fsync_dir": "fsync directory"}
@@ -55,7 +55,7 @@ def _fault_loop(root: Path, template: Path, command: str, op: str, code: str,
         _fresh(root, template, started)
         before = _snapshot(root)
         fault = f"{op}:{n}:{code}" + (":always" if always else "")
-        proc = run_cli(root, *args, stdin="# notes\n", env={"AGENTS_STATE_FAULT": fault})
+        proc = run_proc(root, *args, stdin="# notes\n", env={"AGENTS_STATE_FAULT": fault})
         if proc.returncode == 0:
             return n - 1
         shown = files[n - 1]  # once or from then on, the N-th call is the first to fail
@@ -76,7 +76,7 @@ def test_issue_7_first_call_of_each_op_fails_cleanly(root: Path, template: Path,
                                                      ) -> None:
     _fresh(root, template, True)
     before = _snapshot(root)
-    proc = run_cli(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
+    proc = run_proc(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
     assert (proc.returncode, proc.stderr) == (
         7, f"agents-state: error: .agents/state.json: {STEP[op]} failed: No space left on "
         "device; the previous state is unchanged\n")
@@ -97,7 +97,7 @@ def test_issue_7_fault_loop(root: Path, template: Path, command: str, op: str, c
 
 def _trace(root: Path, *args: str, stdin: str | None = None) -> list[str]:
     # the trace goes to stdout, unbuffered, so it interleaves with the acknowledgement
-    proc = run_cli(root, *args, stdin=stdin, env={"AGENTS_STATE_TRACE": "/dev/stdout",
+    proc = run_proc(root, *args, stdin=stdin, env={"AGENTS_STATE_TRACE": "/dev/stdout",
                                                   "PYTHONUNBUFFERED": "1"})
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.splitlines()
@@ -132,7 +132,7 @@ def test_issue_7_faults_after_the_state_is_durable_only_warn(root: Path, templat
                                                              op: str, warning: str) -> None:
     _fresh(root, template, True)
     before = _snapshot(root)
-    proc = run_cli(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
+    proc = run_proc(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
     assert proc.returncode == 0 and proc.stderr == f"agents-state: warning: {warning}\n"
     assert b'"revision": 2' in (root / ".agents/state.json").read_bytes()
     after = _snapshot(root)

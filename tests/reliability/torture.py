@@ -90,7 +90,9 @@ def run(root: Path, ids: list[str], *, writers: int = 3, min_kills: int = 300,
     todo = list(ids)
     mutex = threading.Lock()
     durations: list[float] = [0.25]
-    full_env = {**os.environ, **(env or {})}
+    # a writer waits for the lock while others are killed; never let a busy machine turn the
+    # wait into a lock timeout (exit 6), which the accounting would report as unexpected
+    full_env = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600", **(env or {})}
 
     def next_task() -> str | None:
         with mutex:
@@ -109,7 +111,7 @@ def run(root: Path, ids: list[str], *, writers: int = 3, min_kills: int = 300,
                                  "ok"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=full_env)
         try:
-            _out, err = proc.communicate(timeout=delay if kill else 60)
+            _out, err = proc.communicate(timeout=delay if kill else 900)
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGKILL)
             _out, err = proc.communicate()

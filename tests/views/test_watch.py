@@ -103,11 +103,12 @@ def _at_tasks_phase(root: Path, n: int) -> None:
 
 def _burst(root: Path, n: int) -> int:
     """n concurrent ``task done`` processes, then a phase change; the final revision."""
+    env = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"}  # a busy machine queues them
     procs = [subprocess.Popen([CLI, "--root", str(root), "task", "done", f"t{i}", "--summary",
-                               "ok"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               "ok"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
              for i in range(n)]
     for p in procs:
-        assert p.wait(timeout=120) == 0, p.stderr.read() if p.stderr else ""
+        assert p.wait(timeout=900) == 0, p.stderr.read() if p.stderr else ""
         if p.stderr:
             p.stderr.close()
     (root / "simplify.md").write_text("# simplified\n")

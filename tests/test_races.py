@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from clitools import CLI, run_cli, wave_of
 
-
 # Sized for a busy shared machine: 50 writers queue for one lock, each a fresh interpreter; at a
 # load of 30 on 2 cores the last one waited over 30 s (the default).  A race test checks who
 # wins, never how fast: a timeout here would be a false failure.

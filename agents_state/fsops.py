@@ -1,8 +1,8 @@
 """The file-system calls of a commit, in one place so that tests can fail or trace them.
 
-``AGENTS_STATE_FAULT`` (tests only) makes the N-th call of one operation fail, e.g.
-``fsync:2:ENOSPC`` (fail the 2nd fsync once) or ``replace:1:EIO:always``.
-``AGENTS_STATE_TRACE=FILE`` appends the name of each call to FILE, for the write-order test.
+Each call first passes its operation name to ``_check``, which does nothing here; the tests
+replace it (``tests/seams.py``) to fail the N-th call of one operation or to trace the order of
+the calls.  No environment variable or option reaches it: a user cannot switch it on.
 Calls made after the state is durable (the last-good backup, the events append) pass their own
 ``op`` name (``backup_write``, ``append_fsync``, ...) so that a trace or a fault can tell them
 apart.
@@ -10,32 +10,15 @@ apart.
 
 from __future__ import annotations
 
-import errno
 import os
 from pathlib import Path
 
 __all__ = ["check_dir", "check_file", "fsync", "fsync_dir", "make_dir", "open_regular",
            "read_regular", "refuse", "replace", "write_all"]
 
-_counts: dict[str, int] = {}
-_FAULT = os.environ.get("AGENTS_STATE_FAULT", "")
-_TRACE = os.environ.get("AGENTS_STATE_TRACE", "")
-
 
 def _check(op: str) -> None:
-    if _TRACE:
-        with open(_TRACE, "a") as f:
-            f.write(op + "\n")
-    if not _FAULT:
-        return
-    name, nth, code, *mode = _FAULT.split(":")
-    if name != op:
-        return
-    _counts[op] = _counts.get(op, 0) + 1
-    n = int(nth)
-    if _counts[op] == n or (mode == ["always"] and _counts[op] >= n):
-        err = getattr(errno, code)
-        raise OSError(err, os.strerror(err))
+    """The test seam: called with the operation's name before each call; a no-op."""
 
 
 def write_all(fd: int, data: bytes, op: str = "write") -> None:

@@ -375,8 +375,6 @@ class _Lock:
         self.release: Callable[[], None] | None = None
 
     def __enter__(self) -> None:
-        if os.environ.get("AGENTS_STATE_TEST_NO_LOCK") == "1":  # control runs of the torture test
-            return
         from agents_state.lockfile import LockTimeout, acquire
 
         try:

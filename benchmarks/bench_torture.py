@@ -3,7 +3,7 @@
 Usage: .venv/bin/python benchmarks/bench_torture.py [--kills 300] [--tasks 600] [--writers 3]
 
 Prints kills, commands, acknowledged updates, lost updates, torn reads and missing log lines;
-then the same harness without the lock (AGENTS_STATE_TEST_NO_LOCK=1), which loses updates.
+then the same harness without the lock (the test seam that takes no lock), which loses updates.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "reliability"))
 
 import torture
@@ -33,7 +34,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         ids = torture.prepare(Path(d), 200)
         r = torture.run(Path(d), ids, writers=4, kill_share=0.0, max_commands=60,
-                        env={"AGENTS_STATE_TEST_NO_LOCK": "1"})
+                        lock=False)
         print(f"control without the lock: {r.commands} commands, {len(r.acked)} acknowledged, "
               f"lost {len(r.lost)}, events.jsonl out of order {r.log_disorder}")
     return 0

@@ -1,4 +1,5 @@
-"""Helpers to run the installed console script as real processes."""
+"""Helpers to run the command line: in process through Click's ``CliRunner`` (the default), or
+as a real process of the installed console script (races, kills, faults, the smoke run)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,55 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
+
 DATA = Path(__file__).parent / "data"
 CLI = str(Path(sys.executable).parent / "agents-state")
 
 
+def invoke(argv: list[str], stdin: str | bytes | None = None,
+           env: dict[str, str] | None = None,
+           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``agents-state ARGV`` in this process, through the same entry point as the script.
+
+    ``agents_state.__main__.main`` is called inside ``CliRunner.isolation`` (stdin, stdout,
+    stderr and the environment swapped for the call), so the hook fast path, the error handler
+    and the exit codes are the ones a user gets; only the interpreter start-up is saved.
+    """
+    from agents_state.__main__ import main
+
+    runner = CliRunner()
+    with runner.isolation(input=stdin, env=env) as (out, err, _mixed):
+        old_argv, old_cwd = sys.argv, os.getcwd()
+        sys.argv = ["agents-state", *argv]
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            code = main(list(argv))
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        finally:
+            sys.argv = old_argv
+            os.chdir(old_cwd)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        stdout, stderr = out.getvalue(), err.getvalue()
+    return subprocess.CompletedProcess(["agents-state", *argv], code,
+                                       stdout.decode(errors="replace"),
+                                       stderr.decode(errors="replace"))
+
+
 def run_cli(root: Path, *args: str, stdin: str | None = None,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``agents-state --root ROOT ARGS`` in process (see ``invoke``)."""
+    return invoke(["--root", str(root), *args], stdin=stdin, env=env)
+
+
+def run_proc(root: Path, *args: str, stdin: str | None = None,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the installed console script as a real process."""
     return subprocess.run([CLI, "--root", str(root), *args], capture_output=True, text=True,
-                          input=stdin, env={**os.environ, **(env or {})}, timeout=60,
+                          input=stdin, env={**os.environ, **(env or {})}, timeout=120,
                           check=False)
 
 

@@ -10,10 +10,11 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from test_waves import T0, _at_tasks
 
 from agents_state import events as ev
-from agents_state.engine import apply
+from agents_state.engine import Outcome, apply
 from agents_state.errors import AgentsStateError
 from agents_state.models import State
 from agents_state.policy import Policy
+from agents_state.workflow import PHASE_IDS, get_phase
 
 POLICY = Policy(max_per_task=1, backoff_seconds=(1,), lease_seconds=30)
 SPEC = {"a": [], "b": [], "c": ["a"], "d": ["a", "b"], "e": ["c"], "f": []}
@@ -107,3 +108,247 @@ class TaskMachine(RuleBasedStateMachine):
 TaskMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40,
                                          deadline=None)
 TestTaskMachine = TaskMachine.TestCase
+
+
+# -- issue 18: the phase machine -----------------------------------------------------------------
+
+PHASE_POLICIES = [
+    Policy(max_per_phase=2, compact_between_phases=True),
+    Policy(max_per_phase=1, compact_between_stages=True, review_max_retries={"1.3": 1}),
+]
+_DONE = ("completed", "skipped")
+
+
+PHASES = list(PHASE_IDS)
+REVIEWS = {"1.3", "2.3", "3.3", "4.2"}
+START_SKIPS = st.sampled_from([(), ("0",), ("3.1", "3.2", "3.3")])
+
+
+class PhaseMachine(RuleBasedStateMachine):
+    """Random phase events (start, complete, fail, retry, skip, stop, resume, compact, block,
+    abort) against the pure engine: every answer is a new state or a refusal that leaves the
+    input untouched, and the workflow invariants hold after each step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state: State | None = None
+        self.policy = PHASE_POLICIES[0]
+        self.now = T0
+        self.done: set[str] = set()
+        self.compacted = 0
+
+    @precondition(lambda self: self.state is None)
+    @rule(skipped=START_SKIPS, policy=st.sampled_from(PHASE_POLICIES))
+    def start(self, skipped: tuple[str, ...], policy: Policy) -> None:
+        from agents_state.engine import new_state
+
+        self.policy = policy
+        self.state = new_state(ev.Start(task="t", skipped=skipped), self.now)
+        assert self.state.revision == 1
+
+    def _apply(self, event: ev.Event) -> Outcome | None:
+        assert self.state is not None
+        before = self.state.to_json_dict()
+        try:
+            out = apply(self.state, event, self.now, self.policy)
+        except AgentsStateError:
+            assert self.state.to_json_dict() == before  # refused: input untouched
+            return None
+        assert self.state.to_json_dict() == before  # apply never mutates its input
+        if out.changed:
+            assert out.state.revision == self.state.revision + 1
+            assert out.record["rev"] == out.state.revision
+            assert out.record["event"] == event.name
+        else:
+            assert out.state is self.state
+        self.state = out.state
+        return out
+
+    def _pick(self, data: st.DataObject) -> str:
+        assert self.state is not None
+        current = self.state.currentPhase or PHASES[0]
+        other = data.draw(st.integers(0, 9), label="other") == 0
+        pid = data.draw(st.sampled_from(PHASES), label="phase") if other else current
+        return str(pid)
+
+    @precondition(lambda self: self.state is not None)
+    @rule(seconds=st.integers(0, 100))
+    def tick(self, seconds: int) -> None:
+        self.now += timedelta(seconds=seconds)
+
+    @precondition(lambda self: self.state is not None)
+    @rule(data=st.data())
+    def phase_start(self, data: st.DataObject) -> None:
+        pid = self._pick(data)
+        out = self._apply(ev.PhaseStart(phase=pid))
+        if out is not None and out.changed:
+            assert self.state is not None
+            assert self.state.phase(pid).status == "in_progress"
+            assert self.state.compaction.pending is None
+
+    @precondition(lambda self: self.state is not None)
+    @rule(data=st.data(), blocking=st.sampled_from([0, 0, 1]))
+    def phase_complete(self, data: st.DataObject, blocking: int) -> None:
+        pid = self._pick(data)
+        if pid == "2.1":
+            self._finish_tasks()
+        out = self._apply(ev.PhaseComplete(phase=pid, blocking_issues=blocking))
+        if out is not None and out.changed and (pid not in REVIEWS or blocking == 0):
+            assert self.state is not None
+            assert self.state.phase(pid).status == "completed"
+
+    def _finish_tasks(self) -> None:
+        assert self.state is not None
+        if self.state.currentPhase != "2.1" or self.state.status != "in_progress":
+            return
+        if not self.state.phase("2.1").tasks:
+            self._apply(ev.TasksLoad(tasks=(("a", {"dependencies": []}),), waves=(("a",),)))
+        if self.state.phase("2.1").tasks:
+            self._apply(ev.TaskDone(task_id="a"))
+
+    @precondition(lambda self: self.state is not None)
+    @rule(data=st.data())
+    def phase_fail(self, data: st.DataObject) -> None:
+        pid = self._pick(data)
+        assert self.state is not None
+        attempts = self.state.phase(pid).attempts
+        out = self._apply(ev.PhaseFail(phase=pid, error="boom"))
+        if out is not None:
+            phase = self.state.phase(pid)
+            assert phase.attempts == attempts + 1 and phase.error == "boom"
+            if phase.attempts < self.policy.max_per_phase:
+                assert phase.status == "pending" and self.state.status == "in_progress"
+            else:
+                assert phase.status == "failed" and self.state.status == "failed"
+                assert self.state.failure is not None and self.state.failure.phase == pid
+
+    @precondition(lambda self: self.state is not None)
+    @rule(move=st.sampled_from(["retry", "retry", "skip", "skip", "abort"]))
+    def resume(self, move: str) -> None:
+        event = {"retry": ev.Retry(), "skip": ev.Skip(), "abort": ev.Abort()}[move]
+        assert self.state is not None
+        f = self.state.failure
+        pid = f.phase if f is not None and f.phase else self.state.currentPhase
+        out = self._apply(event)
+        if out is None or move == "abort":
+            return
+        s = self.state
+        assert s.failure is None and s.blockedReason is None
+        assert s.status in ("in_progress", "completed", "stopped")
+        if pid is None or (pid == "2.1" and s.phase(pid).tasks):
+            return  # a task phase retries or skips its tasks (the task machine covers that)
+        if move == "skip":
+            assert s.phase(pid).status == "skipped"
+            assert s.currentPhase != pid or s.status == "completed"
+        else:
+            # a blocked phase that was running goes on running
+            assert s.phase(pid).status in ("pending", "in_progress", "completed", "skipped")
+            assert s.status == "in_progress"
+
+    @precondition(lambda self: self.state is not None)
+    @rule(go=st.integers(0, 3))
+    def stop(self, go: int) -> None:
+        if go == 0:  # less often than the phase moves, or few runs get far
+            self._apply(ev.Stop())
+
+    @precondition(lambda self: self.state is not None)
+    @rule()
+    def compact(self) -> None:
+        assert self.state is not None
+        history = len(self.state.compaction.history)
+        out = self._apply(ev.Compact())
+        if out is not None:
+            assert len(self.state.compaction.history) == history + 1
+            assert self.state.compaction.pending is None
+
+    @precondition(lambda self: self.state is not None)
+    @rule(go=st.integers(0, 3))
+    def block(self, go: int) -> None:
+        if go == 0:
+            self._apply(ev.Block(reason="needs a person"))
+
+    @precondition(lambda self: self.state is not None)
+    @rule()
+    def run_current_phase(self) -> None:
+        """Start and complete the current phase: walks deep into the workflow."""
+        assert self.state is not None
+        pid = self.state.currentPhase
+        if pid is None:
+            return
+        self._apply(ev.PhaseStart(phase=pid))
+        if pid == "2.1":
+            self._finish_tasks()
+        self._apply(ev.PhaseComplete(phase=pid))
+
+    @invariant()
+    def one_current_phase(self) -> None:
+        s = self.state
+        if s is None:
+            return
+        running = [p for p in PHASES if s.phase(p).status == "in_progress"]
+        assert len(running) <= 1
+        if running:
+            assert running == [s.currentPhase]
+        if s.status == "completed" and s.abortedAt is None:
+            assert all(s.phase(p).status in _DONE for p in PHASES)
+        elif s.currentPhase is not None:
+            # phases before the current one are done; the current one is not (unless finished)
+            idx = PHASES.index(s.currentPhase)
+            assert all(s.phase(p).status in _DONE for p in PHASES[:idx]), s.currentPhase
+            assert s.currentStage == get_phase(s.currentPhase).stage
+
+    @invariant()
+    def done_phases_stay_done_unless_sent_back(self) -> None:
+        s = self.state
+        if s is None:
+            return
+        done = {p for p in PHASES if s.phase(p).status in _DONE}
+        lost = self.done - done
+        # only a review's send-back reopens completed phases, and only up to the review
+        for p in lost:
+            assert s.phase(p).status == "pending"
+            assert any(s.phase(r).reviewRounds > 0 for r in REVIEWS), p
+        self.done = done
+
+    @invariant()
+    def failure_iff_failed(self) -> None:
+        s = self.state
+        if s is None:
+            return
+        if s.abortedAt is not None:  # an aborted workflow keeps why it ended
+            assert s.status in ("stopped", "completed")
+            return
+        assert (s.failure is not None) == (s.status == "failed")
+        if s.status == "failed":
+            assert s.failure is not None and s.failure.phase is not None
+            assert s.phase(s.failure.phase).status == "failed"
+        assert (s.blockedReason is not None) == (s.status == "blocked")
+
+    @invariant()
+    def stages_follow_their_phases(self) -> None:
+        s = self.state
+        if s is None:
+            return
+        for stage in s.stages.values():
+            statuses = [p.status for p in stage.phases.values()]
+            if all(x == "skipped" for x in statuses):
+                assert stage.status == "skipped"
+            elif all(x in _DONE for x in statuses):
+                assert stage.status == "completed" and stage.completedAt is not None
+            elif "failed" in statuses:
+                assert stage.status == "failed"
+            else:
+                assert stage.completedAt is None
+
+    @invariant()
+    def stop_requests_only_while_running(self) -> None:
+        s = self.state
+        if s is None:
+            return
+        if s.stopRequested:  # honoured when the current phase completes, or by a resume
+            assert s.status != "stopped" and s.currentPhase is not None
+
+
+PhaseMachine.TestCase.settings = settings(max_examples=100, stateful_step_count=50,
+                                          deadline=None)
+TestPhaseMachine = PhaseMachine.TestCase

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from clitools import CLI, run_cli, wave_of
 
+# Sized for a busy shared machine: 50 writers queue for one lock, each a fresh interpreter; at a
+# load of 30 on 2 cores the last one waited over 30 s (the default).  A race test checks who
+# wins, never how fast: a timeout here would be a false failure.
+RACE_ENV = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"}
+
 
 def _spawn_all(root: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
     procs = [subprocess.Popen([CLI, "--root", str(root), *a], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for a in argvs]
+                              stderr=subprocess.PIPE, text=True, env=RACE_ENV) for a in argvs]
     out = []
     for p, a in zip(procs, argvs, strict=True):
-        stdout, stderr = p.communicate(timeout=120)
+        stdout, stderr = p.communicate(timeout=900)
         out.append(subprocess.CompletedProcess(a, p.returncode, stdout, stderr))
     return out
 

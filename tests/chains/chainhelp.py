@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from clitools import run_cli
 
 from agents_state.chain_action import slot_paths
 from agents_state.chain_state import ChainState
 from agents_state.handoff import check_handoff
 
-CLI = str(Path(sys.executable).parent / "agents-state")
 RAW = "RAW-FINDING-only-the-researcher-saw-this"
 
 RESEARCH = {"decision": "PROCEED", "findings": {
@@ -50,9 +48,7 @@ class Walk:
         self.root = root
 
     def run(self, *args: str, code: int = 0, stdin: str | None = None) -> str:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTS_STATE_")}
-        r = subprocess.run([CLI, "--root", str(self.root), *args], capture_output=True,
-                           text=True, input=stdin, env=env, timeout=60, check=False)
+        r = run_cli(self.root, *args, stdin=stdin)
         assert r.returncode == code, (args, r.stdout, r.stderr)
         return r.stdout + r.stderr
 

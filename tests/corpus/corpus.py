@@ -12,16 +12,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from clitools import walk_to
+from clitools import run_cli, walk_to
 
 HERE = Path(__file__).parent
 FILES = HERE / "files"
-CLI = str(Path(sys.executable).parent / "agents-state")
 _TEMPLATES: dict[str, Path] = {}
 
 
@@ -31,8 +29,7 @@ def cases() -> list[dict[str, Any]]:
 
 
 def _cli(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CLI, "--root", str(root), *args], capture_output=True, text=True,
-                          input=stdin, timeout=60, check=False)
+    return run_cli(root, *args, stdin=stdin)
 
 
 def _walk_to(root: Path, phase: str) -> None:

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from .examples import VALID
+from clitools import invoke
 
-_EXE = Path(sys.executable).with_name("agents-state")
-CMD = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "agents_state"]
+from .examples import VALID
 
 
 def cli(root: Path, *args: str, code: int = 0) -> str:
-    r = subprocess.run([*CMD, *args], capture_output=True, text=True, cwd=root, timeout=60)
+    r = invoke(list(args), cwd=root)
     assert r.returncode == code, (args, r.stdout, r.stderr)
     return r.stdout + r.stderr
 

@@ -4,29 +4,25 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from clitools import invoke
 
 from agents_state.hooks import tool_calls
 
 from .examples import VALID
 
-_EXE = Path(sys.executable).with_name("agents-state")
-CMD = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "agents_state"]
-
 
 def hook(root: Path, event: str, data: dict[str, Any]) -> subprocess.CompletedProcess[str]:
     data = {"session_id": "s", "transcript_path": "/tmp/t", "cwd": str(root), **data}
-    r = subprocess.run([*CMD, "hook", event], input=json.dumps(data), capture_output=True,
-                       text=True, cwd=root, timeout=60)
+    r = invoke(["hook", event], stdin=json.dumps(data), cwd=root)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     return r
 
 
 def start(root: Path) -> None:
-    subprocess.run([*CMD, "dispatch", "Add user authentication"], cwd=root, check=True,
-                   capture_output=True, timeout=60)
+    assert invoke(["dispatch", "Add user authentication"], cwd=root).returncode == 0
 
 
 def test_post_tool_use_counts_main_and_agents(tmp_path: Path) -> None:
@@ -77,7 +73,6 @@ def test_subagent_stop_blocks_an_invalid_handoff_once(tmp_path: Path) -> None:
 
 
 def test_unknown_event_warns_and_allows(tmp_path: Path) -> None:
-    r = subprocess.run([*CMD, "hook", "nonsense"], input="{}", capture_output=True, text=True,
-                       cwd=tmp_path, timeout=60)
+    r = invoke(["hook", "nonsense"], stdin="{}", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (0, "")
     assert r.stderr.startswith("agents-state: warning: unknown hook event 'nonsense'")

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import seams
 from clitools import cli_json, run_cli
 
 A = ".agents"
@@ -83,8 +84,9 @@ def test_issue_7_restore_names_what_was_lost(root: Path) -> None:
     _workflow(root)
     assert run_cli(root, "compact").returncode == 0
     # the backup write of the next update fails: the backup stays one revision behind
-    proc = run_cli(root, "phase", "start", "1.1", env={"AGENTS_STATE_FAULT":
-                                                        "backup_write:1:ENOSPC"})
+    with pytest.MonkeyPatch.context() as mp:
+        seams.install(mp.setattr, fault="backup_write:1:ENOSPC")
+        proc = run_cli(root, "phase", "start", "1.1")
     assert proc.returncode == 0 and "warning" in proc.stderr
     assert "old_backup" in [f["code"] for f in cli_json(root, "doctor")["findings"]]
     (root / A / "state.json").write_bytes(b"{")

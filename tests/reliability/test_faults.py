@@ -1,16 +1,20 @@
 """Issue 7: the N-th write, fsync, replace or directory fsync fails (ENOSPC, EIO; once or from
 then on) for N = 1, 2, ... until the command succeeds: until then the exit code is 7, the message
 names the file and the step, and state.json, its backup and events.jsonl stay byte-identical.
-The write-order test traces the calls of a commit up to the printed acknowledgement."""
+The write-order test traces the calls of a commit up to the printed acknowledgement.  Faults are
+injected in process through the test seam (``seams.install``: no switch in the package), and
+one real process proves the same through the installed entry point."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from clitools import run_cli
+import seams
+from clitools import run_cli, run_proc
 
 STRERROR = {"ENOSPC": "No space left on device", "EIO": "Input/output error"}
 STEP = {"write": "write", "fsync": "fsync", "replace": "replace", "fsync_dir": "fsync directory"}
@@ -32,6 +36,14 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = run_cli(base, "dispatch", "fault")
     assert proc.returncode == 0, proc.stderr
     return base
+
+
+def _faulty(root: Path, *args: str, fault: str = "", trace: bool = False,
+            stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run one command in process with the fault (or the trace) installed for this run only."""
+    with pytest.MonkeyPatch.context() as mp:
+        seams.install(mp.setattr, fault=fault, trace=trace)
+        return run_cli(root, *args, stdin=stdin)
 
 
 def _fresh(root: Path, template: Path, started: bool) -> None:
@@ -56,7 +68,7 @@ def _fault_loop(root: Path, template: Path, command: str, op: str, code: str,
         _fresh(root, template, started)
         before = _snapshot(root)
         fault = f"{op}:{n}:{code}" + (":always" if always else "")
-        proc = run_cli(root, *args, stdin="# notes\n", env={"AGENTS_STATE_FAULT": fault})
+        proc = _faulty(root, *args, stdin="# notes\n", fault=fault)
         if proc.returncode == 0:
             return n - 1
         shown = files[n - 1]  # once or from then on, the N-th call is the first to fail
@@ -77,14 +89,31 @@ def test_issue_7_first_call_of_each_op_fails_cleanly(root: Path, template: Path,
                                                      ) -> None:
     _fresh(root, template, True)
     before = _snapshot(root)
-    proc = run_cli(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
+    proc = _faulty(root, "phase", "start", "0", fault=f"{op}:1:ENOSPC")
     assert (proc.returncode, proc.stderr) == (
         7, f"agents-state: error: .agents/state.json: {STEP[op]} failed: No space left on "
         "device; the previous state is unchanged\n")
     assert _snapshot(root) == before
 
 
-@pytest.mark.slow
+def test_issue_7_a_fault_in_a_real_process(root: Path, template: Path) -> None:
+    """The seam reaches a real process of the entry point (boot script, no environment)."""
+    _fresh(root, template, True)
+    before = _snapshot(root)
+    proc = subprocess.run(seams.command("--root", str(root), "phase", "start", "0",
+                                        fault="replace:1:EIO"),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert (proc.returncode, proc.stderr) == (
+        7, "agents-state: error: .agents/state.json: replace failed: Input/output error; the "
+        "previous state is unchanged\n")
+    assert _snapshot(root) == before
+    # the old environment switches are gone: a user's process cannot turn them on
+    env_only = run_proc(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": "write:1:EIO",
+                                                          "AGENTS_STATE_TRACE": "/dev/stdout"})
+    assert (env_only.returncode, env_only.stderr) == (0, "")
+    assert env_only.stdout.startswith("phase 0 Parallel Explore started\n")
+
+
 @pytest.mark.parametrize("always", [False, True], ids=["once", "always"])
 @pytest.mark.parametrize("code", list(STRERROR))
 @pytest.mark.parametrize("op", list(STEP))
@@ -97,9 +126,8 @@ def test_issue_7_fault_loop(root: Path, template: Path, command: str, op: str, c
 
 
 def _trace(root: Path, *args: str, stdin: str | None = None) -> list[str]:
-    # the trace goes to stdout, unbuffered, so it interleaves with the acknowledgement
-    proc = run_cli(root, *args, stdin=stdin, env={"AGENTS_STATE_TRACE": "/dev/stdout",
-                                                  "PYTHONUNBUFFERED": "1"})
+    # the trace goes to stdout, so it interleaves with the acknowledgement
+    proc = _faulty(root, *args, stdin=stdin, trace=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.splitlines()
 
@@ -134,7 +162,7 @@ def test_issue_7_faults_after_the_state_is_durable_only_warn(root: Path, templat
                                                              op: str, warning: str) -> None:
     _fresh(root, template, True)
     before = _snapshot(root)
-    proc = run_cli(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": f"{op}:1:ENOSPC"})
+    proc = _faulty(root, "phase", "start", "0", fault=f"{op}:1:ENOSPC")
     assert proc.returncode == 0 and proc.stderr == f"agents-state: warning: {warning}\n"
     assert b'"revision": 2' in (root / ".agents/state.json").read_bytes()
     after = _snapshot(root)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import seams
 from clitools import run_cli
 
 from agents_state import netfs
@@ -29,18 +30,19 @@ def test_issue_7_fs_type_from_mountinfo(tmp_path: Path, fstype: str, network: bo
     assert netfs.is_network(fstype) is network
 
 
-def test_issue_7_network_fs_warns_once(root: Path, tmp_path: Path) -> None:
+def test_issue_7_network_fs_warns_once(root: Path, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
     info = _mountinfo(tmp_path, str(root), "nfs4")
-    env = {"AGENTS_STATE_MOUNTINFO": str(info)}
-    first = run_cli(root, "dispatch", "nfs", env=env)
+    seams.install(monkeypatch.setattr, mountinfo=str(info))
+    first = run_cli(root, "dispatch", "nfs")
     assert first.returncode == 0
     assert first.stderr == (
         f"agents-state: warning: {root}/.agents is on a network file system (nfs4): its locks "
         "may not be seen by processes on other machines, so run every agent that updates this "
         "workflow on one machine (see docs/reliability.md)\n")
-    second = run_cli(root, "phase", "start", "0", env=env)
+    second = run_cli(root, "phase", "start", "0")
     assert (second.returncode, second.stderr) == (0, "")
-    doctor = run_cli(root, "doctor", env=env)
+    doctor = run_cli(root, "doctor")
     assert doctor.returncode == 0
     assert f"warning: {root}/.agents is on a network file system (nfs4)" in doctor.stdout
 

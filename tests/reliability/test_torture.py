@@ -43,7 +43,7 @@ def test_issue_7_control_run_without_the_lock_loses_updates(root: Path) -> None:
     lost = 0
     for _ in range(3):  # concurrency is not guaranteed to collide; it nearly always does
         result = torture.run(root, ids, writers=4, kill_share=0.0, max_commands=60,
-                             env={"AGENTS_STATE_TEST_NO_LOCK": "1"})
+                             lock=False)
         lost += len(result.lost)
         if lost:
             break

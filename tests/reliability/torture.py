@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import seams
 from clitools import wave_of
 
 CLI = str(Path(sys.executable).parent / "agents-state")
@@ -83,14 +84,18 @@ class _Reader(threading.Thread):
 
 def run(root: Path, ids: list[str], *, writers: int = 3, min_kills: int = 300,
         kill_share: float = 0.7, max_commands: int = 100_000, env: dict[str, str] | None = None,
-        seed: int | None = None) -> Result:
-    """Run writers and the killer until ``min_kills`` kills (or ``max_commands`` commands)."""
+        seed: int | None = None, lock: bool = True) -> Result:
+    """Run writers and the killer until ``min_kills`` kills (or ``max_commands`` commands).
+
+    ``lock=False`` runs the writers with the test seam that takes no lock (the control run)."""
     rng = random.Random(seed)
     result = Result()
     todo = list(ids)
     mutex = threading.Lock()
     durations: list[float] = [0.25]
-    full_env = {**os.environ, **(env or {})}
+    # a writer waits for the lock while others are killed; never let a busy machine turn the
+    # wait into a lock timeout (exit 6), which the accounting would report as unexpected
+    full_env = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600", **(env or {})}
 
     def next_task() -> str | None:
         with mutex:
@@ -105,11 +110,12 @@ def run(root: Path, ids: list[str], *, writers: int = 3, min_kills: int = 300,
             result.commands += 1
             result.attempted.add(task)
         start = time.monotonic()
-        proc = subprocess.Popen([CLI, "--root", str(root), "task", "done", task, "--summary",
-                                 "ok"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=full_env)
+        argv = ["--root", str(root), "task", "done", task, "--summary", "ok"]
+        cmd = [CLI, *argv] if lock else seams.command(*argv, lock=False)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=full_env)
         try:
-            _out, err = proc.communicate(timeout=delay if kill else 60)
+            _out, err = proc.communicate(timeout=delay if kill else 900)
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGKILL)
             _out, err = proc.communicate()

@@ -3,15 +3,13 @@ current state, ``--version``, and an example in every command's ``--help``."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
-from clitools import CLI, run_cli
+from clitools import invoke, run_cli
 
 from agents_state import __version__
 from agents_state.cli import cli
@@ -20,10 +18,9 @@ EXAMPLE = Path(__file__).parent.parent.parent / ".agents.example"
 
 
 def _complete(root: Path, shell: str, words: str, cword: str) -> str:
-    env = {**os.environ, "COMP_WORDS": words, "COMP_CWORD": cword,
+    env = {"COMP_WORDS": words, "COMP_CWORD": cword,
            "_AGENTS_STATE_COMPLETE": f"{shell}_complete"}
-    proc = subprocess.run([CLI], capture_output=True, text=True, env=env, cwd=root, timeout=60,
-                          check=False)
+    proc = invoke([], env=env, cwd=root)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return proc.stdout
 
@@ -36,8 +33,7 @@ def _complete(root: Path, shell: str, words: str, cword: str) -> str:
 def test_completion_scripts(root: Path, shell: str, marker: str) -> None:
     proc = run_cli(root, "completion", shell)
     assert proc.returncode == 0 and marker in proc.stdout
-    env = {**os.environ, "_AGENTS_STATE_COMPLETE": f"{shell}_source"}
-    own = subprocess.run([CLI], capture_output=True, text=True, env=env, timeout=60, check=False)
+    own = invoke([], env={"_AGENTS_STATE_COMPLETE": f"{shell}_source"})
     assert own.stdout == proc.stdout  # the same script as Click's own environment variable
 
 

@@ -101,14 +101,14 @@ def _at_tasks_phase(root: Path, n: int) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def _burst(root: Path, n: int) -> tuple[int, float]:
-    """n concurrent ``task done`` processes, then a phase change; the final revision and the
-    wall-clock time of the last write."""
+def _burst(root: Path, n: int) -> int:
+    """n concurrent ``task done`` processes, then a phase change; the final revision."""
+    env = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"}  # a busy machine queues them
     procs = [subprocess.Popen([CLI, "--root", str(root), "task", "done", f"t{i}", "--summary",
-                               "ok"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               "ok"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
              for i in range(n)]
     for p in procs:
-        assert p.wait(timeout=120) == 0, p.stderr.read() if p.stderr else ""
+        assert p.wait(timeout=900) == 0, p.stderr.read() if p.stderr else ""
         if p.stderr:
             p.stderr.close()
     (root / "simplify.md").write_text("# simplified\n")
@@ -116,12 +116,13 @@ def _burst(root: Path, n: int) -> tuple[int, float]:
     assert proc.returncode == 0, proc.stderr
     state = json.loads((root / ".agents/state.json").read_text())
     assert state["currentPhase"] == "2.3"
-    return state["revision"], os.stat(root / ".agents/state.json").st_mtime
+    revision: int = state["revision"]
+    return revision
 
 
-def _final_frame_in_time(w: Watch, revision: int, last_write: float) -> None:
-    shown = w.wait_for(f"watch · revision {revision} ·")
-    assert shown - last_write < 1.0, f"final revision shown {shown - last_write:.2f}s late"
+def _final_frame(w: Watch, revision: int) -> None:
+    """The last revision is drawn (how soon is measured by benchmarks/, not asserted here)."""
+    w.wait_for(f"watch · revision {revision} ·", timeout=60)
     w.wait_for("· 2.3  Implementation Review  <- current")
 
 
@@ -132,8 +133,7 @@ def test_watch_renders_the_final_revision_of_50_concurrent_writers(root: Path) -
         w.wait_for("No workflow in")  # started before any workflow exists
         _at_tasks_phase(root, 50)
         w.wait_for("wave 1/1 [")
-        revision, last_write = _burst(root, 50)
-        _final_frame_in_time(w, revision, last_write)
+        _final_frame(w, _burst(root, 50))
         assert any("· events ·" in line for _, line in w.lines)
         assert w.interrupt() == 0
     finally:
@@ -145,8 +145,7 @@ def test_watch_poll_fallback_with_events_disabled(root: Path) -> None:
     w = Watch(root, "--plain", "--interval", "0.2", env={"AGENTS_STATE_WATCH_POLL": "1"})
     try:
         w.wait_for("wave 1/1 [")
-        revision, last_write = _burst(root, 10)
-        _final_frame_in_time(w, revision, last_write)
+        _final_frame(w, _burst(root, 10))
         headers = [line for _, line in w.lines if line.startswith("── agents-state watch")]
         assert headers and all("· polling ·" in h for h in headers)
         assert w.interrupt() == 0
@@ -194,15 +193,15 @@ def _replace(path: Path, data: bytes) -> None:
 
 def test_a_move_into_state_json_wakes_the_watcher(tmp_path: Path) -> None:
     (tmp_path / "state.json").write_text("{}")
-    watcher = StateWatcher(tmp_path, poll_interval=30)  # so only an event can wake it in time
+    # the poll comes every 30 s and the wait ends after 10: only an event can wake it
+    watcher = StateWatcher(tmp_path, poll_interval=30)
     watcher.start()
     try:
         assert watcher.mode == "events"
         watcher.seen(signature(tmp_path / "state.json"))
         threading.Timer(0.2, _replace, (tmp_path / "state.json", b'{"a": 1}')).start()
-        start = time.monotonic()
-        assert watcher.wait(5) == signature(tmp_path / "state.json")
-        assert time.monotonic() - start < 1.0 and watcher.events_seen >= 1
+        assert watcher.wait(10) == signature(tmp_path / "state.json")
+        assert watcher.events_seen >= 1
     finally:
         watcher.stop()
 
@@ -218,8 +217,7 @@ def test_lost_events_are_caught_by_the_safety_poll(tmp_path: Path,
         watcher.seen(signature(tmp_path / "state.json"))
         assert watcher.wait(0.3) is None  # nothing changed: times out
         _replace(tmp_path / "state.json", b'{"a": 2}')
-        start = time.monotonic()
-        assert watcher.wait(5) == signature(tmp_path / "state.json")
-        assert time.monotonic() - start < 0.5
+        assert watcher.wait(30) == signature(tmp_path / "state.json")  # seen by the poll
+        assert watcher.events_seen == 0
     finally:
         watcher.stop()

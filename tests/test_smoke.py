@@ -1,0 +1,30 @@
+"""The one smoke run of the installed console script as real processes (issue 18): everything
+else drives the same entry point in process.  It proves the script, its shebang and the package
+install, stdin and stdout of a real pipe, and exit codes seen by a shell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from clitools import run_proc
+
+
+def test_installed_script_walks_a_phase_and_refuses_cleanly(root: Path) -> None:
+    version = run_proc(root, "--version")
+    assert version.returncode == 0 and version.stdout.startswith("agents-state, version ")
+    started = run_proc(root, "dispatch", "Add a health endpoint")
+    assert started.returncode == 0 and started.stdout.startswith("workflow started: ")
+    action = json.loads(run_proc(root, "next", "--json").stdout)
+    assert (action["kind"], action["phase"]) == ("dispatch_agents", "0")
+    done = run_proc(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n")
+    assert done.returncode == 0, done.stderr
+    assert (root / ".agents/phases/0-explore.md").read_text() == "# notes\n"
+    refused = run_proc(root, "phase", "start", "2.1")
+    assert (refused.returncode, refused.stdout) == (4, "")
+    assert refused.stderr == ("agents-state: error: phase 2.1 is pending: cannot start (the "
+                              "current phase is 1.1)\n")
+    status = json.loads(run_proc(root, "status", "--json").stdout)["workflow"]
+    assert (status["revision"], status["currentPhase"]) == (2, "1.1")
+    usage = run_proc(root, "phase", "frobnicate")
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr

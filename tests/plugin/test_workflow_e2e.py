@@ -338,7 +338,10 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert set(phases.values()) == {"completed"}, phases
     recorded = [c.split()[3] for c, out in flow.engine_results
                 if c.startswith("agents-state phase complete")]
+    # 2.1 completes with its last task, which the task agents recorded themselves
     assert sorted(recorded) == sorted(pid for pid in phases if pid != "2.1"), recorded
+    assert {c for c, _ in flow.engine_results if c.startswith("task done")} == {
+        "task done t1", "task done t2"}
     targets = {r["target"] for r in state["handoffs"]["records"]}
     assert all(t.startswith(("the ledger of phase", "task ")) for t in targets), targets
 

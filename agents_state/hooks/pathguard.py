@@ -233,18 +233,16 @@ class PathGuard:
 
 
 class _Matcher:
-    """One glob against a path relative to the search folder: anchored, or (no ``/``) against
-    the file name at any depth; case-insensitive, so that it matches at least what ripgrep
-    would."""
+    """One glob against a path relative to the search folder, at any depth (a glob without
+    ``/`` against the file name; one with ``/`` from any folder down, not only from the top)
+    and case-insensitively: so that it matches at least what ripgrep would."""
 
     def __init__(self, glob: str) -> None:
-        self.any_depth = "/" not in glob.rstrip("/")
-        self.regex = re.compile(glob_regex(glob.rstrip("/") or "**"), re.I | re.S)
+        body = glob_regex(glob.strip("/") or "**")
+        self.regex = re.compile(f"(?:.*/)?{body}", re.I | re.S)
 
     def matches(self, rel: str) -> bool:
-        if self.regex.fullmatch(rel):
-            return True
-        return self.any_depth and self.regex.fullmatch(rel.rsplit("/", 1)[-1]) is not None
+        return self.regex.fullmatch(rel) is not None
 
 
 def _glob_what(pattern: str, path: str | None) -> str:

@@ -285,3 +285,9 @@ def test_issue_16_an_undecided_walk_is_not_called_a_credential(
     assert ask(root, "Glob", {"pattern": "**/*.ts"}) == (
         "agents-state: Glob '**/*.ts' reaches more than 3 files and folders, too many to check "
         "for credential files; give a narrower path or pattern; denied.")
+
+
+def test_issue_16_a_glob_that_cannot_be_read_denies(root: Path) -> None:
+    assert ask(root, "Grep", {"pattern": "x", "glob": "[z-a].env"}) == (
+        "agents-state: the pattern '[z-a].env' is not a glob the guard can read (bad character "
+        "range z-a at position 9); denied.")

@@ -223,7 +223,7 @@ def test_issue_16_no_allowed_command_names_env(root: Path) -> None:
     from agents_state.hooks.pathguard import PathGuard
     from agents_state.hooks.shellwords import parse
 
-    @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.lists(st.sampled_from(PIECES), max_size=20).map("".join))
     def check(line: str) -> None:
         if check_bash(line, PathGuard(str(root), str(root))) is None:

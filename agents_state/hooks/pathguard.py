@@ -239,6 +239,8 @@ class PathGuard:
                 elif ignored and rel in ignored:
                     continue
                 reason = self._check(entry.path, None, entry, linked)
+                if isinstance(reason, Undecided):
+                    return Undecided(f"{what}: {reason}")
                 if reason:
                     return f"{what} would reach {reason}"
         except WalkCapError as e:

@@ -132,13 +132,18 @@ def test_issue_16_hard_link_to_a_home_key(root: Path) -> None:
         f"src/fixture.txt: a hard link to the credential file {home}/.ssh/id_ed25519")
 
 
-def test_issue_16_hard_link_check_that_cannot_finish_denies(root: Path) -> None:
+def test_issue_16_hard_link_check_that_cannot_finish_denies(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.link(root / "src" / "auth.ts", root / "src" / "auth2.ts")  # two names, no credential
     guard = PathGuard(str(root), str(root), cap=3)
     assert guard.check_path("src/auth.ts") == (
         "cannot tell whether src/auth.ts is a hard link to a credential file (more than 3 files "
         "in the project to compare)")
     assert PathGuard(str(root), str(root)).check_path("src/auth.ts") is None
+    monkeypatch.setattr(PathGuard.__init__, "__defaults__", (None, 3))
+    assert ask(root, "Grep", {"pattern": "x", "path": "src", "glob": "auth.*"}) == (
+        "agents-state: Grep over 'src' with glob 'auth.*': cannot tell whether src/auth.ts is a "
+        "hard link to a credential file (more than 3 files in the project to compare); denied.")
 
 
 def test_issue_16_walk_cap_denies(root: Path) -> None:

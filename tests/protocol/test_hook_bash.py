@@ -232,3 +232,16 @@ def test_issue_16_no_allowed_command_names_env(root: Path) -> None:
             assert ".env" not in names, line
 
     check()
+
+
+def test_issue_16_a_project_tool_is_judged_by_what_it_runs(root: Path) -> None:
+    bin_dir = root / "node_modules" / ".bin"
+    bin_dir.mkdir(parents=True)
+    (root / "node_modules" / "eslint" / "bin").mkdir(parents=True)
+    (root / "node_modules" / "eslint" / "bin" / "eslint.js").write_text("")
+    (bin_dir / "eslint").symlink_to("../eslint/bin/eslint.js")
+    (bin_dir / "pytest").symlink_to("/bin/sh")
+    assert bash(root, "node_modules/.bin/eslint src") is None
+    assert bash(root, "node_modules/.bin/pytest -c 'cat .env'") == BASH.format(
+        profile="validator", why="'node_modules/.bin/pytest' is not on the Bash allowlist of "
+        "this profile")

@@ -3,11 +3,13 @@
 They run beside every tool call of every sub-agent, so they are built for speed and for never
 breaking a session: ``__main__`` calls ``run_hook`` without importing Click, the pre-tool-use path
 imports neither pydantic nor pathlib, every handler returns 0, and any surprise (bad stdin, a
-corrupt file, a bug) becomes an allow plus one warning line on stderr, never a traceback.
+corrupt file, a bug) becomes an allow plus one warning line on stderr, never a traceback -- except
+that pre-tool-use fails closed for a sub-agent of an active or unreadable workflow: it denies
+with one line (``hooks.profile_check``).
 
 | event            | does                                                                |
 |------------------|---------------------------------------------------------------------|
-| pre-tool-use     | deny a tool beyond the calling sub-agent's permission profile      |
+| pre-tool-use     | deny a sub-agent's call beyond its profile, or reaching credentials |
 | permission       | allow the engine's own steps without a prompt (``permission.py``)   |
 | post-tool-use    | count tool calls (``.agents/toolcalls.log``) for compaction advice  |
 | post-tool-use-failure | count a failed tool call the same way                          |

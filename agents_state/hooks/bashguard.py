@@ -167,10 +167,15 @@ def _command_allowed(words: list[Word], guard: PathGuard,
     if words[0].globbed:
         return f"a command name with glob characters ({name}) cannot be judged"
     if "/" in name:
+        # a project's own copy of an allowed tool (node_modules/.bin/eslint, .venv/bin/pytest,
+        # ./gradlew), also under its real name: a link named pytest that leads to sh is not one
         resolved = guard.resolve(name)
         inside = resolved.startswith(guard.root.rstrip("/") + "/")
         base = os.path.basename(name)
-        if not inside or base not in ALLOWLIST or ALLOWLIST[base] is not ANY:
+        real = os.path.basename(os.path.realpath(guard.joined(name)))
+        real = re.sub(r"\.(?:c|m)?js$|\.py$|\.sh$", "", real)
+        if not inside or ALLOWLIST.get(base, False) is not ANY \
+                or ALLOWLIST.get(real, False) is not ANY:
             return f"'{name}' is not on the Bash allowlist of this profile"
         name = base
     name = re.sub(r"^(python3?)\.\d+$", r"\1", name)

@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import time
+import warnings
 
 from agents_state.credentials import credential_entry, home_entries
 from agents_state.globs import glob_regex, has_glob
@@ -143,6 +144,24 @@ class PathGuard:
     # -- searches -----------------------------------------------------------------------------
 
     def check_grep(self, path: str | None, glob: str | None) -> str | None:
+        try:
+            return self._grep(path, glob)
+        except _BadGlob as e:
+            return Undecided(str(e))
+
+    def check_glob(self, pattern: str, path: str | None) -> str | None:
+        try:
+            return self._glob(pattern, path)
+        except _BadGlob as e:
+            return Undecided(str(e))
+
+    def expand(self, word: str) -> str | None:
+        try:
+            return self._expand(word)
+        except _BadGlob as e:
+            return Undecided(str(e))
+
+    def _grep(self, path: str | None, glob: str | None) -> str | None:
         """Claude Code's Grep: ripgrep over ``path`` (default: the working directory), hidden
         files included, git-ignored ones skipped unless a ``glob`` names them."""
         base_raw = path or "."
@@ -156,7 +175,7 @@ class PathGuard:
         what = f"Grep over {base_raw!r}" + (f" with glob {glob!r}" if glob else "")
         return self._search(what, base, matchers, ignored)
 
-    def check_glob(self, pattern: str, path: str | None) -> str | None:
+    def _glob(self, pattern: str, path: str | None) -> str | None:
         """Claude Code's Glob: ripgrep ``--files --glob PATTERN --hidden --no-ignore``."""
         base_raw = path or "."
         rest: str | None
@@ -169,7 +188,7 @@ class PathGuard:
             return reason
         return self._search(_glob_what(pattern, path), base, [_matcher(rest)], None)
 
-    def expand(self, word: str) -> str | None:
+    def _expand(self, word: str) -> str | None:
         """A shell word with unquoted glob characters: every file it could expand to."""
         folder, rest, shown = self._split_pattern(word, ".")
         reason, base = self._folder(folder, shown)
@@ -220,6 +239,8 @@ class PathGuard:
                 elif ignored and rel in ignored:
                     continue
                 reason = self._check(entry.path, None, entry, linked)
+                if isinstance(reason, Undecided):
+                    return Undecided(f"{what}: {reason}")
                 if reason:
                     return f"{what} would reach {reason}"
         except WalkCapError as e:
@@ -233,18 +254,25 @@ class PathGuard:
 
 
 class _Matcher:
-    """One glob against a path relative to the search folder: anchored, or (no ``/``) against
-    the file name at any depth; case-insensitive, so that it matches at least what ripgrep
-    would."""
+    """One glob against a path relative to the search folder, at any depth (a glob without
+    ``/`` against the file name; one with ``/`` from any folder down, not only from the top)
+    and case-insensitively: so that it matches at least what ripgrep would."""
 
     def __init__(self, glob: str) -> None:
-        self.any_depth = "/" not in glob.rstrip("/")
-        self.regex = re.compile(glob_regex(glob.rstrip("/") or "**"), re.I | re.S)
+        body = glob_regex(glob.strip("/") or "**")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "possible set difference" and the like
+                self.regex = re.compile(f"(?:.*/)?{body}", re.I | re.S)
+        except re.error as e:
+            raise _BadGlob(f"the pattern {glob!r} is not a glob the guard can read ({e})") from e
 
     def matches(self, rel: str) -> bool:
-        if self.regex.fullmatch(rel):
-            return True
-        return self.any_depth and self.regex.fullmatch(rel.rsplit("/", 1)[-1]) is not None
+        return self.regex.fullmatch(rel) is not None
+
+
+class _BadGlob(ValueError):
+    pass
 
 
 def _glob_what(pattern: str, path: str | None) -> str:

@@ -207,3 +207,41 @@ def test_issue_16_composite_profiles_extend_through_their_base(root: Path) -> No
     (root / ".agents" / "config.json").write_text(json.dumps(
         {"toolProfiles": {"researcher": {"bashAllow": ["terraform validate"]}}}))
     assert ask(root, "Bash", {"command": "terraform validate"}, agent=analyzer) is None
+
+
+PIECES = [*"ab .e/nv*?[]{},'\"\\;&|<>()$`~#=:-\n\t0", "cat ", "git ", ".env", "cd ", "ls ",
+          "pytest", " -C ", "HEAD:", "2>&1", "config", "../"]
+
+
+def test_issue_16_no_allowed_command_names_env(root: Path) -> None:
+    """Property: whatever the line, the check answers (no exception), and a line it allows
+    names no ``.env`` in any word the shell would pass."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from agents_state.hooks.bashguard import check_bash
+    from agents_state.hooks.pathguard import PathGuard
+    from agents_state.hooks.shellwords import parse
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.sampled_from(PIECES), max_size=20).map("".join))
+    def check(line: str) -> None:
+        if check_bash(line, PathGuard(str(root), str(root))) is None:
+            names = {w.text.rstrip("/").rsplit("/", 1)[-1].lower()
+                     for c in parse(line) for w in [*c.words, *(r.target for r in c.redirects)]}
+            assert ".env" not in names, line
+
+    check()
+
+
+def test_issue_16_a_project_tool_is_judged_by_what_it_runs(root: Path) -> None:
+    bin_dir = root / "node_modules" / ".bin"
+    bin_dir.mkdir(parents=True)
+    (root / "node_modules" / "eslint" / "bin").mkdir(parents=True)
+    (root / "node_modules" / "eslint" / "bin" / "eslint.js").write_text("")
+    (bin_dir / "eslint").symlink_to("../eslint/bin/eslint.js")
+    (bin_dir / "pytest").symlink_to("/bin/sh")
+    assert bash(root, "node_modules/.bin/eslint src") is None
+    assert bash(root, "node_modules/.bin/pytest -c 'cat .env'") == BASH.format(
+        profile="validator", why="'node_modules/.bin/pytest' is not on the Bash allowlist of "
+        "this profile")

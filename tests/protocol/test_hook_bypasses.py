@@ -132,13 +132,18 @@ def test_issue_16_hard_link_to_a_home_key(root: Path) -> None:
         f"src/fixture.txt: a hard link to the credential file {home}/.ssh/id_ed25519")
 
 
-def test_issue_16_hard_link_check_that_cannot_finish_denies(root: Path) -> None:
+def test_issue_16_hard_link_check_that_cannot_finish_denies(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.link(root / "src" / "auth.ts", root / "src" / "auth2.ts")  # two names, no credential
     guard = PathGuard(str(root), str(root), cap=3)
     assert guard.check_path("src/auth.ts") == (
         "cannot tell whether src/auth.ts is a hard link to a credential file (more than 3 files "
         "in the project to compare)")
     assert PathGuard(str(root), str(root)).check_path("src/auth.ts") is None
+    monkeypatch.setattr(PathGuard.__init__, "__defaults__", (None, 3))
+    assert ask(root, "Grep", {"pattern": "x", "path": "src", "glob": "auth.*"}) == (
+        "agents-state: Grep over 'src' with glob 'auth.*': cannot tell whether src/auth.ts is a "
+        "hard link to a credential file (more than 3 files in the project to compare); denied.")
 
 
 def test_issue_16_walk_cap_denies(root: Path) -> None:
@@ -285,3 +290,9 @@ def test_issue_16_an_undecided_walk_is_not_called_a_credential(
     assert ask(root, "Glob", {"pattern": "**/*.ts"}) == (
         "agents-state: Glob '**/*.ts' reaches more than 3 files and folders, too many to check "
         "for credential files; give a narrower path or pattern; denied.")
+
+
+def test_issue_16_a_glob_that_cannot_be_read_denies(root: Path) -> None:
+    assert ask(root, "Grep", {"pattern": "x", "glob": "[z-a].env"}) == (
+        "agents-state: the pattern '[z-a].env' is not a glob the guard can read (bad character "
+        "range z-a at position 9); denied.")

@@ -59,7 +59,7 @@ def test_issue_16_state_that_is_a_folder_denies(root: Path) -> None:
     state.unlink()
     state.mkdir()
     assert ask(root, "Read", {"file_path": "src/auth.ts"}) == (
-        f"agents-state: cannot read {state} (Is a directory), {DOCTOR}")
+        f"agents-state: {state} is not a regular file, {DOCTOR}")
 
 
 def test_issue_16_bom_prefixed_state_is_read_and_applies(root: Path) -> None:

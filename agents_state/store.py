@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from agents_state.engine import Outcome
     from agents_state.models import State
 
-__all__ = ["BACKUP_FILE", "STATE_FILE", "Store", "UncertainWriteError", "find_root"]
+__all__ = ["BACKUP_FILE", "STATE_FILE", "Store", "UncertainWriteError", "committed", "find_root",
+           "forget_commits", "note_commit"]
 
 STATE_FILE = f"{AGENTS_DIR}/state.json"
 BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
@@ -324,6 +325,12 @@ def note_commit(what: str) -> None:
 def committed() -> str | None:
     """What this process committed last, if anything."""
     return _COMMITTED[-1] if _COMMITTED else None
+
+
+def forget_commits() -> None:
+    """Start a new command: what an earlier command of this process committed is not its own
+    (the CLI's runner calls this; it matters when commands run in one process, as in tests)."""
+    _COMMITTED.clear()
 
 
 def _check_size(data: bytes) -> None:

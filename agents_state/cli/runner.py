@@ -114,6 +114,9 @@ def _committed() -> str | None:
 
 def run(cli: click.Group, argv: list[str]) -> int:
     json_mode = "--json" in argv
+    store = sys.modules.get("agents_state.store")
+    if store is not None:
+        store.forget_commits()
     bad = _undecodable(argv)
     if bad is not None:
         return _emit_error(json_mode, "invalid", bad, int(ExitCode.INVALID))

@@ -24,10 +24,19 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+import seams
 from clitools import CLI, cli_json, run_cli, wave_of
 
 A = ".agents"
 _TEMPLATE: list[Path] = []
+
+
+def _faulty(root: Path, *args: str, fault: str, stdin: str | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    """Run one command in process with ``fault`` installed through the test seam."""
+    with pytest.MonkeyPatch.context() as mp:
+        seams.install(mp.setattr, fault=fault)
+        return run_cli(root, *args, stdin=stdin)
 
 
 def _workflow(root: Path) -> None:
@@ -89,9 +98,10 @@ def test_issue_16_json_warning_after_a_commit(root: Path) -> None:
 def test_issue_16_artifact_is_taken_back_when_the_state_write_fails(root: Path) -> None:
     _workflow(root)
     before = _files(root)
-    # the 1st replace publishes the artifact, the 2nd would publish the state
-    proc = run_cli(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n",
-                   env={"AGENTS_STATE_FAULT": "replace:2:EIO"})
+    # the 1st replace publishes the artifact, the 2nd the EXPLORE stage output, the 3rd would
+    # publish the state
+    proc = _faulty(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n",
+                   fault="replace:3:EIO")
     assert (proc.returncode, proc.stderr) == (
         7, "agents-state: error: .agents/state.json: replace failed: Input/output error; the "
         "previous state is unchanged\n")
@@ -103,8 +113,8 @@ def test_issue_16_an_overwritten_artifact_is_put_back(root: Path) -> None:
     art = root / A / "phases" / "0-explore.md"
     art.write_text("# my draft\n")
     before = _files(root)
-    proc = run_cli(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n",
-                   env={"AGENTS_STATE_FAULT": "fsync_dir:2:EIO:always"})
+    proc = _faulty(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n",
+                   fault="fsync_dir:2:EIO:always")
     assert proc.returncode == 7, proc.stderr
     assert _files(root) == before
 
@@ -115,7 +125,7 @@ def test_issue_16_a_failed_append_is_cut_back(root: Path) -> None:
     _workflow(root)
     log = root / A / "events.jsonl"
     size = log.stat().st_size
-    proc = run_cli(root, "compact", env={"AGENTS_STATE_FAULT": "append_fsync:1:EIO"})
+    proc = _faulty(root, "compact", fault="append_fsync:1:EIO")
     assert proc.returncode == 0
     assert "events.jsonl: append failed: Input/output error; the state was saved" in proc.stderr
     assert log.stat().st_size == size  # written, then cut back: no unsynced line stays

@@ -122,7 +122,8 @@ class Store:
                 self._check_not_lost()
             self._staged = []
             try:
-                outcome = mutate(None if old is None else decode_state(old, STATE_FILE))
+                current = None if old is None else decode_state(old, STATE_FILE, for_update=True)
+                outcome = mutate(current)
                 if not outcome.changed:
                     return outcome
                 data = encode_state(outcome.state, STATE_FILE)

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["check_dir", "check_file", "fsync", "fsync_dir", "make_dir", "open_regular",
            "read_regular", "refuse", "replace", "write_all"]

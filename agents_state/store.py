@@ -300,8 +300,10 @@ def append_line(path: Path, line: bytes, shown: str) -> None:
     fd = fsops.open_regular(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, shown)
     try:
         size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
+        if size:
+            os.lseek(fd, size - 1, os.SEEK_SET)  # O_APPEND: the write still goes to the end
+            if os.read(fd, 1) != b"\n":
+                line = b"\n" + line
         try:
             fsops.write_all(fd, line + b"\n", "append_write")
             fsops.fsync(fd, "append_fsync")

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["check_dir", "check_file", "fsync", "fsync_dir", "make_dir", "open_regular",
-           "read_regular", "refuse", "replace", "write_all"]
+__all__ = ["append_line", "check_dir", "check_file", "fsync", "fsync_dir", "make_dir",
+           "open_regular", "read_regular", "refuse", "replace", "write_all"]
 
 _counts: dict[str, int] = {}
 _FAULT = os.environ.get("AGENTS_STATE_FAULT", "")
@@ -184,3 +184,27 @@ def make_dir(path: Path, shown: str) -> None:
         os.mkdir(path, 0o755)
     except FileExistsError:
         check_dir(path, shown)
+
+
+def append_line(path: Path | str, line: bytes, shown: str) -> None:
+    """Append one line to a log inside ``.agents/`` so that it always stands on its own line:
+    a log whose last write was cut short (no final newline) gets one first, and a write that
+    fails is cut back to the old length, so no fragment is left for the next line to join."""
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, shown)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            os.lseek(fd, size - 1, os.SEEK_SET)  # O_APPEND: the write still goes to the end
+            if os.read(fd, 1) != b"\n":
+                line = b"\n" + line
+        try:
+            write_all(fd, line + b"\n", "append_write")
+            fsync(fd, "append_fsync")
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)

@@ -271,7 +271,8 @@ class Store:
     def _append_event(self, record: dict[str, Any]) -> None:
         # the state is already durable: a failed append costs one log line, not the update
         try:
-            append_line(self.events_path, orjson.dumps(record), f"{AGENTS_DIR}/events.jsonl")
+            fsops.append_line(self.events_path, orjson.dumps(record),
+                              f"{AGENTS_DIR}/events.jsonl")
         except (OSError, InvalidInputError) as e:
             reason = e.strerror if isinstance(e, OSError) else e.message
             _warn(f"{AGENTS_DIR}/events.jsonl: append failed: {reason or e}; the state was "
@@ -291,28 +292,6 @@ class Store:
             except orjson.JSONDecodeError:
                 raise InvalidInputError(shown, f"line {i}", "not valid JSON") from None
         return out
-
-
-def append_line(path: Path, line: bytes, shown: str) -> None:
-    """Append one line to a log inside ``.agents/`` so that it always stands on its own line:
-    a log whose last write was cut short (no final newline) gets one first, and a write that
-    fails is cut back to the old length, so no fragment is left for the next line to join."""
-    fd = fsops.open_regular(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, shown)
-    try:
-        size = os.fstat(fd).st_size
-        if size:
-            os.lseek(fd, size - 1, os.SEEK_SET)  # O_APPEND: the write still goes to the end
-            if os.read(fd, 1) != b"\n":
-                line = b"\n" + line
-        try:
-            fsops.write_all(fd, line + b"\n", "append_write")
-            fsops.fsync(fd, "append_fsync")
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, size)
-            raise
-    finally:
-        os.close(fd)
 
 
 _COMMITTED: list[str] = []

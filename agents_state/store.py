@@ -129,6 +129,14 @@ class Store:
                 data = encode_state(outcome.state, STATE_FILE)
                 _check_size(data)
                 self._write_state(data, old)
+            except UncertainWriteError:
+                # the new state is in place (its durability unknown): keep what it points at,
+                # log it, and let the runner say it was saved (exit 8), never "unchanged"
+                self._staged = None
+                note_commit(f"revision {outcome.state.revision}")
+                if outcome.record:
+                    self._append_event(outcome.record)
+                raise
             except BaseException:
                 self._unstage()
                 raise

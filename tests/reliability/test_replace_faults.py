@@ -148,3 +148,22 @@ def test_issue_16_replace_killed_at_each_step(root: Path, tmp_path: Path, syscal
         assert again.returncode == 0, where + again.stderr
     else:
         raise AssertionError(f"dispatch --replace made over 80 {syscall} calls")
+
+
+def test_issue_16_a_state_in_place_but_not_durable_is_told_as_saved(root: Path) -> None:
+    """Every fsync fails from the directory fsync on: the new state is renamed into place and
+    cannot be put back (the undo's fsync fails too).  That is exit 8, naming the revision, never
+    exit 7's "unchanged"."""
+    assert STRACE is not None
+    _old(root)
+    rev = json.loads((root / A / "state.json").read_text())["revision"]
+    proc = subprocess.run([STRACE, "-f", "-qq", "-o", os.devnull, "-e", "trace=fsync", "-e",
+                           "inject=fsync:error=EIO:when=2+", CLI, "--root", str(root),
+                           "compact"], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 8
+    assert proc.stderr.endswith(
+        f"agents-state: warning: the update was saved (revision {rev + 1}), but reporting it "
+        "failed: .agents/state.json: fsync directory failed: Input/output error; the new state "
+        "is in place but may not survive a crash; do not repeat it: check with agents-state "
+        "status\n")
+    assert json.loads((root / A / "state.json").read_text())["revision"] == rev + 1

@@ -93,14 +93,15 @@ def refuse(shown: str, what: str, want: str = "a regular file") -> Exception:
                              f"links or open special files in .agents/ (replace it with {want})")
 
 
-def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644) -> int:
-    """Open a file inside ``.agents/``: never through a symbolic link, never blocking on a FIFO,
-    and only a regular file (exit 5 naming it otherwise).  ``FileNotFoundError`` passes through.
-    """
+def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644,
+                 follow: bool = False) -> int:
+    """Open a file inside ``.agents/``: never through a symbolic link (unless ``follow``, for a
+    file of the user's outside it), never blocking on a FIFO, and only a regular file (exit 5
+    naming it otherwise).  ``FileNotFoundError`` passes through."""
     import stat
 
     try:
-        fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, mode)
+        fd = os.open(path, flags | (0 if follow else _NOFOLLOW) | _NONBLOCK | _CLOEXEC, mode)
     except OSError as e:
         if e.errno in (errno.ELOOP, errno.EMLINK) or (e.errno == errno.ENXIO):
             try:
@@ -125,11 +126,12 @@ def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644) ->
     return fd
 
 
-def read_regular(path: Path | str, shown: str, limit: int | None = None) -> bytes:
+def read_regular(path: Path | str, shown: str, limit: int | None = None,
+                 follow: bool = False) -> bytes:
     """The whole of a regular file inside ``.agents/`` (see ``open_regular``); over ``limit``
     bytes it is refused (exit 5), and a file that grows while read is cut at ``limit`` + 1 bytes
     (so that the caller can tell it is over)."""
-    fd = open_regular(path, os.O_RDONLY, shown)
+    fd = open_regular(path, os.O_RDONLY, shown, follow=follow)
     try:
         size = os.fstat(fd).st_size
         if limit is not None and size > limit:

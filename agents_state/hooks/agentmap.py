@@ -42,7 +42,7 @@ def config_layers(root: str) -> list[str]:
 
 def _read_json(path: str) -> dict[str, Any]:
     try:
-        data = orjson.loads(read_regular(path, path))  # no link, no FIFO: never hangs
+        data = orjson.loads(read_regular(path, path, follow=True))  # no FIFO: never hangs
     except FileNotFoundError:
         return {}
     except (OSError, orjson.JSONDecodeError) as e:

@@ -28,11 +28,11 @@ import orjson
 from agents_state import fsops, netfs
 from agents_state.errors import (
     InvalidInputError,
-    LockTimeoutError,
     StateFileError,
     StorageIOError,
 )
 from agents_state.paths import AGENTS_DIR, check_inside, safe_name
+from agents_state.store_lock import env_lock_timeout
 
 if TYPE_CHECKING:
     from agents_state.engine import Outcome
@@ -43,8 +43,6 @@ __all__ = ["BACKUP_FILE", "STATE_FILE", "Store", "UncertainWriteError", "find_ro
 STATE_FILE = f"{AGENTS_DIR}/state.json"
 BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
 MAX_STATE_BYTES = 64 * 1024 * 1024
-DEFAULT_LOCK_TIMEOUT = 30.0
-MAX_LOCK_TIMEOUT = 86400.0
 
 
 def find_root(explicit: str | None, cwd: Path | None = None) -> Path:
@@ -69,7 +67,7 @@ class Store:
         self.backup_path = self.dir / "state.json.bak"
         self.phases_dir = self.dir / "phases"
         self._staged: list[tuple[Path, bytes | None]] | None = None
-        self.lock_timeout = lock_timeout if lock_timeout is not None else _env_lock_timeout()
+        self.lock_timeout = lock_timeout if lock_timeout is not None else env_lock_timeout()
 
     # -- reading (lock-free) ------------------------------------------------------------------
 
@@ -222,7 +220,9 @@ class Store:
 
     def locked(self) -> Any:
         """The store's lock, for writers of other files under ``.agents/`` (chains, doctor)."""
-        return _Lock(self)
+        from agents_state.store_lock import StoreLock
+
+        return StoreLock(self)
 
     def ensure_ignored(self) -> None:
         """``.agents/`` stays out of git: a ``.gitignore`` inside it ignores everything.
@@ -337,76 +337,3 @@ def _warn(message: str) -> None:
     import sys
 
     sys.stderr.write(f"agents-state: warning: {message}\n")
-
-
-def _env_lock_timeout() -> float:
-    raw = os.environ.get("AGENTS_STATE_LOCK_TIMEOUT")
-    if not raw:
-        return DEFAULT_LOCK_TIMEOUT
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} is not a "
-                                "number of seconds to wait for the lock (write e.g. 10)")
-    if seconds > MAX_LOCK_TIMEOUT:
-        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} seconds "
-                                f"is out of range (at most {MAX_LOCK_TIMEOUT:g}, a day)")
-    return seconds
-
-
-class _Lock:
-    """The kernel lock on the ``.agents/`` directory itself (``lockfile``: nothing inside it can
-    be removed or replaced to split writers), with a bounded wait naming the holder."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.release: Callable[[], None] | None = None
-
-    def __enter__(self) -> None:
-        if os.environ.get("AGENTS_STATE_TEST_NO_LOCK") == "1":  # control runs of the torture test
-            return
-        from agents_state.lockfile import LockTimeout, acquire
-
-        try:
-            self.release = acquire(self.store.dir, self.store.lock_timeout)
-        except LockTimeout:
-            holder = _holder(self.store.owner_path)
-            raise LockTimeoutError(f"{AGENTS_DIR}/", self.store.lock_timeout, holder) from None
-        except OSError as e:
-            raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
-        try:
-            fd = fsops.open_regular(self.store.owner_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-                                    f"{AGENTS_DIR}/lock-owner")
-            try:
-                os.write(fd, f"{os.getpid()} {time.time():.0f}\n".encode())
-            finally:
-                os.close(fd)
-        except OSError:
-            pass  # only used to name the holder in a timeout message
-        except BaseException:
-            self.__exit__()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        release, self.release = self.release, None
-        if release is not None:
-            release()
-
-
-def _holder(owner_path: Path) -> str:
-    try:
-        pid_s, since = fsops.read_regular(owner_path, "", 200).decode().split()[:2]
-        pid = int(pid_s)
-        age = time.time() - float(since)
-    except (OSError, ValueError, InvalidInputError):
-        return "an unknown process"
-    try:
-        os.kill(pid, 0)
-        alive = "running"
-    except (ProcessLookupError, OverflowError):
-        alive = "no longer running"
-    except PermissionError:
-        alive = "running"
-    return f"pid {pid} ({alive}, took it {age:.0f}s ago)"

@@ -1,9 +1,9 @@
 """The imperative shell of chains: read and write ``.agents/chains/<id>.json`` durably.
 
 A chain's state lives in its own file, beside the workflow's, so a chain runs with or without a
-workflow (see docs/decisions.md).  Writes follow the store's discipline and share its lock
-(``.agents/state.lock``): lock -> re-read -> apply -> validate -> temp file -> fsync -> replace ->
-fsync the directory; then the current step's request files are written, still inside the lock.
+workflow (see docs/decisions.md).  Writes follow the store's discipline and share its lock (on
+the ``.agents/`` folder): lock -> re-read -> apply -> validate -> temp file -> fsync -> replace
+-> fsync the directory; then the current step's request files are written, still inside the lock.
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ class Diagnosis:
     dead_owner: int | None = None
     leftovers: list[str] = field(default_factory=list)  # migration sources still in place
     under_lock: bool = False  # diagnosed by ``--repair`` while it holds the lock
+    archived_leftovers: list[Path] = field(default_factory=list)  # in phases/, copied in archive/
 
     def add(self, code: str, severity: Severity, message: str, repair: str,
             repairable: bool = True) -> None:
@@ -204,6 +205,45 @@ def _check_artifacts(d: Diagnosis) -> None:
                   "again (its work is lost; later phases keep theirs)")
 
 
+def _check_archived_leftovers(d: Diagnosis) -> None:
+    """Artifacts of a replaced workflow still in ``phases/``: ``dispatch --replace`` was stopped
+    after the new state was saved and before it emptied ``phases/`` (their copy is archived)."""
+    if d.state is None or not d.store.phases_dir.is_dir():
+        return
+    used = {os.path.basename(p) for p in d.state.files.values()}
+    for stage in d.state.stages.values():
+        for phase in stage.phases.values():
+            used.update(os.path.basename(t.result) for t in (phase.tasks or {}).values()
+                        if t.result)
+    archive = d.store.dir / "archive"
+    try:
+        names = [n for n in os.listdir(d.store.phases_dir) if not n.startswith(".tmp-")
+                 and n not in used]
+        copies = [archive / a / "phases" for a in os.listdir(archive)] if names else []
+    except OSError:
+        return
+    for n in sorted(names):
+        try:
+            data = fsops.read_regular(d.store.phases_dir / n, n)
+        except (OSError, AgentsStateError):
+            continue
+        if any(_same(c / n, data) for c in copies):
+            d.archived_leftovers.append(d.store.phases_dir / n)
+    if d.archived_leftovers:
+        shown = ", ".join(p.name for p in d.archived_leftovers[:5])
+        d.add("archived_leftovers", "warning", f"{len(d.archived_leftovers)} artifact(s) of a "
+              f"replaced workflow are still in {AGENTS_DIR}/phases/ ({shown}); a phase completed "
+              "without --artifact would take them for its own", "delete them (each has an "
+              f"identical copy in {AGENTS_DIR}/archive/)")
+
+
+def _same(path: Path, data: bytes) -> bool:
+    try:
+        return fsops.read_regular(path, str(path)) == data
+    except (OSError, AgentsStateError):
+        return False
+
+
 def _check_temp_files(d: Diagnosis) -> None:
     for folder in (d.store.dir, d.store.phases_dir):
         try:
@@ -284,7 +324,8 @@ def diagnose(root: Path, under_lock: bool = False) -> Diagnosis:
     d = Diagnosis(Store(root), under_lock=under_lock)
     if not _check_folder(d):
         return d
-    for check in (_check_state, _check_events, _check_artifacts, _check_temp_files,
+    for check in (_check_state, _check_events, _check_artifacts, _check_archived_leftovers,
+                  _check_temp_files,
                   _check_lock, _check_migration, _check_fs):
         check(d)
     return d

@@ -127,6 +127,11 @@ def repair(seen: Diagnosis) -> Repair:
                           f"{d.state.revision if d.state else '?'})")
         if "bad_events" in codes:
             _fix_events(d, r)
+        if "archived_leftovers" in codes:
+            for p in d.archived_leftovers:
+                p.unlink(missing_ok=True)
+            r.done.append(f"deleted {len(d.archived_leftovers)} artifact(s) of the replaced "
+                          f"workflow from {AGENTS_DIR}/phases/ (copies are in the archive)")
         if "temp_files" in codes:
             for p in d.temp_files:
                 p.unlink(missing_ok=True)

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["check_dir", "check_file", "fsync", "fsync_dir", "make_dir", "open_regular",
-           "read_regular", "refuse", "replace", "write_all"]
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["append_line", "check_dir", "check_file", "fsync", "fsync_dir", "make_dir",
+           "open_regular", "read_regular", "refuse", "replace", "write_all"]
 
 
 def _check(op: str) -> None:
@@ -74,14 +77,15 @@ def refuse(shown: str, what: str, want: str = "a regular file") -> Exception:
                              f"links or open special files in .agents/ (replace it with {want})")
 
 
-def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644) -> int:
-    """Open a file inside ``.agents/``: never through a symbolic link, never blocking on a FIFO,
-    and only a regular file (exit 5 naming it otherwise).  ``FileNotFoundError`` passes through.
-    """
+def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644,
+                 follow: bool = False) -> int:
+    """Open a file inside ``.agents/``: never through a symbolic link (unless ``follow``, for a
+    file of the user's outside it), never blocking on a FIFO, and only a regular file (exit 5
+    naming it otherwise).  ``FileNotFoundError`` passes through."""
     import stat
 
     try:
-        fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, mode)
+        fd = os.open(path, flags | (0 if follow else _NOFOLLOW) | _NONBLOCK | _CLOEXEC, mode)
     except OSError as e:
         if e.errno in (errno.ELOOP, errno.EMLINK) or (e.errno == errno.ENXIO):
             try:
@@ -106,11 +110,12 @@ def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644) ->
     return fd
 
 
-def read_regular(path: Path | str, shown: str, limit: int | None = None) -> bytes:
+def read_regular(path: Path | str, shown: str, limit: int | None = None,
+                 follow: bool = False) -> bytes:
     """The whole of a regular file inside ``.agents/`` (see ``open_regular``); over ``limit``
     bytes it is refused (exit 5), and a file that grows while read is cut at ``limit`` + 1 bytes
     (so that the caller can tell it is over)."""
-    fd = open_regular(path, os.O_RDONLY, shown)
+    fd = open_regular(path, os.O_RDONLY, shown, follow=follow)
     try:
         size = os.fstat(fd).st_size
         if limit is not None and size > limit:
@@ -165,3 +170,27 @@ def make_dir(path: Path, shown: str) -> None:
         os.mkdir(path, 0o755)
     except FileExistsError:
         check_dir(path, shown)
+
+
+def append_line(path: Path | str, line: bytes, shown: str) -> None:
+    """Append one line to a log inside ``.agents/`` so that it always stands on its own line:
+    a log whose last write was cut short (no final newline) gets one first, and a write that
+    fails is cut back to the old length, so no fragment is left for the next line to join."""
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, shown)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            os.lseek(fd, size - 1, os.SEEK_SET)  # O_APPEND: the write still goes to the end
+            if os.read(fd, 1) != b"\n":
+                line = b"\n" + line
+        try:
+            write_all(fd, line + b"\n", "append_write")
+            fsync(fd, "append_fsync")
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)

@@ -10,6 +10,7 @@ folder records the type in ``.agents/.fstype`` so that the warning is shown once
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -71,11 +72,15 @@ def warning(agents_dir: Path, fstype: str | None) -> str | None:
 def warn_once(agents_dir: Path) -> None:
     """Print the warning on the first commit in this folder; later commits only stat a file."""
     marker = agents_dir / MARKER
-    if marker.exists():
+    if os.path.lexists(marker):  # whatever is there, even a link: never written through
         return
     fstype = fs_type(agents_dir)
     try:
-        marker.write_text(f"{fstype or 'unknown'}\n")
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(fd, f"{fstype or 'unknown'}\n".encode())
+        finally:
+            os.close(fd)
     except OSError:
         pass  # a read-only marker only means the warning shows again
     message = warning(agents_dir, fstype)

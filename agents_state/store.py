@@ -28,11 +28,11 @@ import orjson
 from agents_state import fsops, netfs
 from agents_state.errors import (
     InvalidInputError,
-    LockTimeoutError,
     StateFileError,
     StorageIOError,
 )
 from agents_state.paths import AGENTS_DIR, check_inside, safe_name
+from agents_state.store_lock import env_lock_timeout
 
 if TYPE_CHECKING:
     from agents_state.engine import Outcome
@@ -44,8 +44,6 @@ __all__ = ["BACKUP_FILE", "STATE_FILE", "Store", "UncertainWriteError", "committ
 STATE_FILE = f"{AGENTS_DIR}/state.json"
 BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
 MAX_STATE_BYTES = 64 * 1024 * 1024
-DEFAULT_LOCK_TIMEOUT = 30.0
-MAX_LOCK_TIMEOUT = 86400.0
 
 
 def find_root(explicit: str | None, cwd: Path | None = None) -> Path:
@@ -70,7 +68,7 @@ class Store:
         self.backup_path = self.dir / "state.json.bak"
         self.phases_dir = self.dir / "phases"
         self._staged: list[tuple[Path, bytes | None]] | None = None
-        self.lock_timeout = lock_timeout if lock_timeout is not None else _env_lock_timeout()
+        self.lock_timeout = lock_timeout if lock_timeout is not None else env_lock_timeout()
 
     # -- reading (lock-free) ------------------------------------------------------------------
 
@@ -123,12 +121,21 @@ class Store:
                 self._check_not_lost()
             self._staged = []
             try:
-                outcome = mutate(None if old is None else decode_state(old, STATE_FILE))
+                current = None if old is None else decode_state(old, STATE_FILE, for_update=True)
+                outcome = mutate(current)
                 if not outcome.changed:
                     return outcome
                 data = encode_state(outcome.state, STATE_FILE)
                 _check_size(data)
                 self._write_state(data, old)
+            except UncertainWriteError:
+                # the new state is in place (its durability unknown): keep what it points at,
+                # log it, and let the runner say it was saved (exit 8), never "unchanged"
+                self._staged = None
+                note_commit(f"revision {outcome.state.revision}")
+                if outcome.record:
+                    self._append_event(outcome.record)
+                raise
             except BaseException:
                 self._unstage()
                 raise
@@ -214,7 +221,9 @@ class Store:
 
     def locked(self) -> Any:
         """The store's lock, for writers of other files under ``.agents/`` (chains, doctor)."""
-        return _Lock(self)
+        from agents_state.store_lock import StoreLock
+
+        return StoreLock(self)
 
     def ensure_ignored(self) -> None:
         """``.agents/`` stays out of git: a ``.gitignore`` inside it ignores everything.
@@ -271,7 +280,8 @@ class Store:
     def _append_event(self, record: dict[str, Any]) -> None:
         # the state is already durable: a failed append costs one log line, not the update
         try:
-            append_line(self.events_path, orjson.dumps(record), f"{AGENTS_DIR}/events.jsonl")
+            fsops.append_line(self.events_path, orjson.dumps(record),
+                              f"{AGENTS_DIR}/events.jsonl")
         except (OSError, InvalidInputError) as e:
             reason = e.strerror if isinstance(e, OSError) else e.message
             _warn(f"{AGENTS_DIR}/events.jsonl: append failed: {reason or e}; the state was "
@@ -291,26 +301,6 @@ class Store:
             except orjson.JSONDecodeError:
                 raise InvalidInputError(shown, f"line {i}", "not valid JSON") from None
         return out
-
-
-def append_line(path: Path, line: bytes, shown: str) -> None:
-    """Append one line to a log inside ``.agents/`` so that it always stands on its own line:
-    a log whose last write was cut short (no final newline) gets one first, and a write that
-    fails is cut back to the old length, so no fragment is left for the next line to join."""
-    fd = fsops.open_regular(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, shown)
-    try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
-        try:
-            fsops.write_all(fd, line + b"\n", "append_write")
-            fsops.fsync(fd, "append_fsync")
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, size)
-            raise
-    finally:
-        os.close(fd)
 
 
 _COMMITTED: list[str] = []
@@ -354,74 +344,3 @@ def _warn(message: str) -> None:
     import sys
 
     sys.stderr.write(f"agents-state: warning: {message}\n")
-
-
-def _env_lock_timeout() -> float:
-    raw = os.environ.get("AGENTS_STATE_LOCK_TIMEOUT")
-    if not raw:
-        return DEFAULT_LOCK_TIMEOUT
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} is not a "
-                                "number of seconds to wait for the lock (write e.g. 10)")
-    if seconds > MAX_LOCK_TIMEOUT:
-        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} seconds "
-                                f"is out of range (at most {MAX_LOCK_TIMEOUT:g}, a day)")
-    return seconds
-
-
-class _Lock:
-    """The kernel lock on the ``.agents/`` directory itself (``lockfile``: nothing inside it can
-    be removed or replaced to split writers), with a bounded wait naming the holder."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.release: Callable[[], None] | None = None
-
-    def __enter__(self) -> None:
-        from agents_state.lockfile import LockTimeout, acquire
-
-        try:
-            self.release = acquire(self.store.dir, self.store.lock_timeout)
-        except LockTimeout:
-            holder = _holder(self.store.owner_path)
-            raise LockTimeoutError(f"{AGENTS_DIR}/", self.store.lock_timeout, holder) from None
-        except OSError as e:
-            raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
-        try:
-            fd = fsops.open_regular(self.store.owner_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-                                    f"{AGENTS_DIR}/lock-owner")
-            try:
-                os.write(fd, f"{os.getpid()} {time.time():.0f}\n".encode())
-            finally:
-                os.close(fd)
-        except OSError:
-            pass  # only used to name the holder in a timeout message
-        except BaseException:
-            self.__exit__()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        release, self.release = self.release, None
-        if release is not None:
-            release()
-
-
-def _holder(owner_path: Path) -> str:
-    try:
-        pid_s, since = fsops.read_regular(owner_path, "", 200).decode().split()[:2]
-        pid = int(pid_s)
-        age = time.time() - float(since)
-    except (OSError, ValueError, InvalidInputError):
-        return "an unknown process"
-    try:
-        os.kill(pid, 0)
-        alive = "running"
-    except (ProcessLookupError, OverflowError):
-        alive = "no longer running"
-    except PermissionError:
-        alive = "running"
-    return f"pid {pid} ({alive}, took it {age:.0f}s ago)"

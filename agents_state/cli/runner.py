@@ -90,6 +90,7 @@ def _not_reported(json_mode: bool, what: str, err: BaseException) -> int:
     """The update is durable; only telling it failed: a warning and exit 8, never "untouched"."""
     reason = err.message if isinstance(err, AgentsStateError) else \
         (getattr(err, "strerror", None) or f"{type(err).__name__}: {err}")
+    reason = str(reason).removesuffix(": check with agents-state status")
     message = (f"the update was saved ({what}), but reporting it failed: {reason}; do not "
                "repeat it: check with agents-state status")
     try:

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from agents_state.fsops import open_regular
+from agents_state.fsops import append_line
 from agents_state.hooks._base import active_state, emit, find_root, is_ours, read_payload, warn
 
 __all__ = ["LOG_NAME", "handle"]
@@ -31,13 +31,9 @@ LOG_NAME = "subagents.jsonl"
 
 
 def _log(root: str, entry: dict[str, Any]) -> None:
-    line = orjson.dumps(entry) + b"\n"
-    fd = open_regular(os.path.join(root, ".agents", LOG_NAME),
-                      os.O_WRONLY | os.O_APPEND | os.O_CREAT, f".agents/{LOG_NAME}")
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
+    # one whole line, never through a link or into a FIFO, never joined to a torn last line
+    append_line(os.path.join(root, ".agents", LOG_NAME), orjson.dumps(entry),
+                f".agents/{LOG_NAME}")
 
 
 def _entry(event: str, payload: dict[str, Any]) -> dict[str, Any]:

@@ -198,3 +198,16 @@ def test_issue_16_fifo_input_is_refused_without_waiting(root: Path, tmp_path: Pa
         5, f"agents-state: error: {fifo}: is a FIFO (named pipe), not a regular file; pass a "
         "file, or - to read standard input\n")
     assert (root / A / "state.json").read_bytes() == state
+
+
+@pytest.mark.parametrize("name", [".gitignore", ".fstype", "state.json.bak"])
+def test_issue_16_dangling_links_never_create_files_outside(root: Path, tmp_path: Path,
+                                                            name: str) -> None:
+    """Files an update writes by name (the ignore file, the file-system marker, the backup) are
+    created with O_EXCL or by rename: a dangling link there never makes a file outside."""
+    _workflow(root)
+    outside, before = _outside(tmp_path)
+    _plant(root / A / name, "dangling", outside)
+    proc = _run(root, "compact")
+    assert proc.returncode == 0, proc.stderr
+    assert _seen(outside) == before  # no "new-file" appeared outside

@@ -131,6 +131,7 @@ def test_issue_16_replace_under_injected_io_errors(root: Path, tmp_path: Path,
 
 @pytest.mark.parametrize("syscall", list(SYSCALLS))
 def test_issue_16_replace_killed_at_each_step(root: Path, tmp_path: Path, syscall: str) -> None:
+    leftovers = [0]
     for n in range(1, 80):
         _old(root)
         state = (root / A / "state.json").read_bytes()
@@ -143,8 +144,35 @@ def test_issue_16_replace_killed_at_each_step(root: Path, tmp_path: Path, syscal
         if not killed:
             assert proc.returncode == 0, where
             break
+        if _is_new(root, state, artifacts) and _phases(root / A / "phases"):
+            # killed after the commit, before phases/ was emptied: doctor finds and clears them
+            fix = run_cli(root, "doctor", "--repair")
+            assert "artifact(s) of the replaced workflow" in fix.stdout, where + fix.stdout
+            assert _phases(root / A / "phases") == {}, where
+            leftovers[0] += 1
         again = run_cli(root, "dispatch", "--replace", "again",
                         env={"AGENTS_STATE_LOCK_TIMEOUT": "5"})
         assert again.returncode == 0, where + again.stderr
     else:
         raise AssertionError(f"dispatch --replace made over 80 {syscall} calls")
+    if syscall == "unlink":  # the clean-up of phases/ is the only unlink of a replace
+        assert leftovers[0] >= 1
+
+
+def test_issue_16_a_state_in_place_but_not_durable_is_told_as_saved(root: Path) -> None:
+    """Every fsync fails from the directory fsync on: the new state is renamed into place and
+    cannot be put back (the undo's fsync fails too).  That is exit 8, naming the revision, never
+    exit 7's "unchanged"."""
+    assert STRACE is not None
+    _old(root)
+    rev = json.loads((root / A / "state.json").read_text())["revision"]
+    proc = subprocess.run([STRACE, "-f", "-qq", "-o", os.devnull, "-e", "trace=fsync", "-e",
+                           "inject=fsync:error=EIO:when=2+", CLI, "--root", str(root),
+                           "compact"], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 8
+    assert proc.stderr.endswith(
+        f"agents-state: warning: the update was saved (revision {rev + 1}), but reporting it "
+        "failed: .agents/state.json: fsync directory failed: Input/output error; the new state "
+        "is in place but may not survive a crash; do not repeat it: check with agents-state "
+        "status\n")
+    assert json.loads((root / A / "state.json").read_text())["revision"] == rev + 1

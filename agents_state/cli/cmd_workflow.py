@@ -39,7 +39,7 @@ def _print_outcome(app: object, message: str, as_json: bool, state: Any = None,
 @click.option("--dry-run", is_flag=True, help="Preview every stage and phase; write nothing.")
 @json_option
 @click.pass_context
-def dispatch(ctx: click.Context, task: str | None, task_file: Any,
+def dispatch(ctx: click.Context, task: str | None, task_file: str | None,
              replace: bool, dry_run: bool, as_json: bool) -> int:
     """Start a workflow for TASK and print the next action (without TASK: the next action).
 
@@ -57,7 +57,8 @@ def dispatch(ctx: click.Context, task: str | None, task_file: Any,
             raise click.UsageError("the task is empty; describe what the workflow should do")
         from agents_state.safetext import check_length
 
-        check_length(task, "task", task_file.name if task_file is not None else "TASK", "")
+        shown = "TASK" if task_file is None else "<stdin>" if task_file == "-" else task_file
+        check_length(task, "task", shown, "")
     if dry_run:
         from agents_state.cli.cmd_dryrun import print_dry_run
 

@@ -183,8 +183,12 @@ class App:
         return self.run(event, write)
 
     def _stored(self, name: str) -> bytes | None:
+        """The artifact as stored now (a planted link or FIFO is refused, exit 5)."""
+        from agents_state.jsonio import MAX_INPUT_BYTES
+
         try:
-            return (self.store.phases_dir / name).read_bytes()
+            return read_regular(self.store.phases_dir / name, f".agents/phases/{name}",
+                                MAX_INPUT_BYTES)
         except OSError:
             return None
 

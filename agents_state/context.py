@@ -8,6 +8,7 @@ stage output files written at each stage boundary.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agents_state.models import State
@@ -103,12 +104,21 @@ def load_excerpts(root: Path, state: State) -> dict[str, str]:
 
     out: dict[str, str] = {}
     for pid in recent_phases(state):
-        path = root / ".agents" / "phases" / get_phase(pid).artifact
+        from agents_state.errors import InvalidInputError
+        from agents_state.fsops import open_regular
+
+        name = get_phase(pid).artifact
+        try:  # never through a link, never blocking on a FIFO: skipped then, as a missing file
+            fd = open_regular(root / ".agents" / "phases" / name, os.O_RDONLY,
+                              f".agents/phases/{name}")
+        except (OSError, InvalidInputError):
+            continue
         try:
-            with open(path, "rb") as f:
-                data = f.read(64 * 1024)
+            data = os.read(fd, 64 * 1024)
         except OSError:
             continue
+        finally:
+            os.close(fd)
         out[pid] = excerpt(pid, data)
     return out
 

@@ -17,13 +17,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from agents_state import events as ev
-from agents_state.archive import Archive
-from agents_state.engine import Outcome, apply, check_phase_id, new_state
+from agents_state.engine import events as ev
+from agents_state.engine.phases import Outcome, apply, check_phase_id, new_state
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
-from agents_state.fsops import read_regular
 from agents_state.models import State
-from agents_state.store import Store, find_root
+from agents_state.store.archive import Archive
+from agents_state.store.files import Store, find_root
+from agents_state.store.fsops import read_regular
 from agents_state.workflow import PHASES, get_phase
 
 __all__ = ["App", "utcnow"]
@@ -72,7 +72,7 @@ class App:
         return state
 
     def next_action(self, state: State | None) -> dict[str, Any]:
-        from agents_state.nextaction import next_action, no_workflow_action
+        from agents_state.engine.nextaction import next_action, no_workflow_action
 
         if state is None:
             return no_workflow_action()
@@ -113,13 +113,13 @@ class App:
         """Task summary and stage output files that this transition made due (inside the lock)."""
         if after.files.keys() == before.files.keys():
             return
-        from agents_state.outcomes import derived_files
+        from agents_state.views.outcomes import derived_files
 
         for name, data in derived_files(before, after).items():
             self.store.write_artifact(name, data)
 
     def dispatch(self, task: str, replace: bool = False) -> Outcome:
-        from agents_state.scoring import score_task
+        from agents_state.engine.scoring import score_task
 
         cfg = self.config
         skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
@@ -219,6 +219,6 @@ class App:
         doc = loads_strict(data, shown)
         if spec.reviews is None:
             return None, 0
-        from agents_state.review import count_issues
+        from agents_state.engine.review import count_issues
 
         return count_issues(doc, shown, self.config.review_for(phase_id).blockingSeverity)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from agents_state.policy import Policy
-from agents_state.record import After, Record, field
+from agents_state.records.base import After, Record, field
 
 __all__ = [
     "CODEX_TOOLS",

@@ -16,7 +16,7 @@ from typing import Any
 from agents_state.config import Config
 from agents_state.errors import ConfigError
 from agents_state.jsonio import loads_strict, read_input_bytes
-from agents_state.record import Record, RecordError
+from agents_state.records.base import Record, RecordError
 
 __all__ = ["ENV_PREFIX", "LoadedConfig", "config_files", "load_config", "validate_file"]
 

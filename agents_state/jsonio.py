@@ -44,7 +44,7 @@ def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> by
         if stat.S_ISDIR(st.st_mode):
             raise InvalidInputError(shown, "", "is a directory, not a file")
         if not stat.S_ISREG(st.st_mode):
-            from agents_state.fsops import _kind
+            from agents_state.store.fsops import _kind
 
             raise InvalidInputError(shown, "", f"is {_kind(st.st_mode)}, not a regular file; "
                                     "pass a file, or - to read standard input")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from agents_state import events as ev
-from agents_state.engine import new_state
+from agents_state.engine import events as ev
+from agents_state.engine.phases import new_state
 from agents_state.errors import StateFileError
 from agents_state.models import State
 from agents_state.types import format_time
@@ -62,7 +62,7 @@ def from_v1(raw: Any, shown: str, now: datetime) -> State:
     if isinstance(raw.get("planFilePath"), str):
         state.files["plan"] = raw["planFilePath"]
     state.updatedAt = format_time(now)
-    from agents_state.engine import _derive_stages
+    from agents_state.engine.phases import _derive_stages
 
     _derive_stages(state, format_time(now))
     return state

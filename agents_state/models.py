@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from agents_state.record import Before, Record, field
+from agents_state.records.base import Before, Record, field
 from agents_state.types import Count, IsoTime, OptCount, Status
 
 __all__ = [

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agents_state import handoff_models as hm
-from agents_state.chains import CHAINS, PATTERNS, TEMPLATES, Template
+from agents_state.chains.catalogue import CHAINS, PATTERNS, TEMPLATES, Template
+from agents_state.handoff import models as hm
+from agents_state.handoff.tokens import SUMMARY_TOKEN_LIMIT
 from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
-from agents_state.tokens import SUMMARY_TOKEN_LIMIT
 
 __all__ = ["BASE", "GENERIC", "OUTPUTS", "OUTPUT_KIND", "scaffold_files"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from agents_state.record import After, Before
+from agents_state.records.base import After, Before
 
 __all__ = ["MAX_COUNT", "STATUSES", "Count", "IsoTime", "OptCount", "Status", "format_time",
            "parse_time"]

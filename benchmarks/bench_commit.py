@@ -42,7 +42,7 @@ def _bare_replace(directory: Path, data: bytes) -> None:
 
 def _touch(state: object) -> object:
     """A commit's mutation that always changes the state (the bytes written grow by nothing)."""
-    from agents_state.engine import Outcome
+    from agents_state.engine.phases import Outcome
 
     assert state is not None
     state.revision += 1  # type: ignore[attr-defined]
@@ -59,10 +59,10 @@ def _timed(fn: object, runs: int) -> list[float]:
 
 
 def _measure(n: int, runs: int) -> tuple[int, dict[str, list[float]]]:
-    from agents_state import events as ev
-    from agents_state.codec import decode_state, encode_state
-    from agents_state.engine import apply
-    from agents_state.store import Store
+    from agents_state.engine import events as ev
+    from agents_state.engine.phases import apply
+    from agents_state.store.codec import decode_state, encode_state
+    from agents_state.store.files import Store
 
     root = Path(tempfile.mkdtemp(prefix="agents-state-bench-"))
     try:

@@ -32,9 +32,9 @@ def _task_file(n: int, path: Path) -> None:
 def _at_phase_21(root: Path) -> None:
     from datetime import UTC, datetime
 
-    from agents_state import events as ev
-    from agents_state.engine import new_state
-    from agents_state.store import Store
+    from agents_state.engine import events as ev
+    from agents_state.engine.phases import new_state
+    from agents_state.store.files import Store
     from agents_state.types import format_time
 
     state = new_state(ev.Start(task="bench"), datetime.now(UTC))
@@ -42,7 +42,7 @@ def _at_phase_21(root: Path) -> None:
         state.phase(pid).status = "completed"
     state.currentPhase, state.currentStage = "2.1", "IMPLEMENT"
     state.updatedAt = format_time(datetime.now(UTC))
-    from agents_state.engine import Outcome
+    from agents_state.engine.phases import Outcome
 
     Store(root).commit(lambda _: Outcome(state, "bench", True, {}))
 
@@ -82,8 +82,8 @@ def main() -> None:
                    args.runs, setup)
         deps = sum(len(t["dependencies"]) for t in json.loads((tmp / "tasks.json")
                                                                .read_text())["tasks"])
+        from agents_state.engine.waves import parse_tasks, plan_waves
         from agents_state.jsonio import loads_strict
-        from agents_state.waves import parse_tasks, plan_waves
 
         t = time.perf_counter()
         defs = parse_tasks(loads_strict((tmp / "tasks.json").read_bytes(), "t"), "t")

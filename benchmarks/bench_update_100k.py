@@ -53,10 +53,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     compile_package()
-    from agents_state import events as ev
-    from agents_state.codec import decode_state, encode_state
-    from agents_state.engine import apply
-    from agents_state.store import Store
+    from agents_state.engine import events as ev
+    from agents_state.engine.phases import apply
+    from agents_state.store.codec import decode_state, encode_state
+    from agents_state.store.files import Store
 
     n = args.tasks
     root = Path(tempfile.mkdtemp(prefix="agents-state-bench-"))

@@ -24,10 +24,10 @@ def compile_package() -> None:
 
 def workflow_at_tasks(root: Path, tasks: list[dict[str, Any]], wave_size: int) -> None:
     """A workflow in phase 2.1 with ``tasks`` loaded in waves of ``wave_size``, wave 1 running."""
-    from agents_state import events as ev
-    from agents_state.engine import Outcome, apply, new_state
-    from agents_state.store import Store
-    from agents_state.waves import parse_tasks, plan_waves
+    from agents_state.engine import events as ev
+    from agents_state.engine.phases import Outcome, apply, new_state
+    from agents_state.engine.waves import parse_tasks, plan_waves
+    from agents_state.store.files import Store
 
     now = datetime.now(UTC)
     state = new_state(ev.Start(task="bench"), now)

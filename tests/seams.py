@@ -6,7 +6,7 @@ boot script that installs the seams named on its command line and then runs the 
 
 Faults: ``"fsync:2:ENOSPC"`` fails the 2nd call of ``fsync`` once, ``"replace:1:EIO:always"``
 fails the 1st and every later one.  Operation names are the ``op`` arguments of
-``agents_state.fsops`` (``write``, ``fsync``, ``replace``, ``fsync_dir``, ``backup_write``,
+``agents_state.store.fsops`` (``write``, ``fsync``, ``replace``, ``fsync_dir``, ``backup_write``,
 ``append_fsync`` ...).
 """
 
@@ -63,7 +63,7 @@ def install(setattr: Callable[[Any, str, Any], None], *, fault: str = "", trace:
             lock: bool = True, mountinfo: str | None = None) -> None:
     """Install seams with ``setattr`` (``monkeypatch.setattr`` in a test, plain ``setattr`` in
     a child process)."""
-    from agents_state import fsops, lockfile, netfs
+    from agents_state.store import fsops, lockfile, netfs
 
     if fault or trace:
         setattr(fsops, "_check", fault_checker(fault, _stdout_trace if trace else None))

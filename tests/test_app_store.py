@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agents_state import events as ev
 from agents_state.app import App
-from agents_state.engine import Outcome, apply, new_state
+from agents_state.engine import events as ev
+from agents_state.engine.phases import Outcome, apply, new_state
 from agents_state.errors import (
     InvalidInputError,
     LockTimeoutError,
@@ -23,7 +23,7 @@ from agents_state.errors import (
     TransitionNotAllowedError,
 )
 from agents_state.models import State
-from agents_state.store import Store, find_root
+from agents_state.store.files import Store, find_root
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)
 A = ".agents"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agents_state import codec
-from agents_state import events as ev
-from agents_state.codec import decode_state, encode_state
-from agents_state.engine import apply
+from agents_state.engine import events as ev
+from agents_state.engine.phases import apply
 from agents_state.errors import StateFileError
+from agents_state.store import codec
+from agents_state.store.codec import decode_state, encode_state
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 from common import chained_tasks, workflow_at_tasks

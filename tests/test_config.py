@@ -10,7 +10,7 @@ import pytest
 from clitools import DATA, artifact_body, cli_json, run_cli
 
 from agents_state.configload import load_config
-from agents_state.scoring import size_chain
+from agents_state.engine.scoring import size_chain
 
 
 def test_full_config_example_loads(root: Path) -> None:

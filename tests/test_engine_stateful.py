@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from test_waves import T0, _at_tasks
 
-from agents_state import events as ev
-from agents_state.engine import Outcome, apply
+from agents_state.engine import events as ev
+from agents_state.engine.phases import Outcome, apply
 from agents_state.errors import AgentsStateError
 from agents_state.models import State
 from agents_state.policy import Policy
@@ -140,7 +140,7 @@ class PhaseMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.state is None)
     @rule(skipped=START_SKIPS, policy=st.sampled_from(PHASE_POLICIES))
     def start(self, skipped: tuple[str, ...], policy: Policy) -> None:
-        from agents_state.engine import new_state
+        from agents_state.engine.phases import new_state
 
         self.policy = policy
         self.state = new_state(ev.Start(task="t", skipped=skipped), self.now)

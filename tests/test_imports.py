@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from clitools import run_cli, wave_of
 
-HEAVY = ("watchdog", "agents_state.watch", "agents_state.graph", "agents_state.schema_export",
-         "pydantic", "pydantic_core", "agents_state.handoff_models", "jsonschema")
+HEAVY = ("watchdog", "agents_state.views.watch", "agents_state.views.graph",
+         "agents_state.views.schema_export",
+         "pydantic", "pydantic_core", "agents_state.handoff.models", "jsonschema")
 READ = json.dumps({"tool_name": "Read", "tool_input": {"file_path": "README.md"},
                    "agent_type": "subagents:explore-agent", "hook_event_name": "PreToolUse"})
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from clitools import cli_json, run_cli
 
-from agents_state.lockfile import LockTimeout, acquire
+from agents_state.store.lockfile import LockTimeout, acquire
 
 A = ".agents"
 

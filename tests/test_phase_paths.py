@@ -247,12 +247,12 @@ def test_starting_the_next_phase_drops_a_pending_compaction(root: Path) -> None:
 def test_a_crash_exits_1_and_names_the_logged_traceback(root: Path, as_json: bool,
                                                         monkeypatch: pytest.MonkeyPatch,
                                                         tmp_path: Path) -> None:
-    import agents_state.resume
+    import agents_state.engine.resume
 
     def boom(state: object) -> dict[str, Any]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(agents_state.resume, "explain", boom)
+    monkeypatch.setattr(agents_state.engine.resume, "explain", boom)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
 

@@ -10,7 +10,7 @@ import pytest
 
 from agents_state.config import Config
 from agents_state.models import State, TaskState
-from agents_state.record import After, Before, Record, RecordError, field
+from agents_state.records.base import After, Before, Record, RecordError, field
 
 
 def _upper(v: Any) -> Any:

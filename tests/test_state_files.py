@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from clitools import DATA, cli_json, run_cli
 
-from agents_state.codec import decode_state, encode_state
+from agents_state.store.codec import decode_state, encode_state
 
 
 def _subset(orig: Any, new: Any, path: str = "") -> None:

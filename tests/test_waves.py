@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agents_state import events as ev
 from agents_state.config import Config
-from agents_state.engine import apply, new_state
+from agents_state.engine import events as ev
+from agents_state.engine.nextaction import next_action
+from agents_state.engine.phases import apply, new_state
+from agents_state.engine.waves import find_cycle, parse_tasks, plan_waves
 from agents_state.errors import InvalidInputError, NotFoundError, TransitionNotAllowedError
 from agents_state.models import State
-from agents_state.nextaction import next_action
 from agents_state.policy import Policy
-from agents_state.waves import find_cycle, parse_tasks, plan_waves
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)
 

@@ -13,7 +13,7 @@ __all__ = ["chain", "print_chain"]
 
 
 def _chains(ctx: click.Context) -> Any:
-    from agents_state.chain_ops import ChainStore
+    from agents_state.chains.ops import ChainStore
 
     return ChainStore(app_from(ctx).store)
 
@@ -25,8 +25,8 @@ def _now() -> Any:
 
 
 def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
-    from agents_state.chain_action import chain_action
-    from agents_state.cli.render import render_action
+    from agents_state.chains.action import chain_action
+    from agents_state.views.render import render_action
 
     action = chain_action(c)
     if as_json:
@@ -96,7 +96,7 @@ def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: A
       agents-state chain start code --only research "Add /auth/login"
       echo 'validate add login' | agents-state chain start code --args-file -
     """
-    from agents_state.chains import get_chain
+    from agents_state.chains.catalogue import get_chain
 
     defn = get_chain(name)
     if feature_file is not None:
@@ -120,7 +120,7 @@ def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: A
             return _show_latest(chains, name, as_json)
     models = _models(opts["models"])
     workflow = _workflow_link(ctx, opts["wf_task"], opts["wf_phase"])
-    from agents_state.chain_ops import start_chain
+    from agents_state.chains.ops import start_chain
 
     out = start_chain(chains, name, feature, _now(), only=only, submode=submode,
                       sizes=(opts["n_files"], opts["n_tasks"], opts["n_modules"], opts["effort"]),
@@ -175,7 +175,7 @@ def _models(pairs: tuple[str, ...]) -> dict[str, str]:
 def _workflow_link(ctx: click.Context, task: str | None, phase: str | None) -> Any:
     if task is None and phase is None:
         return None
-    from agents_state.engine import check_phase_id
+    from agents_state.engine.phases import check_phase_id
     from agents_state.errors import NotFoundError
 
     state = app_from(ctx).require()
@@ -211,7 +211,7 @@ def next_cmd(ctx: click.Context, chain_id: str | None, as_json: bool) -> int:
 
 
 def _after(ctx: click.Context, chains: Any, out: Any, as_json: bool, **extra: Any) -> int:
-    from agents_state.chain_ops import record_on_workflow
+    from agents_state.chains.ops import record_on_workflow
 
     message = out.message
     recorded = record_on_workflow(chains, out.chain)
@@ -239,10 +239,10 @@ def record(ctx: click.Context, chain_id: str, sources: tuple[str, ...], kind: st
     Example:
       agents-state chain record code-1 .agents/chains/code-1/research-1.response.json
     """
-    from agents_state.chain_ops import apply_event
-    from agents_state.chain_state import ChainEvent
-    from agents_state.handoff_aggregate import aggregate
-    from agents_state.handoff_ops import read_source, validate
+    from agents_state.chains.ops import apply_event
+    from agents_state.chains.state import ChainEvent
+    from agents_state.handoff.aggregate import aggregate
+    from agents_state.handoff.ops import read_source, validate
 
     chains = _chains(ctx)
     c = chains.load(chain_id)
@@ -264,8 +264,8 @@ def _simple(event: str, doc: str) -> Any:
     @json_option
     @click.pass_context
     def command(ctx: click.Context, chain_id: str, as_json: bool) -> int:
-        from agents_state.chain_ops import apply_event
-        from agents_state.chain_state import ChainEvent
+        from agents_state.chains.ops import apply_event
+        from agents_state.chains.state import ChainEvent
 
         chains = _chains(ctx)
         out = apply_event(chains, chain_id, ChainEvent(event), _now())  # type: ignore[arg-type]
@@ -296,8 +296,8 @@ def answer(ctx: click.Context, chain_id: str | None, text: str | None, answer_fi
     Example:
       agents-state chain answer code-1 --answer "Use JWT bearer tokens"
     """
-    from agents_state.chain_ops import apply_event
-    from agents_state.chain_state import ChainEvent
+    from agents_state.chains.ops import apply_event
+    from agents_state.chains.state import ChainEvent
 
     if answer_file is not None:
         text = _read_text(answer_file)
@@ -318,7 +318,7 @@ def request(ctx: click.Context, chain_id: str | None) -> int:
     Example:
       agents-state chain request code-1
     """
-    from agents_state.chain_action import requests_for
+    from agents_state.chains.action import requests_for
 
     _c, c = _resolve(ctx, chain_id)
     reqs = requests_for(c)
@@ -360,7 +360,7 @@ def defs(as_json: bool) -> int:
     Example:
       agents-state chain defs
     """
-    from agents_state.chains import CHAINS, TEMPLATES
+    from agents_state.chains.catalogue import CHAINS, TEMPLATES
 
     data: dict[str, dict[str, Any]] = {
         n: {"pattern": d.pattern, "submodes": list(d.submodes), "summary": d.summary,
@@ -379,7 +379,7 @@ def defs(as_json: bool) -> int:
 
 def answer_chain(app: Any, text: str, as_json: bool) -> bool:
     """``resume --answer``: answer the chain that waits for one (unless the workflow waits)."""
-    from agents_state.chain_ops import ChainStore, answer_open_chain
+    from agents_state.chains.ops import ChainStore, answer_open_chain
 
     if not (app.store.dir / "chains").is_dir():
         return False

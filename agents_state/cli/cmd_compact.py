@@ -20,7 +20,7 @@ def compact(ctx: click.Context, as_json: bool) -> int:
       agents-state compact
     """
     from agents_state.cli.cmd_workflow import _print_outcome
-    from agents_state.events import Compact
+    from agents_state.engine.events import Compact
     from agents_state.hooks.toolcalls import reset
 
     app = app_from(ctx)
@@ -40,7 +40,7 @@ def context(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state context
     """
-    from agents_state.context import load_excerpts, render_context
+    from agents_state.views.context import load_excerpts, render_context
 
     app = app_from(ctx)
     state = app.state()

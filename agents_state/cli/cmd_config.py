@@ -92,7 +92,7 @@ def score(ctx: click.Context, task: str | None, files: int | None, task_count: i
       agents-state score "Add OAuth authentication"
       agents-state score --files 3 --tasks 5 --modules 2
     """
-    from agents_state.scoring import score_task, size_chain
+    from agents_state.engine.scoring import score_task, size_chain
 
     app = app_from(ctx)
     if files is not None or task_count is not None:

@@ -26,9 +26,9 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
       agents-state doctor
       agents-state doctor --repair
     """
-    from agents_state.doctor import diagnose
-    from agents_state.doctor_repair import Repair
-    from agents_state.doctor_repair import repair as do_repair
+    from agents_state.doctor.diagnose import diagnose
+    from agents_state.doctor.repair import Repair
+    from agents_state.doctor.repair import repair as do_repair
 
     root = app_from(ctx).root
     d = diagnose(root)

@@ -13,8 +13,8 @@ __all__ = ["dry_run_plan", "print_dry_run"]
 
 def dry_run_plan(app: Any, task: str) -> dict[str, Any]:
     from agents_state.config import resolve_model
-    from agents_state.nextaction import inline_as_agent
-    from agents_state.scoring import score_task
+    from agents_state.engine.nextaction import inline_as_agent
+    from agents_state.engine.scoring import score_task
     from agents_state.workflow import STAGES, PhaseKind, artifact_path, phases_of
 
     cfg = app.config

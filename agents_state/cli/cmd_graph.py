@@ -31,7 +31,7 @@ def graph(ctx: click.Context, pipeline: bool, wave: int | None, write: bool,
       agents-state graph --pipeline
       agents-state graph --write     # then open .agents/phases/2.1-graph.md
     """
-    from agents_state.graph import GRAPH_ARTIFACT, mermaid
+    from agents_state.views.graph import GRAPH_ARTIFACT, mermaid
 
     app = app_from(ctx)
     if write:
@@ -57,10 +57,10 @@ def _write(app: App, pipeline: bool, wave: int | None) -> tuple[str, int]:
     The write goes through the store's lock because the store removes stray temp files of
     writers that do not hold it.  The state itself is not changed.
     """
-    from agents_state.engine import Outcome
+    from agents_state.engine.phases import Outcome
     from agents_state.errors import NotFoundError
-    from agents_state.graph import GRAPH_ARTIFACT, graph_markdown
     from agents_state.models import State
+    from agents_state.views.graph import GRAPH_ARTIFACT, graph_markdown
 
     store = app.store
     if not store.state_path.is_file():

@@ -23,7 +23,7 @@ def _root(ctx: click.Context) -> str | None:
 
 
 def _read(source: str) -> tuple[str, str]:
-    from agents_state.handoff_ops import read_source
+    from agents_state.handoff.ops import read_source
 
     return read_source(source, sys.stdin.buffer.read() if source == "-" else None)
 
@@ -53,8 +53,8 @@ def validate(source: str, kind: str, as_json: bool) -> int:
     Example:
       agents-state handoff validate reply.md
     """
-    from agents_state.handoff_ops import validate as run_validate
-    from agents_state.tokens import SUMMARY_TOKEN_LIMIT
+    from agents_state.handoff.ops import validate as run_validate
+    from agents_state.handoff.tokens import SUMMARY_TOKEN_LIMIT
 
     text, shown = _read(source)
     h = run_validate(text, shown, kind)
@@ -94,7 +94,7 @@ def new(ctx: click.Context, /, **options: Any) -> int:
     Example:
       agents-state handoff new --role write --file src/lib/auth.ts
     """
-    from agents_state.handoff_ops import new_request
+    from agents_state.handoff.ops import new_request
 
     options["files"] = tuple(options["files"])
     options["constraints"] = tuple(options["constraints"])
@@ -121,8 +121,8 @@ def record(ctx: click.Context, source: str, task: str | None, phase_id: str | No
       agents-state handoff record reply.md
     """
     from agents_state.cli.cmd_workflow import _print_outcome
-    from agents_state.handoff_ops import record as run_record
-    from agents_state.handoff_ops import validate as run_validate
+    from agents_state.handoff.ops import record as run_record
+    from agents_state.handoff.ops import validate as run_validate
 
     text, shown = _read(source)
     h = run_validate(text, shown, kind)
@@ -147,8 +147,8 @@ def aggregate_cmd(ctx: click.Context, sources: tuple[str, ...], do_record: bool,
     Example:
       agents-state handoff aggregate type.json lint.json test.json security.json --record
     """
-    from agents_state.handoff_ops import aggregate_texts
-    from agents_state.handoff_ops import record as run_record
+    from agents_state.handoff.ops import aggregate_texts
+    from agents_state.handoff.ops import record as run_record
 
     h = aggregate_texts([_read(s) for s in sources], kind)
     result = h.data

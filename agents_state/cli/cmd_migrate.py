@@ -25,11 +25,11 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
     import os
 
     from agents_state.app import utcnow
-    from agents_state.codec import decode_state
-    from agents_state.engine import Outcome
+    from agents_state.engine.phases import Outcome
     from agents_state.errors import NotFoundError, TransitionNotAllowedError
     from agents_state.jsonio import loads_strict, read_input_bytes
     from agents_state.migrate import V1_FILE, V2_TMP_DIR, from_v1
+    from agents_state.store.codec import decode_state
 
     app = app_from(ctx)
     v1, tmp = app.root / V1_FILE, app.root / V2_TMP_DIR / "state.json"

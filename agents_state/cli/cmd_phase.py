@@ -45,8 +45,8 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     Example:
       agents-state phase start 0
     """
-    from agents_state.engine import check_phase_id
-    from agents_state.events import PhaseStart
+    from agents_state.engine.events import PhaseStart
+    from agents_state.engine.phases import check_phase_id
 
     app = app_from(ctx)
     out = app.run(PhaseStart(phase=check_phase_id(phase_id)))
@@ -72,7 +72,7 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, plan_agent
       agents-state phase complete 0 --artifact .agents/phases/0-explore.md
       agents-state phase complete 1.3 --artifact - < review.json
     """
-    from agents_state.engine import check_phase_id
+    from agents_state.engine.phases import check_phase_id
     from agents_state.errors import UsageError
 
     app = app_from(ctx)
@@ -99,8 +99,8 @@ def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
     Example:
       agents-state phase fail 1.2 --error "plan agent timed out"
     """
-    from agents_state.engine import check_phase_id
-    from agents_state.events import PhaseFail
+    from agents_state.engine.events import PhaseFail
+    from agents_state.engine.phases import check_phase_id
 
     app = app_from(ctx)
     out = app.run(PhaseFail(phase=check_phase_id(phase_id), error=error))
@@ -120,7 +120,7 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
       agents-state phase run 3.1
     """
     from agents_state.commands import run_phase_commands
-    from agents_state.engine import check_phase_id
+    from agents_state.engine.phases import check_phase_id
     from agents_state.errors import UsageError
 
     app = app_from(ctx)

@@ -25,8 +25,8 @@ def _status(path: Path, text: str) -> str:
 
 
 def _write(path: Path, data: bytes, shown: str) -> None:
-    from agents_state import fsops
     from agents_state.errors import StorageIOError
+    from agents_state.store import fsops
 
     tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
     try:
@@ -60,8 +60,8 @@ def scaffold(target: Path, force: bool, dry_run: bool, as_json: bool) -> int:
       agents-state scaffold --dry-run
       agents-state scaffold --force
     """
-    from agents_state.paths import check_inside
     from agents_state.scaffold import scaffold_files
+    from agents_state.store.paths import check_inside
 
     root = target.absolute()
     rows = []

@@ -31,7 +31,7 @@ def schema(name: str, write_dir: str | None, check_dir: str | None, as_json: boo
       agents-state schema --write schemas
       agents-state schema --check schemas
     """
-    from agents_state.schema_export import file_name, generate, generate_all, render
+    from agents_state.views.schema_export import file_name, generate, generate_all, render
 
     if check_dir is not None:
         return _check(Path(check_dir),

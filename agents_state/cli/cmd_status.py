@@ -32,12 +32,12 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
         return 0
     action = app.next_action(state)
     if as_json:
-        from agents_state.summary import summarize
+        from agents_state.views.summary import summarize
 
         emit_json({"workflow": summarize(state, utcnow(), app.policy.lease_seconds, verbose),
                    "next": action})
         return 0
-    from agents_state.cli.render import render_status
+    from agents_state.views.render import render_status
 
     click.echo(render_status(state, action, utcnow(), app.policy.lease_seconds, verbose))
     return 0

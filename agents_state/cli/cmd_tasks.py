@@ -40,9 +40,9 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
 
     from agents_state.cli.cmd_workflow import _print_outcome
     from agents_state.cli.options import input_path
-    from agents_state.events import TasksLoad
+    from agents_state.engine.events import TasksLoad
+    from agents_state.engine.waves import parse_tasks, plan_waves
     from agents_state.jsonio import loads_strict, read_input_bytes
-    from agents_state.waves import parse_tasks, plan_waves
 
     app = app_from(ctx)
     data = loads_strict(read_input_bytes(input_path(file, app.root), file), file)
@@ -77,7 +77,7 @@ def _agent(agent: str | None) -> str:
 
 
 def _report(out: object, as_json: bool) -> int:
-    from agents_state.engine import Outcome
+    from agents_state.engine.phases import Outcome
 
     assert isinstance(out, Outcome)
     if as_json:
@@ -105,7 +105,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     Example:
       agents-state task claim --agent worker-1 --json
     """
-    from agents_state.events import TaskClaim
+    from agents_state.engine.events import TaskClaim
 
     app = app_from(ctx)
     out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
@@ -131,7 +131,7 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
     Example:
       agents-state task start task-3 --agent worker-1
     """
-    from agents_state.events import TaskStart
+    from agents_state.engine.events import TaskStart
 
     app = app_from(ctx)
     return _report(app.run(TaskStart(task_id=task_id, agent=agent)), as_json)
@@ -154,9 +154,9 @@ def done(ctx: click.Context, task_id: str, summary: str | None, result_file: str
     Example:
       agents-state task done task-3 --summary "login route and tests"
     """
-    from agents_state.events import TaskDone
+    from agents_state.engine.events import TaskDone
     from agents_state.jsonio import read_input_bytes
-    from agents_state.paths import safe_name
+    from agents_state.store.paths import safe_name
 
     app = app_from(ctx)
     result = None
@@ -189,7 +189,7 @@ def fail(ctx: click.Context, task_id: str, error: str, agent: str | None, attemp
     Example:
       agents-state task fail task-3 --error "tests do not compile"
     """
-    from agents_state.events import TaskFail
+    from agents_state.engine.events import TaskFail
 
     app = app_from(ctx)
     return _report(app.run(TaskFail(task_id=task_id, error=error, agent=agent,

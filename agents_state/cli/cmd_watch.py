@@ -12,7 +12,7 @@ from agents_state.cli.options import app_from
 
 if TYPE_CHECKING:
     from agents_state.app import App
-    from agents_state.watch import Signature, StateWatcher
+    from agents_state.views.watch import Signature, StateWatcher
 
 __all__ = ["watch"]
 
@@ -44,7 +44,7 @@ def watch(ctx: click.Context, exit_on_done: bool, poll: bool, interval: float, p
       agents-state watch
       agents-state watch --exit-on-done --plain > watch.log
     """
-    from agents_state.watch import StateWatcher
+    from agents_state.views.watch import StateWatcher
 
     app = app_from(ctx)
     tty = sys.stdout.isatty() and not plain
@@ -70,7 +70,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _loop(app: App, watcher: StateWatcher, tty: bool, color: bool, verbose: bool,
           exit_on_done: bool) -> int:
-    from agents_state.watch import signature
+    from agents_state.views.watch import signature
 
     sig = signature(watcher.path)
     while True:
@@ -88,7 +88,7 @@ def _loop(app: App, watcher: StateWatcher, tty: bool, color: bool, verbose: bool
 def _show(text: str, tty: bool, color: bool) -> None:
     if tty:
         if color:
-            from agents_state.cli.render import colorize
+            from agents_state.views.render import colorize
 
             text = colorize(text)
         sys.stdout.write(_CLEAR + text + "\n")
@@ -111,7 +111,7 @@ def _frame(app: App, watcher: StateWatcher, sig: Signature, verbose: bool) -> tu
     if state is None:
         return (_header("-", changed, watcher) + f"\nNo workflow in {app.root} yet; start one: "
                 'agents-state dispatch "<task>"'), False
-    from agents_state.cli.render import render_status
+    from agents_state.views.render import render_status
 
     action = app.next_action(state)
     body = render_status(state, action, now, app.policy.lease_seconds, verbose)

@@ -15,7 +15,7 @@ def _print_outcome(app: object, message: str, as_json: bool, state: Any = None,
                    **extra: object) -> None:
     """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
     from agents_state.app import App
-    from agents_state.cli.render import render_action
+    from agents_state.views.render import render_action
 
     assert isinstance(app, App)
     if state is None:
@@ -88,7 +88,7 @@ def next_cmd(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state next --json
     """
-    from agents_state.cli.render import render_action
+    from agents_state.views.render import render_action
 
     app = app_from(ctx)
     action = app.next_action(app.state())
@@ -109,7 +109,7 @@ def stop(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state stop
     """
-    from agents_state.events import Stop
+    from agents_state.engine.events import Stop
 
     app = app_from(ctx)
     if _no_workflow(app, as_json):
@@ -134,7 +134,7 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
       agents-state resume
       agents-state resume --retry
     """
-    from agents_state import events as ev
+    from agents_state.engine import events as ev
 
     app = app_from(ctx)
     if answer is not None and action is None:
@@ -159,7 +159,7 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
         _print_outcome(app, out.message, as_json, state=out.state)
         return 0
     state = app.require()
-    from agents_state.resume import explain
+    from agents_state.engine.resume import explain
 
     info = explain(state)
     if as_json:

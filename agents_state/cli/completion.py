@@ -22,7 +22,7 @@ _COMPLETE_VAR = "_AGENTS_STATE_COMPLETE"
 
 
 def _state(ctx: click.Context) -> Any:
-    from agents_state.store import Store, find_root
+    from agents_state.store.files import Store, find_root
 
     root = ctx.find_root().params.get("root")
     return Store(find_root(root)).load()

@@ -109,13 +109,13 @@ def _not_reported(json_mode: bool, what: str, err: BaseException) -> int:
 
 
 def _committed() -> str | None:
-    store = sys.modules.get("agents_state.store")  # not imported: nothing was committed
+    store = sys.modules.get("agents_state.store.files")  # not imported: nothing was committed
     return store.committed() if store is not None else None
 
 
 def run(cli: click.Group, argv: list[str]) -> int:
     json_mode = "--json" in argv
-    store = sys.modules.get("agents_state.store")
+    store = sys.modules.get("agents_state.store.files")
     if store is not None:
         store.forget_commits()
     bad = _undecodable(argv)

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from agents_state.fsops import read_regular
+from agents_state.store.fsops import read_regular
 
 __all__ = ["PLUGIN_PREFIX", "active_state", "emit", "find_root", "is_ours", "read_payload", "warn"]
 

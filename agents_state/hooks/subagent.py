@@ -22,8 +22,8 @@ from typing import Any
 
 import orjson
 
-from agents_state.fsops import append_line
 from agents_state.hooks._base import active_state, emit, find_root, is_ours, read_payload, warn
+from agents_state.store.fsops import append_line
 
 __all__ = ["LOG_NAME", "handle"]
 
@@ -48,7 +48,7 @@ def _entry(event: str, payload: dict[str, Any]) -> dict[str, Any]:
 def _handoff_in(message: Any) -> bool:
     if not isinstance(message, str) or "{" not in message:
         return False
-    from agents_state.handoff_extract import HANDOFF_KEYS, ExtractError, extract_json
+    from agents_state.handoff.extract import HANDOFF_KEYS, ExtractError, extract_json
 
     try:
         data = extract_json(message)
@@ -63,7 +63,7 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     if not _handoff_in(message):
         return
     from agents_state.errors import AgentsStateError
-    from agents_state.handoff import HandoffInvalidError, parse_handoff
+    from agents_state.handoff.protocol import HandoffInvalidError, parse_handoff
 
     assert isinstance(message, str)
     try:
@@ -78,7 +78,7 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     if h.is_request:
         return
     entry["handoff"] = h.decision
-    from agents_state.handoff_ops import record
+    from agents_state.handoff.ops import record
 
     agent = payload.get("agent_id")
     try:

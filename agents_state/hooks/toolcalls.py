@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 
 from agents_state.errors import AgentsStateError
-from agents_state.fsops import open_regular, read_regular
 from agents_state.hooks._base import find_root, read_payload
+from agents_state.store.fsops import open_regular, read_regular
 
 __all__ = ["COMPACT_AFTER_CALLS", "LOG_NAME", "count", "counts", "handle", "record", "reset"]
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from clitools import run_cli
 
-from agents_state.chain_action import slot_paths
-from agents_state.chain_state import ChainState
-from agents_state.handoff import check_handoff
+from agents_state.chains.action import slot_paths
+from agents_state.chains.state import ChainState
+from agents_state.handoff.protocol import check_handoff
 
 RAW = "RAW-FINDING-only-the-researcher-saw-this"
 

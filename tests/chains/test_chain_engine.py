@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents_state.chain_action import chain_action, new_chain
-from agents_state.chain_state import CHAIN_ACCEPTS, ChainEvent, chain_apply
-from agents_state.chains import CHAINS, plan_steps, size_feature
+from agents_state.chains.action import chain_action, new_chain
+from agents_state.chains.catalogue import CHAINS, plan_steps, size_feature
+from agents_state.chains.state import CHAIN_ACCEPTS, ChainEvent, chain_apply
 from agents_state.errors import TransitionNotAllowedError
-from agents_state.handoff import check_handoff
+from agents_state.handoff.protocol import check_handoff
 
 NOW = datetime(2026, 1, 28, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from chainhelp import Walk
 
-from agents_state.chains import CHAINS, plan_steps, size_feature
+from agents_state.chains.catalogue import CHAINS, plan_steps, size_feature
 
 # design 000's table: files, tasks, modules, effort -> sub-agents and phases.  The two rows the
 # algorithm disagrees with (docs/decisions.md) are given the algorithm's count.

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from chainhelp import Walk
 
-from agents_state import handoff_models as hm
-from agents_state.chains import CHAINS, PATTERNS, TEMPLATES
-from agents_state.handoff import check_handoff
+from agents_state.chains.catalogue import CHAINS, PATTERNS, TEMPLATES
+from agents_state.handoff import models as hm
+from agents_state.handoff.protocol import check_handoff
 from agents_state.profiles import PROFILES, get_profile
 from agents_state.scaffold import BASE, GENERIC, OUTPUT_KIND, OUTPUTS, scaffold_files
 

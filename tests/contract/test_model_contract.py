@@ -149,8 +149,8 @@ def test_repeated_tasks_load_is_a_no_op(root: Path) -> None:
 
 
 def test_answers_and_skipped_tasks_reach_later_phases_and_context(root: Path) -> None:
-    from agents_state import events as ev
     from agents_state.app import App
+    from agents_state.engine import events as ev
 
     walk_to(root, "1.1")
     app = App(root)
@@ -206,8 +206,8 @@ def test_phase_retry_waits_for_the_backoff(root: Path) -> None:
 
 
 def test_retry_counts_mean_retries_for_phases_and_tasks() -> None:
-    from agents_state import events as ev
-    from agents_state.engine import apply, new_state
+    from agents_state.engine import events as ev
+    from agents_state.engine.phases import apply, new_state
     from agents_state.policy import Policy
 
     now = datetime(2026, 1, 29, tzinfo=UTC)

@@ -117,8 +117,8 @@ def test_engine_never_completes_over_a_failed_run() -> None:
     """A hand-edited state at 4.3 whose last test run failed: finishing it blocks instead."""
     from datetime import UTC, datetime
 
-    from agents_state import events as ev
-    from agents_state.engine import apply, new_state
+    from agents_state.engine import events as ev
+    from agents_state.engine.phases import apply, new_state
     from agents_state.policy import Policy
     from agents_state.workflow import PHASE_IDS
 

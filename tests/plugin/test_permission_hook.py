@@ -200,6 +200,6 @@ def test_the_hook_stays_light(project: Path) -> None:
     assert '"permissionDecision":"allow"' in proc.stdout
     modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
                if line.startswith("import time:")}
-    heavy = {"click", "pydantic", "agents_state.models", "agents_state.engine",
+    heavy = {"click", "pydantic", "agents_state.models", "agents_state.engine.phases",
              "agents_state.config", "agents_state.profiles"}
     assert not heavy & modules, heavy & modules

@@ -27,7 +27,7 @@ from pluginfiles import (
     split_heredocs,
 )
 
-from agents_state.handoff import check_handoff
+from agents_state.handoff.protocol import check_handoff
 from agents_state.hooks import EVENTS
 from agents_state.profiles import get_profile, tool_allowed
 

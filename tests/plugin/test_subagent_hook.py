@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agents_state.handoff import parse_handoff
-from agents_state.handoff_record import ledger_note, record_handoff
+from agents_state.handoff.protocol import parse_handoff
+from agents_state.handoff.record import ledger_note, record_handoff
 from agents_state.models import State
 
 _EXE = Path(sys.executable).with_name("agents-state")

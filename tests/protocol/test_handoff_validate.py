@@ -7,8 +7,13 @@ from typing import Any
 
 import pytest
 
-from agents_state.handoff import HandoffInvalidError, check_handoff, detect_kind, parse_handoff
-from agents_state.tokens import estimate_tokens
+from agents_state.handoff.protocol import (
+    HandoffInvalidError,
+    check_handoff,
+    detect_kind,
+    parse_handoff,
+)
+from agents_state.handoff.tokens import estimate_tokens
 
 from .examples import RESEARCH_SUMMARY, VALID
 

@@ -8,7 +8,7 @@ import pytest
 import seams
 from clitools import run_cli
 
-from agents_state import netfs
+from agents_state.store import netfs
 
 LOCAL = "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
 

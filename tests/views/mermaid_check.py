@@ -1,4 +1,4 @@
-"""A structural check of the Mermaid flowchart subset that ``agents_state.graph`` emits.
+"""A structural check of the Mermaid flowchart subset that ``agents_state.views.graph`` emits.
 
 Used when the official parser (``tests/views/mermaid/``, the ``mermaid`` npm package run under
 node with jsdom) is not installed.  It accepts only the statements the generator writes, each in

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from agents_state import events as ev
 from agents_state.config import Config, policy_from
-from agents_state.engine import apply, new_state
-from agents_state.engine_tasks import ready_tasks
+from agents_state.engine import events as ev
+from agents_state.engine.nextaction import next_action
+from agents_state.engine.phases import apply, new_state
+from agents_state.engine.tasks import ready_tasks
 from agents_state.models import State
-from agents_state.nextaction import next_action
 from agents_state.workflow import get_phase
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)

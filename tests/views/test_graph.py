@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from clitools import cli_json, run_cli
 
-from agents_state.codec import decode_state
-from agents_state.graph import escape_label, mermaid
 from agents_state.models import State
+from agents_state.store.codec import decode_state
+from agents_state.views.graph import escape_label, mermaid
 from views.mermaid_check import check_flowchart
 from views.states import completed, failed, fresh, mid_wave
 

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from clitools import run_cli
 
-from agents_state.schema_export import SCHEMA_NAMES, file_name, generate, render
+from agents_state.views.schema_export import SCHEMA_NAMES, file_name, generate, render
 
 REPO = Path(__file__).parent.parent.parent
 SCHEMAS = REPO / "schemas"

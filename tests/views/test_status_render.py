@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from clitools import cli_json, run_cli
 
-from agents_state.cli.render import age, colorize, progress_bar, render_status
 from agents_state.models import State
+from agents_state.views.render import age, colorize, progress_bar, render_status
 from views.states import LEASE, action, at, completed, failed, fresh, mid_wave
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -65,8 +65,8 @@ def test_failure_in_plain_words_and_next_action_last() -> None:
 
 def test_legacy_string_failure_without_phase() -> None:
     state = State.model_validate({"task": "t", "status": "failed", "failure": "agent crashed"})
-    from agents_state.engine import new_state
-    from agents_state.events import Start
+    from agents_state.engine.events import Start
+    from agents_state.engine.phases import new_state
 
     base = new_state(Start(task="t"), at(0))
     base.status, base.failure = "failed", state.failure

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from clitools import CLI, run_cli
 
-from agents_state.codec import encode_state
-from agents_state.watch import StateWatcher, signature
+from agents_state.store.codec import encode_state
+from agents_state.views.watch import StateWatcher, signature
 from views.states import fresh, until_phase
 
 

@@ -1,0 +1,1 @@
+"""The orchestrator chains of designs 000 / 001 / 002."""

@@ -1,0 +1,1 @@
+"""``agents-state doctor``: diagnose a ``.agents/`` folder and repair what can be repaired."""

@@ -1,0 +1,149 @@
+"""Workflow events (pure; handlers called by ``engine.apply``): stop, retry, skip, abort,
+compact, block, clarify, answer.  The phase events and the tables stay in ``engine``."""
+
+from __future__ import annotations
+
+from agents_state.engine import events as ev
+from agents_state.engine.phases import Outcome, _advance, _Ctx, check_phase_id
+from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.models import Clarification, State
+from agents_state.workflow import PhaseKind, get_phase
+
+__all__ = ["HANDLERS"]
+
+
+def _stop(c: _Ctx, e: ev.Event) -> Outcome:
+    state, _ts = c.state, c.ts
+    if state.stopRequested or state.status == "stopped":
+        return Outcome(state, "stop already requested", changed=False)
+    current = state.phase(state.currentPhase) if state.currentPhase else None
+    if current is None or current.status == "pending":
+        # nothing recorded as started: stop now, but a step already in flight (the model need
+        # not run `phase start`) can still be recorded with `phase complete|fail|run`
+        state.status, state.stopRequested = "stopped", True
+        return Outcome(state, f"workflow stopped at phase {state.currentPhase}: nothing new "
+                              "starts; a step already in flight can still be recorded")
+    state.stopRequested = True
+    return Outcome(state, f"workflow will stop after phase {state.currentPhase}")
+
+
+def _retry(c: _Ctx, e: ev.Event) -> Outcome:
+    state, _ts = c.state, c.ts
+    pid = _resume_phase(state)
+    phase = state.phase(pid)
+    message = f"workflow resumed at phase {pid}"
+    if state.status == "in_progress" and phase.status == "in_progress":
+        # the process driving it died: run the current step again
+        if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
+            from agents_state.engine.tasks import release_running_tasks
+
+            message += release_running_tasks(state, pid)
+        else:
+            phase.status = "pending"
+            message = f"phase {pid} will run again"
+    if pid == "3.1" and phase.status == "blocked" and phase.passed is False:
+        from agents_state.engine.gate import retry_tests
+
+        message = retry_tests(state)
+    elif phase.status in ("failed", "blocked"):
+        phase.status = "pending"
+        phase.reviewRounds = 0
+        phase.retryAt = None
+        message = f"phase {pid} will run again (attempt {phase.attempts + 1})"
+    if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
+        from agents_state.engine.tasks import retry_failed_tasks
+
+        message += retry_failed_tasks(state, pid)
+    state.status, state.stopRequested = "in_progress", False
+    state.failure, state.blockedReason = None, None
+    return Outcome(state, message)
+
+
+def _skip(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    pid = _resume_phase(state)
+    spec = get_phase(pid)
+    extra = ""
+    if spec.kind is PhaseKind.TASKS and state.phase(pid).tasks:
+        from agents_state.engine.tasks import skip_failed_tasks
+
+        extra, phase_done = skip_failed_tasks(state, pid, ts)
+        if not phase_done:
+            state.status, state.failure, state.blockedReason = "in_progress", None, None
+            return Outcome(state, extra.lstrip("; "))
+    if pid == "3.1":
+        from agents_state.engine.gate import skip_tests
+
+        extra += "; " + skip_tests(state)
+    state.phase(pid).status = "skipped"
+    state.phase(pid).skippedByUser = True
+    state.status, state.stopRequested = "in_progress", False
+    state.failure, state.blockedReason = None, None
+    return _advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
+
+
+def _abort(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    state.abortedAt = ts
+    if state.status != "completed":
+        state.status = "stopped"
+    return Outcome(state, "workflow aborted; every file is kept in .agents/")
+
+
+def _resume_phase(state: State) -> str:
+    if state.failure is not None and state.failure.phase:
+        return check_phase_id(state.failure.phase)
+    if state.currentPhase is None:
+        raise NotFoundError("the workflow has no current phase to resume")
+    return state.currentPhase
+
+
+def _compact(c: _Ctx, e: ev.Event) -> Outcome:
+    state, _ts = c.state, c.ts
+    boundary = state.compaction.pending or state.currentStage or "workflow"
+    state.compaction.lastCompactedAt = boundary
+    state.compaction.history.append(boundary)
+    state.compaction.pending = None
+    return Outcome(state, f"compaction after {boundary} recorded; continue with: "
+                          "agents-state context")
+
+
+def _block(c: _Ctx, e: ev.Event) -> Outcome:
+    state, _ts = c.state, c.ts
+    assert isinstance(e, ev.Block)
+    state.status = "blocked"
+    state.blockedReason = e.reason
+    return Outcome(state, f"workflow blocked: {e.reason}")
+
+
+def _clarify(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.Clarify)
+    state.clarify = Clarification(questions=list(e.questions), phase=e.phase or state.currentPhase,
+                                  task=e.task, askedAt=ts)
+    return Outcome(state, f"{len(e.questions)} question(s) for the user recorded")
+
+
+def _answer(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.Answer)
+    if state.clarify is None:
+        raise TransitionNotAllowedError("workflow", "not waiting for an answer", "answer",
+                                        hint="no open questions")
+    state.clarify.answer, state.clarify.answeredAt = e.text, ts
+    state.clarifications.append(state.clarify)
+    state.clarify = None
+    return Outcome(state, "answer recorded; the step runs again with it")
+
+
+
+HANDLERS = {
+    "stop": _stop,
+    "retry": _retry,
+    "skip": _skip,
+    "abort": _abort,
+    "compact": _compact,
+    "block": _block,
+    "clarify": _clarify,
+    "answer": _answer,
+}

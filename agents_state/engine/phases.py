@@ -1,0 +1,439 @@
+"""The pure state machine: ``apply(state, event, now) -> Outcome``.
+
+The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says which events a
+workflow in a given status accepts at all: a running workflow takes phase and task events; a
+stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
+task reports (a stopped one also the one record of the step in flight at the stop: stop means
+after the current step); a finished one takes nothing.  The phase level (``PHASE_MOVES``) maps
+``(phase status, event)`` to the phase's new status.  Anything missing from either table is refused
+with ``TransitionNotAllowedError`` naming what is allowed from here.
+
+Phases run one at a time in catalogue order (``state.currentPhase``); stage statuses are derived
+from their phases after every move, never set by hand.  ``apply`` never mutates its input and never
+reads the clock: ``now`` is passed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from agents_state.engine import events as ev
+from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.models import (
+    Failure,
+    FailureContext,
+    PhaseState,
+    StageState,
+    State,
+)
+from agents_state.policy import Policy
+from agents_state.types import Status, format_time
+from agents_state.workflow import PHASE_IDS, PHASES, STAGES, PhaseKind, get_phase, phases_of
+
+__all__ = [
+    "PHASE_MOVES",
+    "WORKFLOW_ACCEPTS",
+    "Outcome",
+    "apply",
+    "check_phase_id",
+    "new_state",
+]
+
+_TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"}
+_LATE_REPORTS = {"task_done", "task_fail", "task_start"}
+_RESUME = {"retry", "skip", "abort"}
+
+WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
+    "pending": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "abort"}
+                         | _TASK_EVENTS),
+    "in_progress": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "compact",
+                              "block", "clarify", "answer", "abort", "retry"} | _TASK_EVENTS),
+    # stopped = after the current step: that step can still be recorded (issue 15)
+    "stopped": frozenset(_RESUME | _LATE_REPORTS | {"compact", "phase_complete", "phase_fail"}),
+    "failed": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
+    "blocked": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
+    "completed": frozenset(),
+}
+
+PHASE_MOVES: dict[tuple[str, str], str] = {
+    ("pending", "phase_start"): "in_progress",
+    ("pending", "phase_complete"): "completed",
+    ("in_progress", "phase_complete"): "completed",
+    ("pending", "phase_fail"): "failed",
+    ("in_progress", "phase_fail"): "failed",
+    ("failed", "retry"): "pending",
+    ("blocked", "retry"): "pending",
+    ("in_progress", "retry"): "pending",
+    ("pending", "retry"): "pending",
+    ("failed", "skip"): "skipped",
+    ("blocked", "skip"): "skipped",
+    ("in_progress", "skip"): "skipped",
+    ("pending", "skip"): "skipped",
+}
+
+_DONE = ("completed", "skipped")
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    state: State
+    ts: str
+    policy: Policy
+    now: datetime
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one event: the new state, what to log, and what to tell the caller."""
+
+    state: State
+    message: str
+    changed: bool = True
+    record: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def check_phase_id(phase_id: str) -> str:
+    if phase_id not in PHASE_IDS:
+        raise NotFoundError(
+            f"unknown phase '{phase_id}'; phases are {', '.join(PHASE_IDS)}"
+        )
+    return phase_id
+
+
+def new_state(event: ev.Start, now: datetime) -> State:
+    ts = format_time(now)
+    stages: dict[str, StageState] = {}
+    for stage in STAGES:
+        phases = {
+            p.id: PhaseState(status="skipped" if p.id in event.skipped else "pending",
+                             agentCount=event.agent_counts.get(p.id))
+            for p in phases_of(stage)
+        }
+        stages[stage] = StageState(phases=phases)
+    first = next((p for p in PHASES if p.id not in event.skipped), None)
+    state = State(
+        task=event.task,
+        status="in_progress" if first else "completed",
+        currentStage=first.stage if first else None,
+        currentPhase=first.id if first else None,
+        stages=stages,
+        startedAt=ts,
+        updatedAt=ts,
+        revision=1,
+    )
+    _derive_stages(state, ts)
+    return state
+
+
+def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = None) -> Outcome:
+    accepted = WORKFLOW_ACCEPTS.get(state.status, frozenset())
+    if state.abortedAt is not None:
+        accepted = frozenset()
+    if state.status == "stopped" and event.name in ("phase_complete", "phase_fail") \
+            and not state.stopRequested:  # the step in flight at the stop is already recorded
+        accepted = accepted - {"phase_complete", "phase_fail"}
+    if event.name not in accepted:
+        raise TransitionNotAllowedError(
+            "workflow", "aborted" if state.abortedAt else state.status,
+            event.name.replace("_", " "),
+            sorted(a.replace("_", " ") for a in accepted),
+            hint=_workflow_hint(state),
+        )
+    new = _copy(state)
+    ts = format_time(now)
+    pol = policy or Policy()
+    if event.name in _TASK_EVENTS:
+        from agents_state.engine.tasks import apply_task_event
+
+        outcome = apply_task_event(new, event, now, pol)
+    else:
+        outcome = _handler(event.name)(_Ctx(new, ts, pol, now), event)
+    if not outcome.changed:
+        return Outcome(state, outcome.message, False, {}, outcome.data)
+    result = outcome.state
+    _derive_stages(result, ts)
+    result.revision = state.revision + 1
+    result.updatedAt = ts
+    record = {"rev": result.revision, "at": ts, **event.record(), **outcome.record}
+    return Outcome(result, outcome.message, True, record, outcome.data)
+
+
+def _copy(state: State) -> State:
+    """A deep copy, except the tasks of 2.1: their dict is copied, the tasks are shared.
+
+    ``engine_tasks`` copies a task before it changes it (copy-on-write through ``_own``), so
+    the input state is never mutated; at 10,000 tasks this is much cheaper than a deep copy.
+    """
+    import copy
+
+    phase = state.stages.get("IMPLEMENT")
+    p21 = phase.phases.get("2.1") if phase else None
+    memo: dict[int, Any] = {}
+    if p21 is not None and p21.tasks:
+        memo[id(p21.tasks)] = dict(p21.tasks)
+    if p21 is not None and p21.waves:
+        memo[id(p21.waves)] = [w.model_copy() for w in p21.waves]
+    return copy.deepcopy(state, memo)
+
+
+def _workflow_hint(state: State) -> str:
+    if state.abortedAt or state.status == "completed":
+        return "start a new workflow with: agents-state dispatch \"<task>\""
+    if state.status in ("stopped", "failed", "blocked"):
+        return "run: agents-state resume"
+    return ""
+
+
+# -- phase events ---------------------------------------------------------------------------
+
+
+def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
+    check_phase_id(phase_id)
+    phase = state.phase(phase_id)
+    event = event_name.replace("phase_", "")
+    if state.currentPhase != phase_id and phase.status not in _DONE:
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", phase.status, event,
+            hint=f"the current phase is {state.currentPhase}",
+        )
+    if (phase.status, event_name) not in PHASE_MOVES:
+        allowed = sorted(m.replace("_", " ") for (st, m) in PHASE_MOVES if st == phase.status)
+        hint = ""
+        if phase.status in _DONE and state.currentPhase != phase_id:
+            hint = f"the current phase is {state.currentPhase}"
+            if event == "complete":
+                hint += "; repeating it with the same artifact is a no-op"
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", f"already {phase.status}" if phase.status in _DONE
+            else phase.status, event, allowed, hint=hint,
+        )
+    return phase
+
+
+def _phase_start(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.PhaseStart)
+    check_phase_id(e.phase)
+    phase = state.phase(e.phase)
+    if phase.status == "in_progress" and state.currentPhase == e.phase:
+        return Outcome(state, f"phase {e.phase} already in progress", changed=False)
+    phase = _current_phase(state, e.phase, "phase_start")
+    phase.status = "in_progress"
+    phase.startedAt = phase.startedAt or ts
+    state.compaction.pending = None
+    return Outcome(state, f"phase {e.phase} {get_phase(e.phase).name} started")
+
+
+def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.PhaseComplete)
+    check_phase_id(e.phase)
+    spec = get_phase(e.phase)
+    if e.same_artifact and state.currentPhase != e.phase \
+            and state.files.get(spec.file_key) == f".agents/phases/{spec.artifact}":
+        return Outcome(state, f"phase {e.phase} {spec.name} was already recorded with this "
+                              "artifact; nothing changed", changed=False)
+    phase = _current_phase(state, e.phase, "phase_complete")
+    if spec.kind is PhaseKind.TASKS:
+        _check_tasks_done(state, e.phase)
+    if e.agent_count is not None:
+        phase.agentCount = e.agent_count
+    if e.next_agent_count is not None and e.phase == "1.1":
+        state.phase("1.2").agentCount = e.next_agent_count
+    if e.issues is not None:
+        phase.issues = e.issues
+    state.compaction.pending = None
+    phase.retryAt = None
+    if e.phase == "3.1" and e.tests_passed is not None:
+        from agents_state.engine.gate import record_test_run
+
+        return record_test_run(c, e)
+    if spec.kind is PhaseKind.REVIEW and e.blocking_issues > 0:
+        return _send_back(state, e, ts, c.policy.review_rounds(e.phase))
+    phase.status = "completed"
+    phase.startedAt = phase.startedAt or ts
+    phase.completedAt = ts
+    phase.error = None
+    state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
+    message = f"phase {e.phase} {spec.name} completed"
+    if e.phase == "3.2":
+        from agents_state.engine.gate import after_analysis
+
+        back = after_analysis(c, message)
+        if back is not None:
+            return back
+    return _advance(c, e.phase, message)
+
+
+def _check_tasks_done(state: State, phase_id: str) -> None:
+    tasks = state.phase(phase_id).tasks
+    if not tasks:
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", "waiting for tasks", "complete",
+            hint="load the task definitions first: agents-state tasks load FILE",
+        )
+    left = [t for t, s in tasks.items() if s.status not in _DONE]
+    if left:
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}", "running", "complete",
+            hint=f"it completes with its last task; {len(left)} task(s) not done: "
+            + ", ".join(left[:5]) + (" ..." if len(left) > 5 else ""),
+        )
+
+
+def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> Outcome:
+    review = state.phase(e.phase)
+    spec = get_phase(e.phase)
+    target = spec.reviews or e.phase
+    review.reviewRounds += 1
+    if review.reviewRounds > max_rounds:
+        reason = (f"review {e.phase} still finds {e.blocking_issues} blocking issue(s) after "
+                  f"{max_rounds} rework round(s); see .agents/phases/{spec.artifact}")
+        review.status = "blocked"
+        state.status = "blocked"
+        state.blockedReason = reason
+        state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
+        return Outcome(state, f"workflow blocked: {reason}")
+    if state.status == "stopped":
+        state.stopRequested = False
+    start, end = PHASE_IDS.index(target), PHASE_IDS.index(e.phase)
+    for pid in PHASE_IDS[start:end + 1]:
+        p = state.phase(pid)
+        if p.status != "skipped":
+            p.status, p.completedAt = "pending", None
+    state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
+    state.currentPhase, state.currentStage = target, get_phase(target).stage
+    return Outcome(
+        state,
+        f"review {e.phase} found {e.blocking_issues} blocking issue(s): back to phase {target} "
+        f"(round {review.reviewRounds} of {max_rounds})",
+    )
+
+
+def _advance(c: _Ctx, done: str, message: str) -> Outcome:
+    """Move ``currentPhase`` past ``done``; finish the workflow after the last phase."""
+    state = c.state
+    after = PHASE_IDS[PHASE_IDS.index(done) + 1:]
+    nxt = next((pid for pid in after if state.phase(pid).status not in _DONE), None)
+    if nxt is None:
+        from agents_state.engine.gate import tests_unresolved
+
+        if tests_unresolved(state):  # never "completed" over failing tests
+            state.status = "blocked"
+            state.blockedReason = ("the last test run failed; run the tests again or ask the "
+                                   "user to skip them")
+            state.currentPhase, state.currentStage = "3.1", "TEST"
+            state.phase("3.1").status = "blocked"
+            return Outcome(state, message + "; workflow blocked: the last test run failed")
+        state.status = "completed"
+        state.currentPhase, state.currentStage = done, get_phase(done).stage
+        return Outcome(state, message + "; workflow completed")
+    state.compaction.pending = _compaction_boundary(c.policy, done, nxt)
+    state.currentPhase, state.currentStage = nxt, get_phase(nxt).stage
+    if state.stopRequested:
+        state.status, state.stopRequested = "stopped", False
+        return Outcome(state, message + "; workflow stopped as requested")
+    return Outcome(state, message)
+
+
+def _compaction_boundary(policy: Policy, done: str, nxt: str) -> str | None:
+    """The boundary to compact at between ``done`` and ``nxt``, or None."""
+    stage_done = get_phase(done).stage
+    if policy.compact_between_stages and stage_done != get_phase(nxt).stage:
+        return stage_done
+    if policy.compact_between_phases:
+        return done
+    return None
+
+
+def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
+    state, ts = c.state, c.ts
+    assert isinstance(e, ev.PhaseFail)
+    phase = _current_phase(state, e.phase, "phase_fail")
+    phase.attempts += 1
+    phase.error = e.error
+    if phase.attempts <= c.policy.max_per_phase:  # maxPerPhase counts retries, like maxPerTask
+        from datetime import timedelta
+
+        phase.status = "pending"
+        wait = c.policy.backoff(phase.attempts)
+        phase.retryAt = format_time(c.now + timedelta(seconds=wait)) if wait else None
+        when = f" not before {phase.retryAt}" if phase.retryAt else ""
+        message = (f"phase {e.phase} failed (attempt {phase.attempts}): {e.error}; retry "
+                   f"{phase.attempts} of {c.policy.max_per_phase}{when}")
+        if state.stopRequested or state.status == "stopped":
+            state.status, state.stopRequested = "stopped", False
+            message += "; workflow stopped as requested"
+        return Outcome(state, message)
+    phase.status = "failed"
+    state.status = "failed"
+    state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
+    return Outcome(state, f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
+                          "workflow failed (see: agents-state resume)")
+
+
+_PHASE_HANDLERS = {
+    "phase_start": _phase_start,
+    "phase_complete": _phase_complete,
+    "phase_fail": _phase_fail,
+}
+
+
+def _handler(name: str) -> Any:
+    if name in _PHASE_HANDLERS:
+        return _PHASE_HANDLERS[name]
+    from agents_state.engine.flow import HANDLERS
+
+    return HANDLERS[name]
+
+
+def _derive_stages(state: State, ts: str) -> None:
+    for name, stage in state.stages.items():
+        statuses = [p.status for p in stage.phases.values()]
+        if not statuses:
+            continue
+        new: Status
+        if all(s == "skipped" for s in statuses):
+            new = "skipped"
+        elif all(s in _DONE for s in statuses):
+            new = "completed"
+        elif "failed" in statuses:
+            new = "failed"
+        elif "blocked" in statuses:
+            new = "blocked"
+        elif any(s in ("in_progress", "completed") for s in statuses) or (
+            state.currentStage == name and state.status == "in_progress"
+        ):
+            new = "in_progress"
+        else:
+            new = "pending"
+        if new == "in_progress" and stage.startedAt is None:
+            stage.startedAt = ts
+        if new == "completed" and stage.completedAt is None:
+            stage.completedAt = ts
+        if new == "completed":
+            state.files.setdefault(f"{name.lower()}Output", f".agents/phases/{name}-output.md")
+        if new != "completed":
+            stage.completedAt = None
+        stage.status = new
+    tasks = state.stages.get("IMPLEMENT")
+    p21 = tasks.phases.get("2.1") if tasks else None
+    if p21 is not None and p21.tasks and p21.status in _DONE:
+        state.files.setdefault("taskSummary", ".agents/phases/2.1-summary.md")
+    if state.failure is not None and state.failure.phase and state.failure.context is None:
+        state.failure.context = _failure_context(state, state.failure.phase)
+
+
+def _failure_context(state: State, phase_id: str) -> FailureContext | None:
+    tasks = state.phase(phase_id).tasks
+    if not tasks:
+        return None
+    failed = next((t for t, s in tasks.items() if s.status == "failed"), None)
+    return FailureContext(
+        completedTasks=[t for t, s in tasks.items() if s.status == "completed"],
+        failedTask=failed,
+        pendingTasks=[t for t, s in tasks.items() if s.status in ("pending", "in_progress")],
+    )

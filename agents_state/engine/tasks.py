@@ -1,0 +1,397 @@
+"""Task events of phase 2.1: load, claim, start, done, fail (pure; called by ``engine.apply``).
+
+Tasks run in waves.  Exactly one wave is current (the first not completed); a task of it is ready
+when it is pending, its dependencies are completed or skipped, and its retry time has passed.  A
+claim is a compare-and-set under the store's lock, so two claimers never get the same task.  A wave
+completes exactly once, in the transition that finishes its last task, and the next wave opens in
+that same transition; the last wave completes the phase.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from agents_state.engine import events as ev
+from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.models import Failure, PhaseState, State, TaskState, Wave
+from agents_state.policy import Policy
+from agents_state.types import format_time, parse_time
+
+if TYPE_CHECKING:
+    from agents_state.engine.phases import Outcome
+
+__all__ = [
+    "apply_task_event",
+    "current_wave",
+    "is_stale",
+    "ready_tasks",
+    "release_running_tasks",
+    "retry_failed_tasks",
+    "skip_failed_tasks",
+]
+
+TASK_PHASE = "2.1"
+_DONE = ("completed", "skipped")
+
+
+def _phase(state: State) -> PhaseState:
+    return state.phase(TASK_PHASE)
+
+
+def current_wave(phase: PhaseState) -> int | None:
+    for i, wave in enumerate(phase.waves or []):
+        if wave.status not in _DONE:
+            return i
+    return None
+
+
+def is_stale(task: TaskState, now: datetime, lease_seconds: int) -> bool:
+    beat = task.heartbeatAt or task.claimedAt
+    return (task.status == "in_progress" and beat is not None
+            and parse_time(beat) + timedelta(seconds=lease_seconds) < now)
+
+
+def _deps_done(phase: PhaseState, task: TaskState) -> bool:
+    tasks = phase.tasks or {}
+    return all(tasks[d].status in _DONE for d in task.dependencies if d in tasks)
+
+
+def ready_tasks(phase: PhaseState, now: datetime, lease_seconds: int) -> list[str]:
+    """Claimable task ids of the current wave, in wave order (stale claims included)."""
+    idx = current_wave(phase)
+    if idx is None or phase.waves is None or phase.tasks is None:
+        return []
+    out = []
+    for tid in phase.waves[idx].tasks:
+        t = phase.tasks[tid]
+        waiting = t.retryAt is not None and parse_time(t.retryAt) > now
+        if ((t.status == "pending" and not waiting) or is_stale(t, now, lease_seconds)) \
+                and _deps_done(phase, t):
+            out.append(tid)
+    return out
+
+
+def _outcome(state: State, message: str, changed: bool = True, **data: object) -> Outcome:
+    from agents_state.engine.phases import Outcome
+
+    return Outcome(state, message, changed, {k: v for k, v in data.items() if v is not None},
+                   dict(data))
+
+
+def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Policy) -> Outcome:
+    if event.name == "tasks_load":
+        assert isinstance(event, ev.TasksLoad)
+        return _load(state, event, now)
+    phase = _phase(state)
+    if not phase.tasks:
+        raise TransitionNotAllowedError(
+            f"phase {TASK_PHASE}", phase.status, event.name.replace("_", " "),
+            hint="no tasks loaded; run: agents-state tasks load FILE")
+    if isinstance(event, ev.TaskClaim):
+        return _claim(state, phase, event, now, policy)
+    if isinstance(event, ev.TaskStart):
+        return _start(state, phase, event, now, policy)
+    if isinstance(event, ev.TaskDone):
+        return _done(state, phase, event, now, policy)
+    assert isinstance(event, ev.TaskFail)
+    return _fail(state, phase, event, now, policy)
+
+
+def _same_defs(phase: PhaseState, e: ev.TasksLoad) -> bool:
+    tasks = phase.tasks or {}
+    if [tid for tid, _ in e.tasks] != list(tasks):
+        return False
+    fields = ("title", "description", "dependencies", "complexity", "files")
+    return all(getattr(tasks[tid], f) == spec.get(f) for tid, spec in e.tasks for f in fields)
+
+
+def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
+    phase = _phase(state)
+    if phase.tasks and _same_defs(phase, e):  # a repeat of a load that succeeded (issue 15)
+        return _outcome(state, f"these {len(e.tasks)} task definitions are already loaded; "
+                               "nothing changed", False, tasks=len(e.tasks))
+    if state.currentPhase != TASK_PHASE:
+        raise TransitionNotAllowedError(f"phase {TASK_PHASE}", phase.status, "load tasks",
+                                        hint=f"the current phase is {state.currentPhase}")
+    if phase.tasks and any(t.status != "pending" or t.attempts for t in phase.tasks.values()):
+        raise TransitionNotAllowedError(
+            f"phase {TASK_PHASE}", "running", "load tasks",
+            hint="tasks have already been claimed; finish or skip them instead")
+    kept = _known_waves(phase, e)
+    phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
+    if kept is not None:
+        return _load_into_waves(state, phase, kept, e, now)
+    phase.waves = [Wave(tasks=list(w), status="pending") for w in e.waves]
+    phase.waves[0].status = "in_progress"
+    phase.status = "in_progress"
+    phase.startedAt = phase.startedAt or format_time(now)
+    phase.agentCount = max(len(w) for w in e.waves)
+    state.compaction.pending = None
+    return _outcome(state, f"{len(e.tasks)} tasks in {len(e.waves)} wave(s) loaded; "
+                           f"wave 1 has {len(e.waves[0])} task(s)",
+                    tasks=len(e.tasks), waves=len(e.waves))
+
+
+def _known_waves(phase: PhaseState, e: ev.TasksLoad) -> list[Wave] | None:
+    """Waves the state already lists without task definitions (design 004's own example)."""
+    if phase.tasks or not phase.waves:
+        return None
+    listed = [t for w in phase.waves for t in w.tasks]
+    from agents_state.errors import InvalidInputError
+
+    if sorted(listed) != sorted(tid for tid, _ in e.tasks):
+        raise InvalidInputError(e.source, "tasks", "the state lists waves with tasks "
+                                f"{', '.join(listed)}; define exactly these tasks")
+    wave_of = {t: i for i, w in enumerate(phase.waves) for t in w.tasks}
+    for tid, spec in e.tasks:
+        late = [d for d in spec.get("dependencies", []) if wave_of.get(d, -1) >= wave_of[tid]]
+        if late:
+            raise InvalidInputError(e.source, "tasks", f"{tid} depends on {', '.join(late)}, "
+                                    "which the state's waves run in the same or a later wave")
+    return [w.model_copy() for w in phase.waves]
+
+
+def _load_into_waves(state: State, phase: PhaseState, waves: list[Wave], e: ev.TasksLoad,
+                     now: datetime) -> Outcome:
+    """Definitions for listed waves: completed waves stay completed, their tasks too."""
+    assert phase.tasks is not None
+    ts = format_time(now)
+    for wave in waves:
+        if wave.status in _DONE:
+            for tid in wave.tasks:
+                phase.tasks[tid].status = wave.status
+                phase.tasks[tid].completedAt = phase.tasks[tid].completedAt or ts
+    phase.waves = waves
+    idx = current_wave(phase)
+    if idx is not None:
+        waves[idx].status = "in_progress"
+    phase.status = "in_progress"
+    phase.startedAt = phase.startedAt or ts
+    phase.agentCount = max(len(w.tasks) for w in waves)
+    state.compaction.pending = None
+    done = sum(1 for w in waves if w.status in _DONE)
+    return _outcome(state, f"{len(e.tasks)} task definitions loaded into the {len(waves)} "
+                           f"listed wave(s); {done} already completed",
+                    tasks=len(e.tasks), waves=len(waves))
+
+
+def _task(phase: PhaseState, task_id: str) -> TaskState:
+    """The task, as this transition's own copy (tasks are shared with the input state)."""
+    assert phase.tasks is not None
+    task = phase.tasks.get(task_id)
+    if task is None:
+        raise NotFoundError(f"unknown task '{task_id}' in phase {TASK_PHASE} "
+                            f"({len(phase.tasks)} tasks loaded)")
+    return _own(phase.tasks, task_id)
+
+
+def _own(tasks: dict[str, TaskState], task_id: str) -> TaskState:
+    task = tasks[task_id].model_copy()
+    tasks[task_id] = task
+    return task
+
+
+def _take(task: TaskState, agent: str, ts: str) -> None:
+    task.status, task.owner = "in_progress", agent
+    task.claimedAt = task.heartbeatAt = ts
+    task.retryAt = None
+    task.attempts += 1
+
+
+def _claim(state: State, phase: PhaseState, e: ev.TaskClaim, now: datetime,
+           policy: Policy) -> Outcome:
+    ts = format_time(now)
+    if state.status != "in_progress":
+        raise TransitionNotAllowedError("workflow", state.status, "claim",
+                                        hint="run: agents-state resume")
+    ready = ready_tasks(phase, now, policy.lease_seconds)
+    if e.task_id is not None:
+        task = _task(phase, e.task_id)
+        if e.task_id not in ready:
+            raise TransitionNotAllowedError(f"task {e.task_id}", _why_not(phase, e.task_id, now),
+                                            "claim")
+        tid = e.task_id
+    elif ready:
+        tid = ready[0]
+        task = _task(phase, tid)
+    else:
+        raise NotFoundError(f"nothing to claim: {nothing_ready_reason(phase, now)}")
+    stale_owner = task.owner if task.status == "in_progress" else None
+    _take(task, e.agent, ts)
+    note = f" (reclaimed from stale owner {stale_owner})" if stale_owner else ""
+    return _outcome(state, f"claimed {tid} (attempt {task.attempts}){note}", task=tid,
+                    attempt=task.attempts, agent=e.agent)
+
+
+def _why_not(phase: PhaseState, task_id: str, now: datetime) -> str:
+    t = _task(phase, task_id)
+    if t.status != "pending":
+        return f"already {t.status}" + (f" by {t.owner}" if t.owner else "")
+    if t.retryAt and parse_time(t.retryAt) > now:
+        return f"waiting to retry until {t.retryAt}"
+    idx = current_wave(phase)
+    return f"not in the current wave {idx + 1 if idx is not None else '-'} or its dependencies " \
+           "are not done"
+
+
+def nothing_ready_reason(phase: PhaseState, now: datetime) -> str:
+    idx = current_wave(phase)
+    if idx is None or phase.waves is None or phase.tasks is None:
+        return "all tasks are done"
+    wave = [phase.tasks[t] for t in phase.waves[idx].tasks]
+    waits = sorted(t.retryAt for t in wave if t.status == "pending" and t.retryAt
+                   and parse_time(t.retryAt) > now)
+    if waits:
+        return f"wave {idx + 1} is waiting to retry a task until {waits[0]}"
+    running = sum(1 for t in wave if t.status == "in_progress")
+    return f"wave {idx + 1} is still running ({running} task(s) in progress)"
+
+
+def _start(state: State, phase: PhaseState, e: ev.TaskStart, now: datetime,
+           policy: Policy) -> Outcome:
+    task = _task(phase, e.task_id)
+    ts = format_time(now)
+    if task.status == "pending" and state.status == "in_progress" \
+            and e.task_id in ready_tasks(phase, now, policy.lease_seconds):
+        _take(task, e.agent or "unknown", ts)
+        return _outcome(state, f"{e.task_id} claimed and started (attempt {task.attempts})",
+                        task=e.task_id, attempt=task.attempts)
+    if task.status != "in_progress":
+        raise TransitionNotAllowedError(f"task {e.task_id}", task.status, "start")
+    if e.agent and task.owner and e.agent != task.owner:
+        raise TransitionNotAllowedError(f"task {e.task_id}", f"claimed by {task.owner}", "start",
+                                        hint=f"agent {e.agent} does not own it")
+    task.heartbeatAt = ts
+    return _outcome(state, f"{e.task_id} in progress (lease renewed)", task=e.task_id)
+
+
+def _check_owner(task_id: str, task: TaskState, agent: str | None, attempt: int | None,
+                 verb: str) -> None:
+    if attempt is not None and attempt != task.attempts:
+        raise TransitionNotAllowedError(
+            f"task {task_id}", f"on attempt {task.attempts}", verb,
+            hint=f"this report is from attempt {attempt} and is refused")
+    if agent and task.owner and agent != task.owner and task.status == "in_progress":
+        raise TransitionNotAllowedError(
+            f"task {task_id}", f"claimed by {task.owner}", verb,
+            hint=f"agent {agent} lost its claim; it is stale and was reclaimed")
+
+
+def _done(state: State, phase: PhaseState, e: ev.TaskDone, now: datetime,
+          policy: Policy) -> Outcome:
+    task = _task(phase, e.task_id)
+    if task.status == "completed":
+        return _outcome(state, f"{e.task_id} is already completed; nothing changed", False,
+                        task=e.task_id)
+    if task.status == "pending" and e.task_id in ready_tasks(phase, now, policy.lease_seconds):
+        _take(task, e.agent or "unknown", format_time(now))
+    if task.status != "in_progress":
+        raise TransitionNotAllowedError(f"task {e.task_id}", _why_not(phase, e.task_id, now)
+                                        if task.status == "pending" else task.status, "complete")
+    _check_owner(e.task_id, task, e.agent, e.attempt, "complete")
+    ts = format_time(now)
+    task.status, task.completedAt = "completed", ts
+    task.summary, task.result, task.lastError = e.summary, e.result, None
+    return _after_task(state, phase, f"{e.task_id} completed", now, e.task_id, policy)
+
+
+def _after_task(state: State, phase: PhaseState, message: str, now: datetime,
+                tid: str, policy: Policy) -> Outcome:
+    """Close the current wave if it is finished, open the next, finish the phase after the last."""
+    assert phase.waves is not None and phase.tasks is not None
+    idx = next((i for i, w in enumerate(phase.waves) if tid in w.tasks), None)
+    if idx is None or phase.waves[idx].status in _DONE:
+        return _outcome(state, message, task=tid)
+    wave = phase.waves[idx]
+    if not all(phase.tasks[t].status in _DONE for t in wave.tasks):
+        return _outcome(state, message, task=tid)
+    wave.status = "completed"
+    message += f"; wave {idx + 1} completed"
+    if idx + 1 < len(phase.waves):
+        phase.waves[idx + 1].status = "in_progress"
+        return _outcome(state, message + f"; wave {idx + 2} opened", task=tid, wave=idx + 2)
+    if state.status != "in_progress":
+        return _outcome(state, message, task=tid)
+    from agents_state.engine.phases import _advance, _Ctx
+
+    ts = format_time(now)
+    phase.status, phase.completedAt = "completed", ts
+    state.files["tasks"] = ".agents/phases/2.1-tasks.json"
+    out = _advance(_Ctx(state, ts, policy, now), TASK_PHASE, message + "; phase 2.1 completed")
+    return _outcome(out.state, out.message, task=tid)
+
+
+def _fail(state: State, phase: PhaseState, e: ev.TaskFail, now: datetime,
+          policy: Policy) -> Outcome:
+    task = _task(phase, e.task_id)
+    if task.status in _DONE:
+        raise TransitionNotAllowedError(f"task {e.task_id}", task.status, "fail")
+    if task.status == "failed":
+        return _outcome(state, f"{e.task_id} is already failed; nothing changed", False)
+    _check_owner(e.task_id, task, e.agent, e.attempt, "fail")
+    ts = format_time(now)
+    task.attempts = max(task.attempts, 1)
+    task.lastError, task.owner = e.error, None
+    if task.attempts <= policy.max_per_task:
+        wait = policy.backoff(task.attempts)
+        task.status = "pending"
+        task.retryAt = format_time(now + timedelta(seconds=wait))
+        return _outcome(state, f"{e.task_id} failed (attempt {task.attempts}); retry "
+                               f"{task.attempts} of {policy.max_per_task} not before "
+                               f"{task.retryAt}",
+                        task=e.task_id, retryAt=task.retryAt)
+    task.status = "failed"
+    if state.status == "in_progress":
+        state.status = "failed"
+        phase.status = "failed"
+        state.failure = Failure(phase=TASK_PHASE, failedAt=ts,
+                                error=f"task {e.task_id} failed after {task.attempts} "
+                                      f"attempt(s): {e.error}")
+    return _outcome(state, f"{e.task_id} failed after {task.attempts} attempt(s); workflow "
+                           "failed (see: agents-state resume)", task=e.task_id)
+
+
+def retry_failed_tasks(state: State, phase_id: str) -> str:
+    phase = state.phase(phase_id)
+    failed = [t for t, s in (phase.tasks or {}).items() if s.status == "failed"]
+    for tid in failed:
+        t = _own(phase.tasks or {}, tid)
+        t.status, t.retryAt, t.owner = "pending", None, None
+    if phase.status in ("failed", "pending"):
+        phase.status = "in_progress"
+    return f"; task(s) to retry: {', '.join(failed)}" if failed else ""
+
+
+def release_running_tasks(state: State, phase_id: str) -> str:
+    """Give running tasks of a dead driver back to the pool (their attempts stay counted)."""
+    tasks = state.phase(phase_id).tasks or {}
+    released = [t for t, s in tasks.items() if s.status == "in_progress"]
+    for tid in released:
+        t = _own(tasks, tid)
+        t.status, t.owner = "pending", None
+    return f"; released running task(s): {', '.join(released)}" if released else ""
+
+
+def skip_failed_tasks(state: State, phase_id: str, ts: str) -> tuple[str, bool]:
+    """Skip failed tasks; returns the message and whether the phase is now done."""
+    phase = state.phase(phase_id)
+    tasks = phase.tasks or {}
+    failed = [t for t, s in tasks.items() if s.status == "failed"]
+    if not failed:
+        return "", True
+    for tid in failed:
+        _own(tasks, tid).status = "skipped"
+    unblocked = sorted(t for t, s in tasks.items()
+                       if s.status == "pending" and set(failed) & set(s.dependencies))
+    phase.status = "in_progress"
+    msg = f"; skipped {', '.join(failed)}"
+    if unblocked:
+        msg += f"; unblocked dependents: {', '.join(unblocked)}"
+    for i, wave in enumerate(phase.waves or []):
+        if wave.status not in _DONE and all(tasks[t].status in _DONE for t in wave.tasks):
+            wave.status = "completed"
+            if i + 1 < len(phase.waves or []):
+                (phase.waves or [])[i + 1].status = "in_progress"
+    done = all(s.status in _DONE for s in tasks.values())
+    return msg, done

@@ -1,0 +1,1 @@
+"""The sub-agent handoff protocol of designs 000-003."""

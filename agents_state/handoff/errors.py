@@ -1,0 +1,98 @@
+"""Turn pydantic validation errors into short, path-naming problems a model can act on."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from agents_state.handoff import models as hm
+
+__all__ = ["Problem", "pydantic_problems"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str  # dotted field path, "" for the document itself
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+def _field_names() -> frozenset[str]:
+    names: set[str] = set()
+    for obj in vars(hm).values():
+        if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel:
+            names.update(obj.model_fields)
+    return frozenset(names)
+
+
+_KNOWN = _field_names()
+
+
+def _kind_of(value: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "an object", type(None): "null"}.get(type(value), "a value")
+
+
+def _one_of(expected: str) -> str:
+    # pydantic writes "'PROCEED', 'STOP' or 'CLARIFY'"
+    return expected.replace("'", "").replace(" or ", ", ")
+
+
+def _num(v: Any) -> Any:
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _message(err: Any) -> str:
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    got = f" (got {_kind_of(value)})"
+    simple = {
+        "missing": "required field missing",
+        "string_type": "must be a string" + got,
+        "list_type": "must be a list" + got,
+        "dict_type": "must be an object" + got,
+        "model_type": "must be an object" + got,
+        "model_attributes_type": "must be an object" + got,
+        "bool_type": "must be true or false" + got,
+        "bool_parsing": "must be true or false" + got,
+        "int_type": "must be a whole number" + got,
+        "int_parsing": "must be a whole number" + got,
+        "int_from_float": "must be a whole number" + got,
+        "float_type": "must be a number" + got,
+        "float_parsing": "must be a number" + got,
+        "string_too_short": "must not be empty",
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind == "literal_error":
+        return f"must be one of {_one_of(str(ctx.get('expected', '')))} (got {value!r})"
+    if kind == "extra_forbidden":
+        return "unknown field"
+    if kind in ("greater_than_equal", "greater_than"):
+        op = ">=" if kind == "greater_than_equal" else ">"
+        return f"must be {op} {_num(ctx.get('ge', ctx.get('gt')))} (got {value!r})"
+    if kind in ("less_than_equal", "less_than"):
+        op = "<=" if kind == "less_than_equal" else "<"
+        return f"must be {op} {_num(ctx.get('le', ctx.get('lt')))} (got {value!r})"
+    return str(err["msg"])
+
+
+def pydantic_problems(exc: ValidationError) -> list[Problem]:
+    out: list[Problem] = []
+    seen: set[str] = set()
+    for err in exc.errors(include_url=False):
+        path = ".".join(str(part) for part in err["loc"])
+        message = _message(err)
+        if err["type"] == "extra_forbidden" and err["loc"]:
+            close = difflib.get_close_matches(str(err["loc"][-1]), _KNOWN, n=1, cutoff=0.75)
+            if close:
+                message += f" (did you mean {close[0]}?)"
+        key = f"{path}\0{message}"
+        if key not in seen:
+            seen.add(key)
+            out.append(Problem(path, message))
+    return out

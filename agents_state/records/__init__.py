@@ -1,0 +1,1 @@
+"""Typed records: the state and configuration models without pydantic's start-up cost."""

@@ -1,0 +1,104 @@
+"""JSON Schema (draft 2020-12) of a record, in the shape pydantic gives its models (pure).
+
+Only ``agents-state schema`` needs it, so it is kept out of ``record`` and off the hot path.
+Nested records go to ``$defs``; titles, defaults, bounds and descriptions (the class docstring)
+are those of the declaration.  The before- and after-checks are not described: the readers are
+more lenient than the schema (see ``schema_export``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from typing import Any, Literal
+
+from agents_state.records.base import FieldSpec, Record
+from agents_state.records.codegen import MISSING
+
+__all__ = ["record_schema"]
+
+
+def record_schema(cls: type[Record]) -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    body = _object(cls, defs)
+    if defs:
+        body["$defs"] = dict(sorted(defs.items()))
+    out: dict[str, Any] = _sorted(body)
+    return out
+
+
+def _object(cls: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
+    props = {name: _field(spec, defs) for name, spec in cls.model_fields().items()}
+    out: dict[str, Any] = {"additionalProperties": cls.extra == "allow", "properties": props,
+                           "title": cls.__name__, "type": "object"}
+    if cls.__doc__:
+        out["description"] = inspect.cleandoc(cls.__doc__)
+    required = [name for name, spec in cls.model_fields().items() if spec.required]
+    if required:
+        out["required"] = required
+    return out
+
+
+def _field(spec: FieldSpec, defs: dict[str, Any]) -> dict[str, Any]:
+    out = _type(spec.annotation, defs)
+    if spec.ge is not None:
+        out["minimum"] = spec.ge
+    if spec.le is not None:
+        out["maximum"] = spec.le
+    if not _has_record(spec.annotation):
+        out["title"] = spec.name.replace("_", " ").title()
+    if spec.factory is None and spec.default is not MISSING:
+        default = spec.default
+        out["default"] = default.model_dump() if isinstance(default, Record) else default
+    return out
+
+
+def _has_record(tp: Any) -> bool:
+    if isinstance(tp, type) and issubclass(tp, Record):
+        return True
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) is typing.Annotated:
+        return _has_record(args[0])
+    return typing.get_origin(tp) in (typing.Union, types.UnionType) and any(
+        _has_record(a) for a in args)
+
+
+def _type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    simple = {str: "string", int: "integer", bool: "boolean", float: "number"}
+    if tp in simple:
+        return {"type": simple[tp]}
+    if tp is Any:
+        return {}
+    if isinstance(tp, type) and issubclass(tp, Record):
+        if tp.__name__ not in defs:
+            defs[tp.__name__] = {}  # placeholder: records may refer to each other
+            defs[tp.__name__] = _object(tp, defs)
+        return {"$ref": f"#/$defs/{tp.__name__}"}
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Annotated:
+        return _type(args[0], defs)
+    if origin is Literal:
+        kind = {"type": "string"} if all(isinstance(a, str) for a in args) else {}
+        return {"const": args[0], **kind} if len(args) == 1 else {"enum": list(args), **kind}
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [_type(a, defs) if a is not type(None) else {"type": "null"}
+                          for a in args]}
+    if origin is list or tp is list:
+        return {"items": _type(args[0], defs), "type": "array"} if args else {
+            "items": {}, "type": "array"}
+    if origin is dict or tp is dict:
+        inner = _type(args[1], defs) if args else {}
+        return {"additionalProperties": inner or True, "type": "object"}
+    raise TypeError(f"no JSON Schema for {tp!r}")
+
+
+def _sorted(node: Any, data: bool = False) -> Any:
+    """Keys sorted, as pydantic does, except property order and literal data (defaults, enums)."""
+    if isinstance(node, dict) and not data:
+        return {k: _sorted(v, data=k in ("default", "enum", "const"))
+                if k != "properties" else {p: _sorted(s) for p, s in v.items()}
+                for k, v in sorted(node.items())}
+    if isinstance(node, list) and not data:
+        return [_sorted(x) for x in node]
+    return node

@@ -1,0 +1,1 @@
+"""The durable store: the only package that writes workflow state to disk."""

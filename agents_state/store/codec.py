@@ -1,0 +1,263 @@
+"""Decode and encode ``state.json``: lenient on read, strict on write, one-line errors.
+
+Reading accepts what people and models write (see ``models``), fills stages and phases that a
+file leaves out (design 004's own example omits most of them) and refuses what cannot be a v2
+state: bad JSON, a future or older ``version``, unknown stage or phase ids.  Writing validates
+the whole state again and checks the invariants the engine relies on.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import orjson
+
+from agents_state.errors import StateFileError
+from agents_state.jsonio import strip_bom
+from agents_state.models import SCHEMA_VERSION, PhaseState, StageState, State
+from agents_state.records.base import RecordError
+from agents_state.workflow import PHASE_IDS, STAGES, get_phase, phases_of
+
+__all__ = ["decode_state", "encode_state", "flatten_errors"]
+
+KNOWN_VERSIONS = (1, 2)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _gc_paused(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run with the cyclic garbage collector paused: decoding 10,000 tasks makes some 50,000
+    objects, and the collector's passes over them cost about 40% of the time.  A state is a tree
+    (no cycles), so nothing is left for the collector to find.  The objects made are then frozen
+    (``gc.freeze``): later passes, set off by the next allocations (an update's apply and encode),
+    skip them instead of walking 100,000 tasks again; reference counting still frees them."""
+
+    @functools.wraps(fn)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.freeze()  # nor later: what is made here is a tree, freed by reference counts
+                gc.enable()
+
+    return paused
+
+
+def flatten_errors(err: RecordError, limit: int = 3) -> tuple[str, str]:
+    """(first field path, one-line message) from a validation error, e.g. ``stages.PLAN.status``."""
+    parts: list[str] = []
+    first = ""
+    for e in err.errors()[:limit]:
+        loc = ".".join(str(p) for p in e["loc"])
+        first = first or loc
+        value = e.get("input")
+        shown = "" if isinstance(value, dict | list) else f" (got {value!r})"
+        parts.append(f"{loc}: {e['msg']}{shown}" if loc else f"{e['msg']}{shown}")
+    more = len(err.errors()) - limit
+    msg = "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+    return first, msg
+
+
+def _version(raw: dict[str, Any], shown: str) -> int:
+    v = raw.get("version", SCHEMA_VERSION)
+    try:
+        version = int(float(v)) if isinstance(v, str | int | float) and not isinstance(v, bool) \
+            else -1
+    except ValueError:
+        version = -1
+    if version == 1:
+        raise StateFileError(shown, "version", "is 1 (the original plugin's layout); run: "
+                             "agents-state migrate")
+    if version != SCHEMA_VERSION:
+        raise StateFileError(shown, "version", f"{v!r} is not understood; this agents-state "
+                             f"reads versions {', '.join(map(str, KNOWN_VERSIONS))} "
+                             "(upgrade agents-state for newer files)")
+    return version
+
+
+def _check_ids(raw: dict[str, Any], shown: str) -> None:
+    stages = raw.get("stages")
+    if isinstance(stages, dict):
+        unknown = [s for s in stages if str(s).upper() not in STAGES]
+        if unknown:
+            raise StateFileError(shown, f"stages.{unknown[0]}", "unknown stage; stages are "
+                                 + ", ".join(STAGES))
+        for name, stage in stages.items():
+            phases = stage.get("phases") if isinstance(stage, dict) else None
+            if isinstance(phases, dict):
+                own = {p.id for p in phases_of(str(name).upper())}
+                bad = [p for p in phases if p not in own]
+                if bad:
+                    raise StateFileError(shown, f"stages.{name}.phases.{bad[0]}",
+                                         f"not a phase of {name}; its phases are "
+                                         + ", ".join(sorted(own)))
+    phase = raw.get("currentPhase")
+    if phase is not None and str(phase) not in PHASE_IDS:
+        raise StateFileError(shown, "currentPhase", f"{phase!r} is not a phase; phases are "
+                             + ", ".join(PHASE_IDS))
+
+
+def _fill(state: State) -> None:
+    """Add the stages and phases a file leaves out; a completed stage's phases are completed."""
+    for name in STAGES:
+        stage = state.stages.setdefault(name, StageState())
+        for p in phases_of(name):
+            if p.id not in stage.phases:
+                status = stage.status if stage.status in ("completed", "skipped") else "pending"
+                stage.phases[p.id] = PhaseState(status=status)
+    if state.currentPhase is None and state.status != "completed":
+        from agents_state.workflow import PHASES
+
+        first = next((p for p in PHASES
+                      if state.phase(p.id).status not in ("completed", "skipped")), None)
+        state.currentPhase = first.id if first else None
+    if state.currentPhase and not state.currentStage:
+        state.currentStage = get_phase(state.currentPhase).stage
+
+
+@_gc_paused
+def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
+    if not data.strip():
+        raise StateFileError(shown, "", "is empty (a write was interrupted?); run: "
+                             "agents-state doctor --repair")
+    try:
+        raw = orjson.loads(strip_bom(data))
+    except orjson.JSONDecodeError as e:
+        raise StateFileError(shown, "", f"not valid JSON ({e}); run: agents-state doctor") \
+            from None
+    if not isinstance(raw, dict):
+        raise StateFileError(shown, "", f"expected a JSON object, got {type(raw).__name__}")
+    try:
+        canonical = orjson.dumps(raw, option=orjson.OPT_INDENT_2) + b"\n"
+    except orjson.JSONEncodeError as e:  # what could be read but never written back
+        raise StateFileError(shown, "", f"cannot be written back: {_unwritable(e)}; run: "
+                             "agents-state doctor") from None
+    if canonical != data:
+        _strict_recheck(data, shown)  # written by hand: refuse duplicate keys, as for inputs
+    _version(raw, shown)
+    _check_ids(raw, shown)
+    raw["version"] = SCHEMA_VERSION
+    try:
+        state = State.model_validate(raw)
+    except RecordError as e:
+        field, msg = flatten_errors(e)
+        raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) \
+            from None
+    _fill(state)
+    _READ_TASKS.clear()
+    if for_update:
+        _remember_tasks(state)
+    return state
+
+
+# Tasks of the state an update read: id -> (the task, its JSON dump).  The engine never changes a
+# task in place (it copies it first, ``engine_tasks._own``), so a task of the new state that is
+# still this very object is unchanged since it was read and validated: ``encode_state`` writes
+# the dump made on read instead of dumping and validating it again.  At 100,000 tasks that
+# halves the cost of an update (docs/performance.md).  Read-only commands skip the dump.
+_READ_TASKS: dict[int, tuple[object, dict[str, Any]]] = {}
+
+
+def _remember_tasks(state: State) -> None:
+    dumped = state.to_json_dict()
+    for name, stage in state.stages.items():
+        for pid, phase in stage.phases.items():
+            if phase.tasks:
+                docs = dumped["stages"][name]["phases"][pid]["tasks"]
+                for tid, task in phase.tasks.items():
+                    _READ_TASKS[id(task)] = (task, docs[tid])
+
+
+def _unchanged(task: object) -> dict[str, Any] | None:
+    seen = _READ_TASKS.get(id(task))
+    return seen[1] if seen is not None and seen[0] is task else None
+
+
+def _unwritable(e: Exception) -> str:
+    text = str(e)
+    if "ecursion" in text:
+        return "it is nested too deeply (over 254 levels; a state needs fewer than 10)"
+    if "64-bit" in text:
+        return "an integer is out of range (beyond 64 bits)"
+    return text
+
+
+def _strict_recheck(data: bytes, shown: str) -> None:
+    """Files agents-state wrote are canonical; any other is decoded once more, strictly."""
+    from agents_state.errors import InvalidInputError
+    from agents_state.jsonio import loads_strict
+
+    try:
+        loads_strict(data, shown)
+    except InvalidInputError as e:
+        raise StateFileError(shown, e.field, e.problem) from None
+
+
+def _invariants(state: State) -> list[str]:
+    problems = []
+    if state.currentPhase is not None and state.currentPhase not in PHASE_IDS:
+        problems.append(f"currentPhase {state.currentPhase!r} is not a phase")
+    if set(state.stages) != set(STAGES):
+        problems.append("stages must be exactly " + ", ".join(STAGES))
+    running = [pid for pid in PHASE_IDS if state.phase(pid).status == "in_progress"] \
+        if not problems else []
+    if len(running) > 1:
+        problems.append(f"more than one phase in progress: {', '.join(running)}")
+    return problems
+
+
+@_gc_paused
+def encode_state(state: State, shown: str) -> bytes:
+    """Validate strictly and serialise; a failure here is a bug, never written to disk."""
+    data = _dump_changed(state)
+    try:
+        State.model_validate(data)
+    except RecordError as e:
+        field, msg = flatten_errors(e)
+        raise StateFileError(shown, field, f"refusing to write an invalid state: {msg}") from None
+    problems = _invariants(state)
+    if problems:
+        raise StateFileError(shown, "", "refusing to write an invalid state: "
+                             + "; ".join(problems))
+    _put_back_unchanged(state, data)
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _dump_changed(state: State) -> dict[str, Any]:
+    """The JSON of ``state`` without the tasks unchanged since they were read (see
+    ``_READ_TASKS``); those are put back, as read and in their order, after validation."""
+    if not _READ_TASKS:
+        return state.to_json_dict()
+    full: list[tuple[Any, dict[str, Any]]] = []
+    for stage in state.stages.values():
+        for phase in stage.phases.values():
+            if phase.tasks:
+                full.append((phase, phase.tasks))
+                phase.tasks = {k: t for k, t in phase.tasks.items() if _unchanged(t) is None}
+    try:
+        return state.to_json_dict()
+    finally:
+        for phase, tasks in full:
+            phase.tasks = tasks
+
+
+def _put_back_unchanged(state: State, data: dict[str, Any]) -> None:
+    if not _READ_TASKS:
+        return
+    for name, stage in state.stages.items():
+        for pid, phase in stage.phases.items():
+            if not phase.tasks:
+                continue
+            dumped = data["stages"][name]["phases"][pid]["tasks"]
+            out = {}
+            for tid, task in phase.tasks.items():
+                doc = _unchanged(task)
+                out[tid] = dumped[tid] if doc is None else doc
+            data["stages"][name]["phases"][pid]["tasks"] = out

@@ -1,0 +1,97 @@
+"""The store's lock as a context manager: the kernel lock on the ``.agents/`` directory itself
+(``lockfile``: nothing inside it can be removed or replaced to split writers), a bounded wait
+(``AGENTS_STATE_LOCK_TIMEOUT``) and ``lock-owner``, which names the holder in a timeout message.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agents_state.errors import InvalidInputError, LockTimeoutError, StorageIOError
+from agents_state.store import fsops
+from agents_state.store.paths import AGENTS_DIR
+
+if TYPE_CHECKING:
+    from agents_state.store.files import Store
+
+__all__ = ["DEFAULT_LOCK_TIMEOUT", "MAX_LOCK_TIMEOUT", "StoreLock", "env_lock_timeout"]
+
+DEFAULT_LOCK_TIMEOUT = 30.0
+MAX_LOCK_TIMEOUT = 86400.0
+
+
+def env_lock_timeout() -> float:
+    raw = os.environ.get("AGENTS_STATE_LOCK_TIMEOUT")
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} is not a "
+                                "number of seconds to wait for the lock (write e.g. 10)")
+    if seconds > MAX_LOCK_TIMEOUT:
+        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} seconds "
+                                f"is out of range (at most {MAX_LOCK_TIMEOUT:g}, a day)")
+    return seconds
+
+
+class StoreLock:
+    """The kernel lock on the ``.agents/`` directory itself (``lockfile``: nothing inside it can
+    be removed or replaced to split writers), with a bounded wait naming the holder."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.release: Callable[[], None] | None = None
+
+    def __enter__(self) -> None:
+        if os.environ.get("AGENTS_STATE_TEST_NO_LOCK") == "1":  # control runs of the torture test
+            return
+        from agents_state.store.lockfile import LockTimeout, acquire
+
+        try:
+            self.release = acquire(self.store.dir, self.store.lock_timeout)
+        except LockTimeout:
+            holder = _holder(self.store.owner_path)
+            raise LockTimeoutError(f"{AGENTS_DIR}/", self.store.lock_timeout, holder) from None
+        except OSError as e:
+            raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
+        try:
+            fd = fsops.open_regular(self.store.owner_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                                    f"{AGENTS_DIR}/lock-owner")
+            try:
+                os.write(fd, f"{os.getpid()} {time.time():.0f}\n".encode())
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # only used to name the holder in a timeout message
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        release, self.release = self.release, None
+        if release is not None:
+            release()
+
+
+def _holder(owner_path: Path) -> str:
+    try:
+        pid_s, since = fsops.read_regular(owner_path, "", 200).decode().split()[:2]
+        pid = int(pid_s)
+        age = time.time() - float(since)
+    except (OSError, ValueError, InvalidInputError):
+        return "an unknown process"
+    try:
+        os.kill(pid, 0)
+        alive = "running"
+    except (ProcessLookupError, OverflowError):
+        alive = "no longer running"
+    except PermissionError:
+        alive = "running"
+    return f"pid {pid} ({alive}, took it {age:.0f}s ago)"

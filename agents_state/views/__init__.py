@@ -1,0 +1,1 @@
+"""What people and models read: rendered text, summaries, context, graphs, the watch."""

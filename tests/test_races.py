@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from clitools import CLI, run_cli, wave_of
@@ -26,11 +27,12 @@ def _spawn_all(root: Path, argvs: list[list[str]]) -> list[subprocess.CompletedP
     return out
 
 
-def _state(root: Path) -> dict:
-    return json.loads((root / ".agents/state.json").read_text())
+def _state(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / ".agents/state.json").read_text())
+    return data
 
 
-def _events(root: Path) -> list[dict]:
+def _events(root: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (root / ".agents/events.jsonl").read_text().splitlines()]
 
 

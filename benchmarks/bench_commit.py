@@ -20,6 +20,11 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agents_state.engine.phases import Outcome
+    from agents_state.models import State
 
 from common import chained_tasks, compile_package, fmt_ms, workflow_at_tasks
 
@@ -40,13 +45,13 @@ def _bare_replace(directory: Path, data: bytes) -> None:
         os.close(dfd)
 
 
-def _touch(state: object) -> object:
+def _touch(state: State | None) -> Outcome:
     """A commit's mutation that always changes the state (the bytes written grow by nothing)."""
     from agents_state.engine.phases import Outcome
 
     assert state is not None
-    state.revision += 1  # type: ignore[attr-defined]
-    return Outcome(state, "bench", True, {"event": "bench"})  # type: ignore[arg-type]
+    state.revision += 1
+    return Outcome(state, "bench", True, {"event": "bench"})
 
 
 def _timed(fn: object, runs: int) -> list[float]:

@@ -83,7 +83,8 @@ def main() -> int:
     worst = 0.0
     total_lost = 0
     for n in (int(x) for x in args.writers.split(",")):
-        serial, concurrent = [], []
+        serial: list[float] = []
+        concurrent: list[float] = []
         for _ in range(args.runs):
             for mode, runs in ((_serial, serial), (_concurrent, concurrent)):
                 root = Path(tempfile.mkdtemp(prefix="agents-state-bench-"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from clitools import artifact_body, cli_json, run_cli
 
@@ -15,7 +16,7 @@ TASKS = {"tasks": [
 ]}
 
 
-def _do(root: Path, action: dict) -> None:
+def _do(root: Path, action: dict[str, Any]) -> None:
     """Carry out one action as a literal-minded orchestrator would."""
     cmd = action["command"]
     if action["kind"] == "dispatch_agents" and action.get("tasks"):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clitools import cli_json, run_cli
+from clitools import cli_json, run_cli, walk_to
 
 A = ".agents"
 
@@ -278,3 +278,21 @@ def test_a_crash_exits_1_and_names_the_logged_traceback(root: Path, as_json: boo
     assert "Traceback (most recent call last)" in text and "RuntimeError: boom" in text
     assert "Traceback" not in proc.stderr
     assert (root / A / "state.json").read_bytes() == before
+
+
+def test_resume_explains_a_review_that_ran_out_of_rounds(root: Path) -> None:
+    _config(root, {"stages": {"PLAN": {"review": {"maxRetries": 0}}}})
+    walk_to(root, "1.3")
+    review = json.dumps({"issues": [{"severity": "critical", "description": "no tests"}]})
+    out = _first_line(root, "phase", "complete", "1.3", "--artifact", "-", stdin=review)
+    reason = ("review 1.3 still finds 1 blocking issue(s) after 0 rework round(s); see "
+              ".agents/phases/1.3-plan-review.json")
+    assert out == f"workflow blocked: {reason}"
+    assert _state(root)["status"] == "blocked"
+    assert _ok(root, "resume").splitlines() == [
+        f"Blocked in phase 1.3: {reason}",
+        "  agents-state resume --retry      run phase 1.3 again (attempts are counted)",
+        "  agents-state resume --skip       mark phase 1.3 (or its failed tasks) skipped and go on",
+        "  agents-state resume --abort      end the workflow, keep every file"]
+    assert _first_line(root, "resume", "--skip") == "phase 1.3 Plan Review skipped"
+    assert _state(root)["status"] == "in_progress" and "blockedReason" not in _state(root)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -12,13 +13,25 @@ from agents_state.engine.nextaction import next_action
 from agents_state.engine.phases import apply, new_state
 from agents_state.engine.waves import find_cycle, parse_tasks, plan_waves
 from agents_state.errors import InvalidInputError, NotFoundError, TransitionNotAllowedError
-from agents_state.models import State
+from agents_state.models import State, TaskState, Wave
 from agents_state.policy import Policy
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)
 
 
-def _defs(spec: dict[str, list[str]]) -> list[dict]:
+def _tasks(state: State) -> dict[str, TaskState]:
+    tasks = state.phase("2.1").tasks
+    assert tasks is not None
+    return tasks
+
+
+def _waves(state: State) -> list[Wave]:
+    waves = state.phase("2.1").waves
+    assert waves is not None
+    return waves
+
+
+def _defs(spec: dict[str, list[str]]) -> list[dict[str, Any]]:
     return [{"id": k, "dependencies": v} for k, v in spec.items()]
 
 
@@ -73,13 +86,13 @@ def _at_tasks(spec: dict[str, list[str]], policy: Policy | None = None) -> State
 def test_claim_done_advances_waves_exactly_once() -> None:
     s = _at_tasks({"a": [], "b": [], "c": ["a", "b"]})
     out = apply(s, ev.TaskClaim(agent="w1"), T0)
-    assert out.data["task"] == "a" and out.state.phase("2.1").tasks["a"].owner == "w1"
+    assert out.data["task"] == "a" and _tasks(out.state)["a"].owner == "w1"
     s = apply(out.state, ev.TaskClaim(agent="w2"), T0).state
     with pytest.raises(NotFoundError, match="nothing to claim: wave 1 is still running "
                        r"\(2 task\(s\) in progress\)"):
         apply(s, ev.TaskClaim(agent="w3"), T0)
     s = apply(s, ev.TaskDone(task_id="a", agent="w1"), T0).state
-    assert s.phase("2.1").waves[0].status == "in_progress"
+    assert _waves(s)[0].status == "in_progress"
     out = apply(s, ev.TaskDone(task_id="b", agent="w2"), T0)
     assert out.message == "b completed; wave 1 completed; wave 2 opened"
     again = apply(out.state, ev.TaskDone(task_id="b"), T0)
@@ -120,8 +133,8 @@ def test_failed_task_waits_for_backoff_then_fails_workflow() -> None:
     # resume --retry: the task runs again, attempts counted
     r = apply(s, ev.Retry(), t2, pol).state
     assert r.status == "in_progress" and r.failure is None
-    assert r.phase("2.1").tasks["a"].status == "pending"
-    assert r.phase("2.1").tasks["a"].attempts == 3
+    assert _tasks(r)["a"].status == "pending"
+    assert _tasks(r)["a"].attempts == 3
     # resume --skip: a skipped and its dependent c unblocked
     k = apply(s, ev.Skip(), t2, pol)
     assert k.message == "skipped a; unblocked dependents: c"
@@ -145,4 +158,4 @@ def test_resume_retry_releases_tasks_of_a_dead_driver() -> None:
     s = apply(s, ev.TaskClaim(agent="x"), T0).state
     out = apply(s, ev.Retry(), T0)
     assert out.message == "workflow resumed at phase 2.1; released running task(s): a"
-    assert out.state.phase("2.1").tasks["a"].status == "pending"
+    assert _tasks(out.state)["a"].status == "pending"

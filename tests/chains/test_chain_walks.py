@@ -24,7 +24,7 @@ from chainhelp import (
 SIZE3 = ("--files", "3", "--tasks", "3", "--modules", "1", "--effort", "medium")
 
 
-def step(w: Walk, cid: str) -> tuple[str, str]:
+def step(w: Walk, cid: str) -> tuple[str, str | None]:
     c = w.chain(cid)
     cur = c["steps"][c["current"]]["id"] if c["current"] < len(c["steps"]) else None
     return c["status"], cur

@@ -6,6 +6,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,12 +20,15 @@ def _no_commands(root: Path, retries: int = 2) -> None:
         {"stages": {"TEST": {"commands": {}}}, "retries": {"maxPerPhase": retries}}))
 
 
-def _record_run(root: Path, body: str) -> dict:
-    return js(root, "phase", "complete", "3.1", "--artifact", "-", stdin=body)
+def _record_run(root: Path, body: str) -> dict[str, Any]:
+    out: dict[str, Any] = js(root, "phase", "complete", "3.1", "--artifact", "-", stdin=body)
+    return out
 
 
-def _analyse(root: Path) -> dict:
-    return js(root, "phase", "complete", "3.2", "--artifact", "-", stdin="fixed the import\n")
+def _analyse(root: Path) -> dict[str, Any]:
+    out: dict[str, Any] = js(root, "phase", "complete", "3.2", "--artifact", "-",
+                             stdin="fixed the import\n")
+    return out
 
 
 def test_failing_run_goes_to_analysis_and_back_then_passes(root: Path) -> None:

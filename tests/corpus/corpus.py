@@ -64,7 +64,7 @@ def prepare(setup: str, root: Path) -> None:
 def materialise(case: dict[str, Any], root: Path, outside: Path) -> Path:
     """Put the case's input where it belongs; returns its path."""
     place = case.get("place", "input")
-    target = {"state": root / ".agents/state.json", "config": root / ".agents/config.json",
+    target: Path = {"state": root / ".agents/state.json", "config": root / ".agents/config.json",
               "input": root / "input" / case["id"]}[place]
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() or target.is_symlink():

@@ -63,7 +63,7 @@ _REQ = VALID["001 request"][1]
 _LONG = "word " * 501
 _KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"
 
-BAD: list[tuple[str, Any, str]] = [
+BAD: list[tuple[str, Any, str | None]] = [
     ("decision", _resp(decision="GO"),
      "f: decision: must be one of PROCEED, STOP, CLARIFY (got 'GO')"),
     ("missing decision", _resp(decision=_DROP), "f: decision: required field missing"),

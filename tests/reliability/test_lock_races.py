@@ -41,9 +41,10 @@ def _acked(procs: list[subprocess.Popen[str]]) -> list[int]:
 
 
 def _check_log(root: Path) -> dict[str, object]:
-    state = json.loads((root / A / "state.json").read_text())
+    state: dict[str, object] = json.loads((root / A / "state.json").read_text())
+    # gap-free, in order, no step back
     revs = [json.loads(x)["rev"] for x in (root / A / "events.jsonl").read_text().splitlines()]
-    assert revs == list(range(1, state["revision"] + 1))  # gap-free, in order, no step back
+    assert revs == list(range(1, int(str(state["revision"])) + 1))
     return state
 
 

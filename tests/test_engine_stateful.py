@@ -216,8 +216,11 @@ class PhaseMachine(RuleBasedStateMachine):
         if out is not None:
             phase = self.state.phase(pid)
             assert phase.attempts == attempts + 1 and phase.error == "boom"
-            if phase.attempts < self.policy.max_per_phase:
-                assert phase.status == "pending" and self.state.status == "in_progress"
+            # retries.maxPerPhase counts retries after the first attempt (issue 15)
+            if phase.attempts <= self.policy.max_per_phase:
+                assert phase.status == "pending"
+                assert self.state.status in ("in_progress", "stopped")  # a stop keeps its word
+                assert phase.retryAt is not None  # the retry waits out its backoff
             else:
                 assert phase.status == "failed" and self.state.status == "failed"
                 assert self.state.failure is not None and self.state.failure.phase == pid
@@ -345,8 +348,9 @@ class PhaseMachine(RuleBasedStateMachine):
         s = self.state
         if s is None:
             return
-        if s.stopRequested:  # honoured when the current phase completes, or by a resume
-            assert s.status != "stopped" and s.currentPhase is not None
+        if s.stopRequested:  # honoured when the current phase completes, or by a resume; while
+            # stopped it marks that the step in flight at the stop may still be recorded (issue 15)
+            assert s.status != "completed" and s.currentPhase is not None
 
 
 PhaseMachine.TestCase.settings = settings(max_examples=100, stateful_step_count=50,

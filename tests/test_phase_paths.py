@@ -45,35 +45,55 @@ def _config(root: Path, doc: dict[str, Any]) -> None:
 # -- phase fail ---------------------------------------------------------------------------------
 
 
+def _retried(line: str, attempt: int, error: str, of: int) -> None:
+    assert re.fullmatch(rf"phase 0 failed \(attempt {attempt}\): {error}; retry {attempt} of "
+                        rf"{of} not before \d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\dZ", line), line
+
+
 def test_phase_fail_is_retried_until_max_per_phase_then_fails_the_workflow(root: Path) -> None:
+    # retries.maxPerPhase (3 by default) counts retries after the first attempt (issue 15)
     _ok(root, "dispatch", "Add a health endpoint")
     _ok(root, "phase", "start", "0")
-    assert _first_line(root, "phase", "fail", "0", "--error", "agent timed out") == \
-        "phase 0 failed (attempt 1 of 3): agent timed out; it will be retried"
-    assert _phase(root, "0") | {"startedAt": None} == {
-        "status": "pending", "startedAt": None, "agentCount": 4, "attempts": 1,
-        "reviewRounds": 0, "error": "agent timed out"}
+    _retried(_first_line(root, "phase", "fail", "0", "--error", "agent timed out"), 1,
+             "agent timed out", 3)
+    phase = _phase(root, "0")
+    assert {k: phase[k] for k in ("status", "attempts", "reviewRounds", "error")} == {
+        "status": "pending", "attempts": 1, "reviewRounds": 0, "error": "agent timed out"}
+    assert phase["retryAt"] > phase["startedAt"]
     assert _state(root)["status"] == "in_progress"
-    # the next action says why the step runs again
-    assert cli_json(root, "next")["instructions"].endswith(
-        "The previous attempt failed: agent timed out")
-    assert _first_line(root, "phase", "fail", "0", "--error", "again") == \
-        "phase 0 failed (attempt 2 of 3): again; it will be retried"
-    out = run_cli(root, "phase", "fail", "0", "--error", "third", "--json")
+    # the next action waits out the backoff and says why the step runs again
+    nxt = cli_json(root, "next")
+    assert (nxt["kind"], nxt["until"]) == ("wait", phase["retryAt"])
+    assert nxt["instructions"].endswith("The previous attempt failed: agent timed out")
+    _retried(_first_line(root, "phase", "fail", "0", "--error", "again"), 2, "again", 3)
+    _retried(_first_line(root, "phase", "fail", "0", "--error", "third"), 3, "third", 3)
+    out = run_cli(root, "phase", "fail", "0", "--error", "fourth", "--json")
     assert out.returncode == 0
     doc = json.loads(out.stdout)
-    assert doc["message"] == ("phase 0 failed after 3 attempt(s): third; workflow failed "
+    assert doc["message"] == ("phase 0 failed after 4 attempt(s): fourth; workflow failed "
                               "(see: agents-state resume)")
-    assert (doc["status"], doc["revision"]) == ("failed", 5)
-    assert doc["next"]["kind"] == "blocked" and doc["next"]["command"] == "agents-state resume"
+    assert (doc["status"], doc["revision"]) == ("failed", 6)
+    # a failed workflow asks the user; the model does not pick an option by itself
+    assert doc["next"]["kind"] == "ask_user" and doc["next"]["command"] is None
+    assert [o["command"] for o in doc["next"]["options"]] == [
+        "agents-state resume --retry", "agents-state resume --skip", "agents-state resume --abort"]
     state = _state(root)
     assert state["status"] == "failed" and state["stages"]["EXPLORE"]["status"] == "failed"
-    assert state["failure"]["phase"] == "0" and state["failure"]["error"] == "third"
+    assert state["failure"]["phase"] == "0" and state["failure"]["error"] == "fourth"
     assert _phase(root, "0")["status"] == "failed"
 
 
 def test_max_per_phase_from_the_config_file(root: Path) -> None:
     _config(root, {"retries": {"maxPerPhase": 1}})
+    _ok(root, "dispatch", "x")
+    _retried(_first_line(root, "phase", "fail", "0", "--error", "boom"), 1, "boom", 1)
+    assert _first_line(root, "phase", "fail", "0", "--error", "boom") == \
+        "phase 0 failed after 2 attempt(s): boom; workflow failed (see: agents-state resume)"
+    assert _state(root)["status"] == "failed"
+
+
+def test_max_per_phase_zero_fails_at_the_first_failure(root: Path) -> None:
+    _config(root, {"retries": {"maxPerPhase": 0}})
     _ok(root, "dispatch", "x")
     assert _first_line(root, "phase", "fail", "0", "--error", "boom") == \
         "phase 0 failed after 1 attempt(s): boom; workflow failed (see: agents-state resume)"
@@ -102,7 +122,7 @@ def test_phase_fail_needs_an_error_text(root: Path) -> None:
 
 
 def _failed(root: Path) -> None:
-    _config(root, {"retries": {"maxPerPhase": 1}})
+    _config(root, {"retries": {"maxPerPhase": 0}})
     _ok(root, "dispatch", "x")
     _ok(root, "phase", "start", "0")
     _ok(root, "phase", "fail", "0", "--error", "agent timed out")
@@ -122,7 +142,7 @@ def test_resume_explains_a_failure_and_lists_the_options(root: Path) -> None:
         "timed out"}
     assert [o["command"] for o in doc["options"]] == [
         "agents-state resume --retry", "agents-state resume --skip", "agents-state resume --abort"]
-    assert doc["next"]["kind"] == "blocked"
+    assert doc["next"]["kind"] == "ask_user"
     before = (root / A / "state.json").read_bytes()
     _ok(root, "resume")  # explaining writes nothing
     assert (root / A / "state.json").read_bytes() == before
@@ -199,9 +219,11 @@ def test_stop_during_a_phase_stops_after_it(root: Path) -> None:
 
 def test_stop_before_a_phase_starts_stops_at_once(root: Path) -> None:
     _ok(root, "dispatch", "x")
-    assert _first_line(root, "stop") == "workflow stopped before phase 0"
+    assert _first_line(root, "stop") == ("workflow stopped at phase 0: nothing new starts; a step "
+                                         "already in flight can still be recorded")
     assert _state(root)["status"] == "stopped"
-    assert cli_json(root, "next")["kind"] == "blocked"
+    nxt = cli_json(root, "next")
+    assert (nxt["kind"], nxt["command"]) == ("blocked", "agents-state resume --retry")
 
 
 # -- compaction ----------------------------------------------------------------------------------

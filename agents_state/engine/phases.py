@@ -369,7 +369,7 @@ def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
             message += "; workflow stopped as requested"
         return Outcome(state, message)
     phase.status = "failed"
-    state.status = "failed"
+    state.status, state.stopRequested = "failed", False  # a stop's step in flight is spent
     state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
     return Outcome(state, f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
                           "workflow failed (see: agents-state resume)")

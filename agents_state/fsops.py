@@ -10,6 +10,7 @@ apart.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 

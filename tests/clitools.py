@@ -25,8 +25,10 @@ def invoke(argv: list[str], stdin: str | bytes | None = None,
     stderr and the environment swapped for the call), so the hook fast path, the error handler
     and the exit codes are the ones a user gets; only the interpreter start-up is saved.
     """
+    from agents_state import store
     from agents_state.__main__ import main
 
+    store._COMMITTED.clear()  # per process in real use: a fresh "process" per call here
     runner = CliRunner()
     with runner.isolation(input=stdin, env=env) as (out, err, _mixed):
         old_argv, old_cwd = sys.argv, os.getcwd()

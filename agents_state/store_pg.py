@@ -1,0 +1,354 @@
+"""The PostgreSQL store (issue 17): the same engine and guarantees on a database server.
+
+Selected by a ``postgresql://USER[:PASSWORD]@HOST:PORT/DB?workflow=NAME`` URL (``--store`` or
+``AGENTS_STATE_STORE``); ``workflow`` (default ``default``) names the workflow, so several share one
+database and every host that names it sees the same one.  psycopg 3 is imported only here.
+
+Every update is one transaction: ``SET LOCAL lock_timeout`` -> ``SELECT ... FOR UPDATE`` on the
+workflow's row -> apply the pure engine -> validate -> write the new state, its event row and the
+artifacts -> ``COMMIT`` -> only then report success.  Readers read the row in one statement: they
+see a whole committed state, never a half-made one.  Each commit sends ``NOTIFY`` for ``watch``.
+The tables live in their own schema ``agents_state`` (``store_pg_schema``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import orjson
+
+from agents_state.errors import (
+    InvalidInputError,
+    LockTimeoutError,
+    StateFileError,
+    StorageIOError,
+    UsageError,
+)
+from agents_state.store import MAX_STATE_BYTES, UncertainWriteError, _env_lock_timeout, note_commit
+from agents_state.store_api import mask_url
+
+if TYPE_CHECKING:
+    from agents_state.engine import Outcome
+    from agents_state.models import State
+
+__all__ = ["PgStore", "PgTarget", "parse_url"]
+
+DEFAULT_WORKFLOW = "default"
+DEFAULT_CONNECT_TIMEOUT = 10
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+@dataclass(frozen=True)
+class PgTarget:
+    conninfo: str  # the URL for libpq, without our ``workflow`` parameter
+    workflow: str
+    shown: str  # the URL as messages show it: password masked
+
+
+def parse_url(url: str) -> PgTarget:
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        raise UsageError("--store: not a valid postgresql:// URL") from None
+    workflow = DEFAULT_WORKFLOW
+    rest = []
+    for k, v in query:
+        if k == "workflow":
+            workflow = v
+        else:
+            rest.append((k, v))
+    if not _NAME.match(workflow):
+        raise UsageError(f"--store {mask_url(url)}: workflow={workflow!r} is not a workflow "
+                         "name (1-100 letters, digits, '.', '_' or '-', starting with a letter or "
+                         "digit)")
+    if not any(k == "connect_timeout" for k, _ in rest):
+        rest.append(("connect_timeout", str(_connect_timeout())))
+    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest), ""))
+    shown = mask_url(urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
+    return PgTarget(conninfo, workflow, shown)
+
+
+def _connect_timeout() -> int:
+    raw = os.environ.get("AGENTS_STATE_CONNECT_TIMEOUT")
+    if not raw:
+        return DEFAULT_CONNECT_TIMEOUT
+    if not raw.isdigit() or not 1 <= int(raw) <= 3600:
+        raise InvalidInputError("environment AGENTS_STATE_CONNECT_TIMEOUT", "", f"{raw!r} is not "
+                                "a whole number of seconds from 1 to 3600 (write e.g. 10)")
+    return int(raw)
+
+
+class PgStore:
+    """One workflow in a PostgreSQL database; the same interface as ``store.Store``."""
+
+    def __init__(self, url: str, root: Path, lock_timeout: float | None = None) -> None:
+        self.url = url
+        self.target = parse_url(url)
+        self.root = root
+        self.workflow = self.target.workflow
+        self.lock_timeout = lock_timeout if lock_timeout is not None else _env_lock_timeout()
+        self._conn: Any = None
+        self._tx: Any = None  # the connection of the running commit
+
+    @property
+    def shown(self) -> str:
+        return f"{self.target.shown} workflow {self.workflow}"
+
+    # -- connection -----------------------------------------------------------------------------
+
+    def connect(self) -> Any:
+        if self._conn is not None and not self._conn.closed:
+            return self._conn
+        import psycopg
+
+        from agents_state.store_pg_schema import ensure_schema
+
+        with self.errors("connect"):
+            conn = psycopg.connect(self.target.conninfo, autocommit=True,
+                                   application_name="agents-state")
+            try:
+                ensure_schema(conn, self.target.shown)
+            except BaseException:
+                conn.close()
+                raise
+        self._conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    @contextmanager
+    def errors(self, operation: str) -> Iterator[None]:
+        """psycopg's errors as the documented ones: one line, password never shown."""
+        import psycopg
+        from psycopg import errors as pge
+
+        try:
+            yield
+        except pge.LockNotAvailable:
+            self.close()
+            raise LockTimeoutError(self.shown, self.lock_timeout,
+                                   "another agents-state process (on this or another host)"
+                                   ) from None
+        except psycopg.Error as e:
+            self.close()
+            raise StorageIOError(self.target.shown, operation, _reason(e, self.url)) from None
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def present(self) -> bool:
+        """A server store always exists (``commit`` creates the workflow's row)."""
+        return True
+
+    def read_bytes(self) -> bytes | None:
+        row = self._one("SELECT state FROM agents_state.workflows WHERE name = %s",
+                        (self.workflow,))
+        if row is None or row[0] is None:
+            return None
+        return bytes(row[0])
+
+    def load(self) -> State | None:
+        from agents_state.codec import decode_state
+
+        data = self.read_bytes()
+        return None if data is None else decode_state(data, self.shown)
+
+    def revision(self) -> int:
+        row = self._one("SELECT revision FROM agents_state.workflows WHERE name = %s",
+                        (self.workflow,))
+        return int(row[0]) if row else 0
+
+    def read_artifact(self, name: str) -> bytes | None:
+        row = self._one("SELECT data FROM agents_state.artifacts WHERE workflow = %s AND "
+                        "name = %s", (self.workflow, name))
+        return None if row is None else bytes(row[0])
+
+    def artifacts(self, prefix: str = "") -> dict[str, bytes]:
+        rows = self._all("SELECT name, data FROM agents_state.artifacts WHERE workflow = %s "
+                         "AND starts_with(name, %s) ORDER BY name", (self.workflow, prefix))
+        return {r[0]: bytes(r[1]) for r in rows}
+
+    def events(self) -> list[dict[str, Any]]:
+        rows = self._all("SELECT record FROM agents_state.events WHERE workflow = %s "
+                         "ORDER BY seq", (self.workflow,))
+        return [orjson.loads(r[0]) for r in rows]
+
+    def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
+        conn = self._tx or self.connect()
+        with self.errors("read"):
+            return conn.execute(sql, params).fetchone()
+
+    def _all(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        conn = self._tx or self.connect()
+        with self.errors("read"):
+            return list(conn.execute(sql, params).fetchall())
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def commit(self, mutate: Callable[[State | None], Outcome]) -> Outcome:
+        """Run ``mutate`` on the row read ``FOR UPDATE`` and commit its result as one
+        transaction; a refusal or any error rolls everything back."""
+        from agents_state.codec import decode_state, encode_state
+
+        conn = self.connect()
+        with self.errors("update"):
+            conn.execute("BEGIN")
+        self._tx = conn
+        committing = False
+        try:
+            with self.errors("lock"):
+                ms = max(1, int(self.lock_timeout * 1000))
+                conn.execute(f"SET LOCAL lock_timeout = {ms}")
+                conn.execute("INSERT INTO agents_state.workflows (name) VALUES (%s) "
+                             "ON CONFLICT (name) DO NOTHING", (self.workflow,))
+                row = conn.execute("SELECT state, revision FROM agents_state.workflows "
+                                   "WHERE name = %s FOR UPDATE", (self.workflow,)).fetchone()
+            old = None if row[0] is None else bytes(row[0])
+            outcome = mutate(None if old is None else decode_state(old, self.shown))
+            if not outcome.changed:
+                self._rollback(conn)
+                return outcome
+            data = encode_state(outcome.state, self.shown)
+            if len(data) > MAX_STATE_BYTES:
+                raise InvalidInputError(self.shown, "", f"the new state would be {len(data)} "
+                                        f"bytes, over the {MAX_STATE_BYTES}-byte limit; nothing "
+                                        "was written")
+            rev = outcome.state.revision
+            with self.errors("write"):
+                conn.execute("UPDATE agents_state.workflows SET state = %s, revision = %s, "
+                             "updated_at = now() WHERE name = %s", (data, rev, self.workflow))
+                if outcome.record:
+                    conn.execute("INSERT INTO agents_state.events (workflow, rev, record) "
+                                 "VALUES (%s, %s, %s)",
+                                 (self.workflow, rev, orjson.dumps(outcome.record).decode()))
+                conn.execute("SELECT pg_notify('agents_state', %s)", (self.workflow,))
+            committing = True
+            self._commit_now(conn)
+        except BaseException:
+            if not committing:
+                self._rollback(conn)
+            raise
+        finally:
+            self._tx = None
+        note_commit(f"revision {outcome.state.revision}")
+        return outcome
+
+    def _commit_now(self, conn: Any) -> None:
+        import psycopg
+
+        try:
+            conn.execute("COMMIT")
+        except psycopg.Error as e:
+            self.close()
+            raise UncertainWriteError(self.target.shown, "commit", _reason(e, self.url)) from None
+
+    def _rollback(self, conn: Any) -> None:
+        import psycopg
+
+        try:
+            conn.execute("ROLLBACK")
+        except psycopg.Error:
+            self.close()
+
+    def write_artifact(self, name: str, data: bytes) -> str:
+        """Store a phase artifact; inside ``commit`` it is part of the same transaction."""
+        from agents_state.paths import safe_name
+
+        safe_name(name, "artifact") if "/" not in name else None
+        conn = self._tx
+        sql = ("INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s) "
+               "ON CONFLICT (workflow, name) DO UPDATE SET data = EXCLUDED.data")
+        with self.errors("write artifact"):
+            (conn or self.connect()).execute(sql, (self.workflow, name, data))
+        return f".agents/phases/{name}"
+
+    def archive(self, state: State) -> str:
+        """``dispatch --replace`` inside the commit: the old state and artifacts move under
+        ``archive/<stamp>-r<rev>/`` in the same transaction that writes the new state."""
+        stamp = (state.startedAt or "unknown").replace(":", "").replace("-", "")
+        base = f"archive/{stamp}-r{state.revision}"
+        taken = {n.split("/")[1] for n in self.artifacts("archive/")}
+        name, i = base, 1
+        while name.split("/")[1] in taken:
+            i += 1
+            name = f"{base}-{i}"
+        conn = self._tx
+        with self.errors("archive"):
+            conn.execute("UPDATE agents_state.artifacts SET name = %s || '/phases/' || name "
+                         "WHERE workflow = %s AND NOT starts_with(name, 'archive/')",
+                         (name, self.workflow))
+            conn.execute("INSERT INTO agents_state.artifacts (workflow, name, data) VALUES "
+                         "(%s, %s, %s)", (self.workflow, f"{name}/state.json",
+                                          self.read_bytes() or b""))
+        return name
+
+    # -- tool-call counts (the PostToolUse hook) --------------------------------------------------
+
+    def count_call(self, agent: str) -> None:
+        with self.errors("count"):
+            self.connect().execute(
+                "INSERT INTO agents_state.toolcalls (workflow, agent, calls) VALUES (%s, %s, 1) "
+                "ON CONFLICT (workflow, agent) DO UPDATE SET calls = toolcalls.calls + 1",
+                (self.workflow, agent))
+
+    def call_counts(self) -> dict[str, int]:
+        rows = self._all("SELECT agent, calls FROM agents_state.toolcalls WHERE workflow = %s",
+                         (self.workflow,))
+        return {r[0]: int(r[1]) for r in rows}
+
+    def reset_calls(self) -> None:
+        with self.errors("count"):
+            self.connect().execute("DELETE FROM agents_state.toolcalls WHERE workflow = %s",
+                                   (self.workflow,))
+
+    # -- copying between stores ---------------------------------------------------------------
+
+    def import_workflow(self, state: bytes, revision: int, events: list[dict[str, Any]],
+                        artifacts: dict[str, bytes], replace: bool) -> None:
+        """Write a whole workflow (``store copy``) in one transaction."""
+        conn = self.connect()
+        with self.errors("copy"), conn.transaction():
+            conn.execute("INSERT INTO agents_state.workflows (name) VALUES (%s) "
+                         "ON CONFLICT (name) DO NOTHING", (self.workflow,))
+            row = conn.execute("SELECT state FROM agents_state.workflows WHERE name = %s "
+                               "FOR UPDATE", (self.workflow,)).fetchone()
+            if row[0] is not None and not replace:
+                raise StateFileError(self.shown, "", "already holds a workflow; pass "
+                                     "--replace to overwrite it")
+            for table in ("events", "artifacts"):
+                conn.execute(f"DELETE FROM agents_state.{table} WHERE workflow = %s",
+                             (self.workflow,))
+            conn.execute("UPDATE agents_state.workflows SET state = %s, revision = %s, "
+                         "updated_at = now() WHERE name = %s",
+                         (state, revision, self.workflow))
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO agents_state.events (workflow, rev, record) "
+                                "VALUES (%s, %s, %s)",
+                                [(self.workflow, e.get("rev"), orjson.dumps(e).decode())
+                                 for e in events])
+                cur.executemany("INSERT INTO agents_state.artifacts (workflow, name, data) "
+                                "VALUES (%s, %s, %s)",
+                                [(self.workflow, n, d) for n, d in artifacts.items()])
+        note_commit(f"revision {revision}")
+
+
+def _reason(e: Exception, url: str) -> str:
+    """The server's or libpq's message on one line, with any password taken out."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    parts = urlsplit(url)
+    secrets = [parts.password] if parts.password else []
+    secrets += [v for k, v in parse_qsl(parts.query) if k.lower() == "password" and v]
+    for s in secrets:
+        text = text.replace(s, "***")
+    text = re.sub(r"(password=)\S+", r"\1***", text)
+    return text[:300]

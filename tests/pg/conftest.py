@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.pg.server import PgServer, pg_bindir
+from pgserver import PgServer, pg_bindir
 
 
 def _missing(why: str) -> None:

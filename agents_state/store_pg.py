@@ -97,6 +97,7 @@ class PgStore:
         self.lock_timeout = lock_timeout if lock_timeout is not None else _env_lock_timeout()
         self._conn: Any = None
         self._tx: Any = None  # the connection of the running commit
+        self._wrote = False  # an artifact was written in the running commit
 
     @property
     def shown(self) -> str:
@@ -214,9 +215,13 @@ class PgStore:
                 row = conn.execute("SELECT state, revision FROM agents_state.workflows "
                                    "WHERE name = %s FOR UPDATE", (self.workflow,)).fetchone()
             old = None if row[0] is None else bytes(row[0])
+            self._wrote = False
             outcome = mutate(None if old is None else decode_state(old, self.shown))
             if not outcome.changed:
-                self._rollback(conn)
+                if self._wrote:  # an artifact of an unchanged state (graph --write)
+                    self._commit_now(conn)
+                else:
+                    self._rollback(conn)
                 return outcome
             data = encode_state(outcome.state, self.shown)
             if len(data) > MAX_STATE_BYTES:
@@ -264,13 +269,14 @@ class PgStore:
         """Store a phase artifact; inside ``commit`` it is part of the same transaction."""
         from agents_state.paths import safe_name
 
-        safe_name(name, "artifact") if "/" not in name else None
+        shown = f".agents/phases/{safe_name(name, 'artifact')}"
         conn = self._tx
+        self._wrote = True
         sql = ("INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s) "
                "ON CONFLICT (workflow, name) DO UPDATE SET data = EXCLUDED.data")
         with self.errors("write artifact"):
             (conn or self.connect()).execute(sql, (self.workflow, name, data))
-        return f".agents/phases/{name}"
+        return shown
 
     def archive(self, state: State) -> str:
         """``dispatch --replace`` inside the commit: the old state and artifacts move under

@@ -30,6 +30,8 @@ def invoke(argv: list[str], stdin: str | bytes | None = None,
 
     store._COMMITTED.clear()  # per process in real use: a fresh "process" per call here
     runner = CliRunner()
+    # --store sets AGENTS_STATE_STORE for the rest of its process: restore it after the call
+    env = {"AGENTS_STATE_STORE": os.environ.get("AGENTS_STATE_STORE"), **(env or {})}
     with runner.isolation(input=stdin, env=env) as (out, err, _mixed):
         old_argv, old_cwd = sys.argv, os.getcwd()
         sys.argv = ["agents-state", *argv]

@@ -34,6 +34,9 @@ def _root_cb(ctx: click.Context, param: click.Parameter, value: str | None) -> N
 def _store_cb(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     if value is not None:
         ctx.find_root().ensure_object(dict)["store"] = value
+        import os
+
+        os.environ["AGENTS_STATE_STORE"] = value  # for every App this process opens
 
 
 STORE_HELP = ("Where the workflow lives: a postgresql://USER@HOST:PORT/DB?workflow=NAME URL "

@@ -7,7 +7,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-
 from pgserver import PgServer, pg_bindir
 
 

@@ -1,0 +1,121 @@
+"""Issue 17: connection and lock failures are one line with the documented exit code, never a
+traceback, and never show the password."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import psycopg
+import pytest
+from clitools import run_cli
+from pgserver import PASSWORD, PgServer, free_port
+
+from agents_state.store_pg import PgStore
+
+
+def test_a_wrong_password_is_exit_7_in_one_line(root: Path, pg_server: PgServer) -> None:
+    url = pg_server.url("w", password="not-the-pw-x")
+    proc = run_cli(root, "--store", url, "status")
+    assert proc.returncode == 7
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"agents-state: error: postgresql://postgres:***@127.0.0.1:"
+                                  f"{pg_server.port}/postgres: connect failed: ")
+    assert "password authentication failed" in proc.stderr
+    assert "not-the-pw-x" not in proc.stderr and PASSWORD not in proc.stderr
+
+
+def test_a_server_that_is_down_is_exit_7_in_one_line(root: Path, pg_server: PgServer) -> None:
+    url = pg_server.url("w").replace(f":{pg_server.port}/", f":{free_port()}/")
+    proc = run_cli(root, "--store", url, "dispatch", "x", "--json")
+    assert proc.returncode == 7
+    assert proc.stderr.count("\n") == 1 and PASSWORD not in proc.stderr
+    assert '"code":"io"' in proc.stderr.replace(" ", "") and "connect failed" in proc.stderr
+
+
+def test_a_held_row_lock_times_out_with_exit_6(root: Path, pg_url: str) -> None:
+    assert run_cli(root, "--store", pg_url, "dispatch", "x").returncode == 0
+    holder = psycopg.connect(PgStore(pg_url, root).target.conninfo)
+    try:
+        holder.execute("SELECT 1 FROM agents_state.workflows WHERE name = %s FOR UPDATE",
+                       (PgStore(pg_url, root).workflow,))
+        proc = run_cli(root, "--store", pg_url, "phase", "start", "0",
+                       env={"AGENTS_STATE_LOCK_TIMEOUT": "0.3"})
+    finally:
+        holder.close()
+    assert proc.returncode == 6
+    workflow = PgStore(pg_url, root).workflow
+    assert proc.stderr.endswith(f"/postgres workflow {workflow}: lock still held after 0.3s by "
+                                "another agents-state process (on this or another host); retry, "
+                                "or run 'agents-state doctor' if that process is gone\n")
+    assert PASSWORD not in proc.stderr
+    assert run_cli(root, "--store", pg_url, "phase", "start", "0").returncode == 0
+
+
+def test_psycopg_is_imported_only_for_a_postgresql_url(root: Path, pg_url: str) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from agents_state.__main__ import main; rc = main(%r); "
+            "print('psycopg' in sys.modules, rc)")
+    env = {k: v for k, v in os.environ.items() if k != "AGENTS_STATE_STORE"}
+    files = subprocess.run([sys.executable, "-c", code % (["status"],)], cwd=root, env=env,
+                           capture_output=True, text=True, check=True)
+    assert files.stdout.splitlines()[-1] == "False 0"
+    pg = subprocess.run([sys.executable, "-c", code % (["--store", pg_url, "status"],)],
+                        cwd=root, env=env, capture_output=True, text=True, check=True)
+    assert pg.stdout.splitlines()[-1] == "True 0"
+
+
+@pytest.mark.slow
+def test_server_stopped_mid_run_writers_fail_with_7_then_carry_on(
+        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from pgrace import CLI, env_for, tasks_of
+    from pgserver import pg_bindir
+
+    bindir = pg_bindir()
+    assert bindir is not None
+    server = PgServer(bindir)  # its own server: this test stops it
+    try:
+        server.start()
+        url = server.url("down")
+        monkeypatch.setenv("AGENTS_STATE_STORE", url)
+        from clitools import wave_of
+
+        ids = wave_of(root, 12, "outage")
+        monkeypatch.delenv("AGENTS_STATE_STORE")
+        env = env_for(url, AGENTS_STATE_CONNECT_TIMEOUT="2")
+        acked: list[str] = []
+        failures: list[str] = []
+        for i, t in enumerate(ids):
+            if i == 4:
+                server.stop("fast")
+            if i == 8:
+                server.start()
+            while True:
+                p = subprocess.run([CLI, "task", "done", t, "--summary", "ok"], cwd=tmp_path,
+                                   env=env, capture_output=True, text=True, timeout=120)
+                if p.returncode == 0 or (p.returncode == 4 and "already" in p.stderr):
+                    acked.append(t)
+                    break
+                assert p.returncode == 7, p.stderr
+                assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+                assert PASSWORD not in p.stderr
+                failures.append(p.stderr)
+                if 4 <= i < 8:
+                    break  # the server is down: carry on with the next task, retry later
+        for t in ids[4:8]:  # the server is back: the writers carry on
+            p = subprocess.run([CLI, "task", "done", t, "--summary", "ok"], cwd=tmp_path,
+                               env=env, capture_output=True, text=True, timeout=120)
+            assert p.returncode == 0, p.stderr
+            acked.append(t)
+        assert len(failures) >= 4
+        assert all("failed:" in f for f in failures)
+        state = PgStore(url, tmp_path).load()
+        assert state is not None
+        tasks = tasks_of(state)
+        assert all(tasks[t].status == "completed" for t in acked) and set(acked) == set(ids)
+    finally:
+        server.close()

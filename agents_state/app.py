@@ -88,9 +88,7 @@ class App:
 
         transcript = transcript_of(str(self.root))
         tokens = context_tokens(transcript) if transcript else None
-        calls = count(str(self.root)) if self.store_url is None else \
-            self.store.call_counts().get("main", 0)
-        return next_action(state, self.config, utcnow(), calls, tokens)
+        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens)
 
     # -- transitions ----------------------------------------------------------------------------
 

@@ -127,3 +127,38 @@ def test_unknown_store_and_bad_workflow_name_are_usage_errors(root: Path) -> Non
     proc = run_cli(root, "--store", "postgresql://u:pw@h/db?workflow=a%20b", "status")
     assert proc.returncode == 2 and "is not a workflow name" in proc.stderr
     assert "pw" not in proc.stderr
+
+
+def test_hooks_count_tool_calls_and_give_context_on_both_stores(
+        root: Path, store_env: str | None) -> None:
+    assert run_cli(root, "dispatch", "hooked").returncode == 0
+    post = json.dumps({"tool_name": "Read", "tool_input": {"file_path": "x"}, "cwd": str(root),
+                       "hook_event_name": "PostToolUse"})
+    for _ in range(50):
+        assert run_cli(root, "hook", "post-tool-use", stdin=post).returncode == 0
+    sub = json.loads(post) | {"agent_id": "agent-7"}
+    assert run_cli(root, "hook", "post-tool-use", stdin=json.dumps(sub)).returncode == 0
+    from agents_state.hooks.toolcalls import counts
+
+    assert counts(str(root)) == {"main": 50, "agent-7": 1}
+    assert cli_json(root, "next")["kind"] == "compact"
+    start = json.dumps({"hook_event_name": "SessionStart", "source": "compact",
+                        "cwd": str(root)})
+    proc = run_cli(root, "hook", "session-start", stdin=start)
+    assert proc.returncode == 0, proc.stderr
+    assert "hooked" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert counts(str(root)) == {}
+    assert cli_json(root, "next")["kind"] == "dispatch_agents"
+    assert (root / ".agents").is_dir() == (store_env is None)
+
+
+def test_graph_write_and_stop_resume_on_both_stores(root: Path, store_env: str | None) -> None:
+    proc = run_cli(root, "stop")
+    assert proc.returncode == 0 and proc.stdout.startswith("No active workflow")
+    assert run_cli(root, "dispatch", "drawn").returncode == 0
+    proc = run_cli(root, "graph", "--write")
+    assert proc.returncode == 0, proc.stderr
+    from agents_state.graph import GRAPH_ARTIFACT
+
+    data = open_store(root, store_env).read_artifact(GRAPH_ARTIFACT)
+    assert data is not None and b"mermaid" in data

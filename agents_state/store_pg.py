@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["PgStore", "PgTarget", "parse_url"]
 
 DEFAULT_WORKFLOW = "default"
+_CONNECTIONS: dict[str, Any] = {}  # conninfo -> the process's open connection
 DEFAULT_CONNECT_TIMEOUT = 10
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -106,8 +107,14 @@ class PgStore:
     # -- connection -----------------------------------------------------------------------------
 
     def connect(self) -> Any:
+        """The process's connection to this server (shared by every ``PgStore`` of the same
+        URL in the process: a command and its hooks' counts connect once)."""
         if self._conn is not None and not self._conn.closed:
             return self._conn
+        shared = _CONNECTIONS.get(self.target.conninfo)
+        if shared is not None and not shared.closed:
+            self._conn = shared
+            return shared
         import psycopg
 
         from agents_state.store_pg_schema import ensure_schema
@@ -120,11 +127,12 @@ class PgStore:
             except BaseException:
                 conn.close()
                 raise
-        self._conn = conn
+        self._conn = _CONNECTIONS[self.target.conninfo] = conn
         return conn
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
+        _CONNECTIONS.pop(self.target.conninfo, None)
         if conn is not None:
             conn.close()
 
@@ -185,14 +193,30 @@ class PgStore:
         return [orjson.loads(r[0]) for r in rows]
 
     def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
-        conn = self._tx or self.connect()
-        with self.errors("read"):
-            return conn.execute(sql, params).fetchone()
+        return self._read(lambda conn: conn.execute(sql, params).fetchone())
 
     def _all(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
-        conn = self._tx or self.connect()
+        rows: list[Any] = self._read(lambda conn: list(conn.execute(sql, params).fetchall()))
+        return rows
+
+    def _read(self, run: Callable[[Any], Any]) -> Any:
+        """A read; outside a commit, a connection the server dropped (a restart) is replaced
+        once, as a read is safe to repeat."""
+        import psycopg
+
+        if self._tx is not None:
+            with self.errors("read"):
+                return run(self._tx)
+        conn = self.connect()
+        try:
+            return run(conn)
+        except psycopg.OperationalError:
+            if not conn.broken and not conn.closed:
+                with self.errors("read"):
+                    raise
+            self.close()
         with self.errors("read"):
-            return list(conn.execute(sql, params).fetchall())
+            return run(self.connect())
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -202,8 +226,13 @@ class PgStore:
         from agents_state.codec import decode_state, encode_state
 
         conn = self.connect()
-        with self.errors("update"):
+        try:
             conn.execute("BEGIN")
+        except Exception:  # a connection the server dropped: nothing was done, connect anew
+            self.close()
+            conn = self.connect()
+            with self.errors("update"):
+                conn.execute("BEGIN")
         self._tx = conn
         committing = False
         try:

@@ -284,7 +284,12 @@ class PgStore:
             conn.execute("COMMIT")
         except psycopg.Error as e:
             self.close()
-            raise UncertainWriteError(self.target.shown, "commit", _reason(e, self.url)) from None
+            err = UncertainWriteError(self.target.shown, "commit", _reason(e, self.url))
+            err.message = (f"{self.target.shown}: commit failed: {err.reason}; the connection "
+                           "broke while the server committed, so the update may or may not be "
+                           "saved: check with agents-state status before repeating it")
+            err.args = (err.message,)
+            raise err from None
 
     def _rollback(self, conn: Any) -> None:
         import psycopg

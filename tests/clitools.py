@@ -25,10 +25,8 @@ def invoke(argv: list[str], stdin: str | bytes | None = None,
     stderr and the environment swapped for the call), so the hook fast path, the error handler
     and the exit codes are the ones a user gets; only the interpreter start-up is saved.
     """
-    from agents_state import store
     from agents_state.__main__ import main
 
-    store._COMMITTED.clear()  # per process in real use: a fresh "process" per call here
     runner = CliRunner()
     # --store sets AGENTS_STATE_STORE for the rest of its process: restore it after the call
     env = {"AGENTS_STATE_STORE": os.environ.get("AGENTS_STATE_STORE"), **(env or {})}

@@ -113,6 +113,9 @@ def _committed() -> str | None:
 
 
 def run(cli: click.Group, argv: list[str]) -> int:
+    store = sys.modules.get("agents_state.store")
+    if store is not None:  # one run, one account (several runs share a process in tests)
+        store._COMMITTED.clear()
     json_mode = "--json" in argv
     bad = _undecodable(argv)
     if bad is not None:

@@ -277,6 +277,33 @@ class PgStore:
         note_commit(f"revision {outcome.state.revision}")
         return outcome
 
+    @contextmanager
+    def locked(self) -> Iterator[Any]:
+        """A transaction holding the workflow's row lock (for chains: the same lock as the
+        state's updates); commits when the block ends normally, else rolls back."""
+        conn = self.connect()
+        with self.errors("lock"):
+            conn.execute("BEGIN")
+            self._tx = conn
+            try:
+                conn.execute(f"SET LOCAL lock_timeout = {max(1, int(self.lock_timeout * 1000))}")
+                conn.execute("INSERT INTO agents_state.workflows (name) VALUES (%s) "
+                             "ON CONFLICT (name) DO NOTHING", (self.workflow,))
+                conn.execute("SELECT 1 FROM agents_state.workflows WHERE name = %s FOR UPDATE",
+                             (self.workflow,))
+            except BaseException:
+                self._tx = None
+                self._rollback(conn)
+                raise
+        try:
+            yield conn
+        except BaseException:
+            self._rollback(conn)
+            raise
+        finally:
+            self._tx = None
+        self._commit_now(conn)
+
     def _commit_now(self, conn: Any) -> None:
         import psycopg
 

@@ -43,6 +43,13 @@ MIGRATIONS: list[list[str]] = [
                calls bigint NOT NULL,
                PRIMARY KEY (workflow, agent))""",
     ],
+    [  # 1 -> 2: chains (issue 10's chain files) in the store
+        """CREATE TABLE agents_state.chains (
+               workflow text NOT NULL,
+               id text NOT NULL,
+               data bytea NOT NULL,
+               PRIMARY KEY (workflow, id))""",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

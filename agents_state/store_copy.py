@@ -28,6 +28,7 @@ class Snapshot:
     revision: int
     events: list[dict[str, Any]]
     artifacts: dict[str, bytes]
+    chains: dict[str, bytes]  # chain id -> its state (``.agents/chains/<id>.json``)
 
 
 def _read_files(root: Path) -> Snapshot:
@@ -48,7 +49,12 @@ def _read_files(root: Path) -> Snapshot:
             for n in sorted(os.listdir(store.phases_dir)):
                 if not n.startswith(".tmp-") and (store.phases_dir / n).is_file():
                     artifacts[n] = fsops.read_regular(store.phases_dir / n, f"phases/{n}")
-        return Snapshot(data, state.revision, store.events(), artifacts)
+        chains = {}
+        chain_dir = store.dir / "chains"
+        if chain_dir.is_dir():
+            for p in sorted(chain_dir.glob("*.json")):
+                chains[p.stem] = fsops.read_regular(p, f"{AGENTS_DIR}/chains/{p.name}")
+        return Snapshot(data, state.revision, store.events(), artifacts, chains)
 
 
 def _read_pg(url: str, root: Path) -> Snapshot:
@@ -63,8 +69,10 @@ def _read_pg(url: str, root: Path) -> Snapshot:
         if data is None:
             raise UsageError(f"{store.shown}: no workflow to copy")
         state = decode_state(data, store.shown)
+        chains = {r[0]: bytes(r[1]) for r in store._all(
+            "SELECT id, data FROM agents_state.chains WHERE workflow = %s", (store.workflow,))}
         snap = Snapshot(data, state.revision, store.events(),
-                        {n: d for n, d in store.artifacts().items() if "/" not in n})
+                        {n: d for n, d in store.artifacts().items() if "/" not in n}, chains)
     return snap
 
 
@@ -82,6 +90,13 @@ def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
                 os.unlink(store.phases_dir / name)
         for name, data in snap.artifacts.items():
             store.write_file(store.phases_dir / name, data, f"{AGENTS_DIR}/phases/{name}")
+        if snap.chains:
+            from agents_state import fsops
+
+            chain_dir = store.dir / "chains"
+            fsops.make_dir(chain_dir, f"{AGENTS_DIR}/chains")
+            for cid, data in snap.chains.items():
+                store.write_file(chain_dir / f"{cid}.json", data, f"{AGENTS_DIR}/chains/{cid}.json")
         log = b"".join(orjson.dumps(e) + b"\n" for e in snap.events)
         store.write_file(store.events_path, log, f"{AGENTS_DIR}/events.jsonl")
         store.write_file(store.state_path, snap.state, f"{AGENTS_DIR}/state.json")
@@ -104,7 +119,7 @@ def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, st
         from agents_state.store_pg import PgStore
 
         PgStore(target, root).import_workflow(snap.state, snap.revision, snap.events,
-                                              snap.artifacts, replace)
+                                              snap.artifacts, replace, snap.chains)
     else:
         _write_files(Path(target).absolute(), snap, replace)
     return snap, mask_url(source), mask_url(target)

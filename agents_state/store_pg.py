@@ -381,7 +381,8 @@ class PgStore:
     # -- copying between stores ---------------------------------------------------------------
 
     def import_workflow(self, state: bytes, revision: int, events: list[dict[str, Any]],
-                        artifacts: dict[str, bytes], replace: bool) -> None:
+                        artifacts: dict[str, bytes], replace: bool,
+                        chains: dict[str, bytes] | None = None) -> None:
         """Write a whole workflow (``store copy``) in one transaction."""
         conn = self.connect()
         with self.errors("copy"), conn.transaction():
@@ -392,7 +393,7 @@ class PgStore:
             if row[0] is not None and not replace:
                 raise StateFileError(self.shown, "", "already holds a workflow; pass "
                                      "--replace to overwrite it")
-            for table in ("events", "artifacts"):
+            for table in ("events", "artifacts", "chains"):
                 conn.execute(f"DELETE FROM agents_state.{table} WHERE workflow = %s",
                              (self.workflow,))
             conn.execute("UPDATE agents_state.workflows SET state = %s, revision = %s, "
@@ -406,6 +407,9 @@ class PgStore:
                 cur.executemany("INSERT INTO agents_state.artifacts (workflow, name, data) "
                                 "VALUES (%s, %s, %s)",
                                 [(self.workflow, n, d) for n, d in artifacts.items()])
+                cur.executemany("INSERT INTO agents_state.chains (workflow, id, data) "
+                                "VALUES (%s, %s, %s)",
+                                [(self.workflow, c, d) for c, d in (chains or {}).items()])
         note_commit(f"revision {revision}")
 
 

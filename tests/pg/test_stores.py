@@ -94,6 +94,9 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
         root: Path, pg_url: str, tmp_path: Path) -> None:
     wave_of(root, 2, "move me")
     assert run_cli(root, "task", "done", "t0", "--summary", "ok").returncode == 0
+    assert run_cli(root, "chain", "start", "ui", "Add a login form", "--files", "3", "--tasks",
+                   "3", "--modules", "1", "--effort", "medium").returncode == 0
+    chain_file = (root / ".agents/chains/ui-1.json").read_bytes()
     files = open_store(root, None)
     before = (files.read_bytes(), files.events(), files.read_artifact("2.1-tasks.json"))
     out = cli_json(root, "store", "copy", "--from", str(root), "--to", pg_url)
@@ -101,6 +104,7 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     assert "s3cret" not in json.dumps(out)
     pg = open_store(root, pg_url)
     assert (pg.read_bytes(), pg.events(), pg.read_artifact("2.1-tasks.json")) == before
+    assert [c["id"] for c in cli_json(root, "--store", pg_url, "chain", "list")] == ["ui-1"]
     # a second copy onto a workflow is refused, --replace overwrites
     proc = run_cli(root, "store", "copy", "--from", str(root), "--to", pg_url)
     assert proc.returncode == 5 and "pass --replace" in proc.stderr
@@ -116,6 +120,7 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     assert again.events() == pg.events()
     assert [e["rev"] for e in again.events()] == list(range(1, again.load().revision + 1))
     assert cli_json(back, "status")["workflow"]["task"] == "move me"
+    assert (back / ".agents/chains/ui-1.json").read_bytes() == chain_file
 
 
 def test_unknown_store_and_bad_workflow_name_are_usage_errors(root: Path) -> None:
@@ -162,3 +167,14 @@ def test_graph_write_and_stop_resume_on_both_stores(root: Path, store_env: str |
 
     data = open_store(root, store_env).read_artifact(GRAPH_ARTIFACT)
     assert data is not None and b"mermaid" in data
+
+
+def test_both_stores_satisfy_the_store_interface(root: Path, pg_url: str) -> None:
+    from agents_state.store import Store
+    from agents_state.store_api import WorkflowStore
+    from agents_state.store_pg import PgStore
+
+    assert isinstance(Store(root), WorkflowStore)
+    assert isinstance(PgStore(pg_url, root), WorkflowStore)
+    assert isinstance(open_store(root, None), Store)
+    assert isinstance(open_store(root, pg_url), PgStore)

@@ -95,7 +95,7 @@ def describe(url: str | None, root: Path) -> str:
     """One line for ``config show``: which store is in use (password masked)."""
     if url is None:
         return f"files under {root / '.agents'}"
-    from agents_state.store_pg import parse_url
+    from agents_state.store_pg_url import parse_url
 
     target = parse_url(url)
     return f"postgresql {target.shown} (workflow {target.workflow!r})"

@@ -2,7 +2,8 @@
 
 Selected by a ``postgresql://USER[:PASSWORD]@HOST:PORT/DB?workflow=NAME`` URL (``--store`` or
 ``AGENTS_STATE_STORE``); ``workflow`` (default ``default``) names the workflow, so several share one
-database and every host that names it sees the same one.  psycopg 3 is imported only here.
+database and every host that names it sees the same one.  psycopg 3 is imported only here (and in
+``watch_pg``); the URL is read by ``store_pg_url``.
 
 Every update is one transaction: ``SET LOCAL lock_timeout`` -> ``SELECT ... FOR UPDATE`` on the
 workflow's row -> apply the pure engine -> validate -> write the new state, its event row and the
@@ -13,14 +14,10 @@ The tables live in their own schema ``agents_state`` (``store_pg_schema``).
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
 
@@ -29,10 +26,10 @@ from agents_state.errors import (
     LockTimeoutError,
     StateFileError,
     StorageIOError,
-    UsageError,
 )
 from agents_state.store import MAX_STATE_BYTES, UncertainWriteError, _env_lock_timeout, note_commit
-from agents_state.store_api import mask_url
+from agents_state.store_pg_url import PgTarget, parse_url
+from agents_state.store_pg_url import reason as _reason
 
 if TYPE_CHECKING:
     from agents_state.engine import Outcome
@@ -40,51 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PgStore", "PgTarget", "parse_url"]
 
-DEFAULT_WORKFLOW = "default"
 _CONNECTIONS: dict[str, Any] = {}  # conninfo -> the process's open connection
-DEFAULT_CONNECT_TIMEOUT = 10
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-
-
-@dataclass(frozen=True)
-class PgTarget:
-    conninfo: str  # the URL for libpq, without our ``workflow`` parameter
-    workflow: str
-    shown: str  # the URL as messages show it: password masked
-
-
-def parse_url(url: str) -> PgTarget:
-    try:
-        parts = urlsplit(url)
-        query = parse_qsl(parts.query, keep_blank_values=True)
-    except ValueError:
-        raise UsageError("--store: not a valid postgresql:// URL") from None
-    workflow = DEFAULT_WORKFLOW
-    rest = []
-    for k, v in query:
-        if k == "workflow":
-            workflow = v
-        else:
-            rest.append((k, v))
-    if not _NAME.match(workflow):
-        raise UsageError(f"--store {mask_url(url)}: workflow={workflow!r} is not a workflow "
-                         "name (1-100 letters, digits, '.', '_' or '-', starting with a letter or "
-                         "digit)")
-    if not any(k == "connect_timeout" for k, _ in rest):
-        rest.append(("connect_timeout", str(_connect_timeout())))
-    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest), ""))
-    shown = mask_url(urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
-    return PgTarget(conninfo, workflow, shown)
-
-
-def _connect_timeout() -> int:
-    raw = os.environ.get("AGENTS_STATE_CONNECT_TIMEOUT")
-    if not raw:
-        return DEFAULT_CONNECT_TIMEOUT
-    if not raw.isdigit() or not 1 <= int(raw) <= 3600:
-        raise InvalidInputError("environment AGENTS_STATE_CONNECT_TIMEOUT", "", f"{raw!r} is not "
-                                "a whole number of seconds from 1 to 3600 (write e.g. 10)")
-    return int(raw)
 
 
 class PgStore:
@@ -411,15 +364,3 @@ class PgStore:
                                 "VALUES (%s, %s, %s)",
                                 [(self.workflow, c, d) for c, d in (chains or {}).items()])
         note_commit(f"revision {revision}")
-
-
-def _reason(e: Exception, url: str) -> str:
-    """The server's or libpq's message on one line, with any password taken out."""
-    text = " ".join(str(e).split()) or type(e).__name__
-    parts = urlsplit(url)
-    secrets = [parts.password] if parts.password else []
-    secrets += [v for k, v in parse_qsl(parts.query) if k.lower() == "password" and v]
-    for s in secrets:
-        text = text.replace(s, "***")
-    text = re.sub(r"(password=)\S+", r"\1***", text)
-    return text[:300]

@@ -6,6 +6,7 @@ Each test runs twice: on the files under ``.agents/`` and on a throwaway Postgre
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,23 @@ def test_both_stores_satisfy_the_store_interface(root: Path, pg_url: str) -> Non
     assert isinstance(PgStore(pg_url, root), WorkflowStore)
     assert isinstance(open_store(root, None), Store)
     assert isinstance(open_store(root, pg_url), PgStore)
+
+
+def test_a_handoff_is_recorded_on_both_stores(root: Path, store_env: str | None) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "protocol"))
+    from examples import VALID
+
+    assert run_cli(root, "dispatch", "Add user authentication").returncode == 0
+    request = json.loads(run_cli(root, "handoff", "new").stdout)
+    assert request["phase"] == "research"
+    (root / "research.json").write_text(json.dumps(VALID["002 researcher output"][1]))
+    proc = run_cli(root, "handoff", "record", "research.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "PROCEED recorded on phase 0" in proc.stdout
+    store = open_store(root, store_env)
+    state = store.load()
+    assert state.phase("0").status == "completed"
+    from agents_state.handoff_ledger import tokens_by_phase
+
+    assert tokens_by_phase(state) == {"0": 15000}  # the ledger, in the state
+    assert store.read_artifact("0-explore.md") is not None

@@ -26,6 +26,7 @@ from agents_state.errors import (
     LockTimeoutError,
     StateFileError,
     StorageIOError,
+    UsageError,
 )
 from agents_state.store import MAX_STATE_BYTES, UncertainWriteError, _env_lock_timeout, note_commit
 from agents_state.store_pg_url import PgTarget, parse_url
@@ -38,6 +39,16 @@ if TYPE_CHECKING:
 __all__ = ["PgStore", "PgTarget", "parse_url"]
 
 _CONNECTIONS: dict[str, Any] = {}  # conninfo -> the process's open connection
+
+
+def load_psycopg() -> Any:
+    """psycopg, or a one-line usage error saying how to install it."""
+    try:
+        import psycopg
+    except ImportError:
+        raise UsageError("a postgresql:// store needs psycopg 3, which is not installed; "
+                         "install it with: pip install 'agents-state[postgres]'") from None
+    return psycopg
 
 
 class PgStore:
@@ -68,7 +79,7 @@ class PgStore:
         if shared is not None and not shared.closed:
             self._conn = shared
             return shared
-        import psycopg
+        psycopg = load_psycopg()
 
         from agents_state.store_pg_schema import ensure_schema
 
@@ -155,12 +166,12 @@ class PgStore:
     def _read(self, run: Callable[[Any], Any]) -> Any:
         """A read; outside a commit, a connection the server dropped (a restart) is replaced
         once, as a read is safe to repeat."""
-        import psycopg
-
         if self._tx is not None:
             with self.errors("read"):
                 return run(self._tx)
         conn = self.connect()
+        import psycopg
+
         try:
             return run(conn)
         except psycopg.OperationalError:

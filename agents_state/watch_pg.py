@@ -28,8 +28,9 @@ class PgWatcher:
         self._listen: Any = None
 
     def start(self) -> None:
-        import psycopg
+        from agents_state.store_pg import load_psycopg
 
+        psycopg = load_psycopg()
         with self.store.errors("listen"):
             self._listen = psycopg.connect(self.store.target.conninfo, autocommit=True,
                                            application_name="agents-state watch")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import psycopg
 import pytest
 from clitools import run_cli
 from pgserver import PASSWORD, PgServer, free_port
@@ -34,6 +33,8 @@ def test_a_server_that_is_down_is_exit_7_in_one_line(root: Path, pg_server: PgSe
 
 
 def test_a_held_row_lock_times_out_with_exit_6(root: Path, pg_url: str) -> None:
+    import psycopg  # after the fixture: a missing psycopg fails under CI, else skips
+
     assert run_cli(root, "--store", pg_url, "dispatch", "x").returncode == 0
     holder = psycopg.connect(PgStore(pg_url, root).target.conninfo)
     try:
@@ -119,3 +120,15 @@ def test_server_stopped_mid_run_writers_fail_with_7_then_carry_on(
         assert all(tasks[t].status == "completed" for t in acked) and set(acked) == set(ids)
     finally:
         server.close()
+
+
+def test_without_psycopg_a_postgresql_url_says_how_to_install_it(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg -> ImportError
+    url = f"postgresql://u:pw@127.0.0.1:{free_port()}/db?workflow=w"
+    proc = run_cli(root, "--store", url, "status")
+    assert (proc.returncode, proc.stderr) == (2, (
+        "agents-state: error: a postgresql:// store needs psycopg 3, which is not installed; "
+        "install it with: pip install 'agents-state[postgres]'\n"))

@@ -36,14 +36,21 @@ def utcnow() -> datetime:
 @dataclass
 class App:
     root: Path
+    store_url: str | None = None  # None: the files under .agents/ (store_api.open_store)
 
     @classmethod
-    def open(cls, root: str | None) -> App:
-        return cls(find_root(root))
+    def open(cls, root: str | None, store: str | None = None) -> App:
+        from agents_state.store.api import store_url
+
+        return cls(find_root(root), store_url(store))
 
     @cached_property
-    def store(self) -> Store:
-        return Store(self.root)
+    def store(self) -> Any:
+        if self.store_url is None:
+            return Store(self.root)
+        from agents_state.store.api import open_store
+
+        return open_store(self.root, self.store_url)
 
     @cached_property
     def loaded(self) -> Any:
@@ -62,7 +69,8 @@ class App:
         return policy_from(self.config)
 
     def state(self) -> State | None:
-        return self.store.load()
+        state: State | None = self.store.load()
+        return state
 
     def require(self) -> State:
         state = self.state()
@@ -105,9 +113,10 @@ class App:
                 self._write_derived(state, out.state)
             return out
 
-        if not self.store.dir.is_dir():  # never create .agents/ for a command that must fail
+        if not self.store.present():  # never create .agents/ for a command that must fail
             return mutate(None)
-        return self.store.commit(mutate)
+        done: Outcome = self.store.commit(mutate)
+        return done
 
     def _write_derived(self, before: State, after: State) -> None:
         """Task summary and stage output files that this transition made due (inside the lock)."""
@@ -137,12 +146,15 @@ class App:
                     "start another",
                     hint=f"task: {state.task!r}; continue it with: agents-state next, or "
                     "archive it and start anew with: agents-state dispatch --replace \"<task>\"")
-            if state is not None:
+            archived = None
+            if state is not None and self.store_url is not None:
+                archived = self.store.archive(state)
+            elif state is not None:
                 archive.append(Archive.copy(self.store, state))
             new = new_state(event, utcnow())
             new.revision = (state.revision + 1) if state is not None else 1
             record = {"rev": new.revision, "at": new.startedAt, **event.record()}
-            shown = archive[0].shown if archive else None
+            shown = archive[0].shown if archive else archived
             if shown:
                 record["archived"] = shown
             msg = f"workflow started: {task}" + (f" (previous one archived to {shown})"
@@ -150,7 +162,7 @@ class App:
             return Outcome(new, msg, True, record)
 
         try:
-            out = self.store.commit(mutate)
+            out: Outcome = self.store.commit(mutate)
         except BaseException:
             for a in archive:  # the old workflow was never touched: drop its copy
                 a.discard()
@@ -184,6 +196,9 @@ class App:
 
     def _stored(self, name: str) -> bytes | None:
         """The artifact as stored now (a planted link or FIFO is refused, exit 5)."""
+        if self.store_url is not None:
+            stored: bytes | None = self.store.read_artifact(name)
+            return stored
         from agents_state.jsonio import MAX_INPUT_BYTES
 
         try:
@@ -194,13 +209,12 @@ class App:
 
     def _existing_artifact(self, phase_id: str) -> bytes:
         spec = get_phase(phase_id)
-        path = self.store.phases_dir / spec.artifact
-        try:
-            return read_regular(path, f".agents/phases/{spec.artifact}")
-        except FileNotFoundError:
+        data: bytes | None = self.store.read_artifact(spec.artifact)
+        if data is None:
             raise NotFoundError(
                 f"phase {phase_id} needs its artifact: write .agents/phases/{spec.artifact} or "
-                f"pass --artifact FILE (or --artifact - for stdin)") from None
+                f"pass --artifact FILE (or --artifact - for stdin)")
+        return data
 
     def _test_run(self, phase_id: str, data: bytes, shown: str) -> Any:
         if phase_id != "3.1":

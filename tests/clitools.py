@@ -28,7 +28,10 @@ def invoke(argv: list[str], stdin: str | bytes | None = None,
     from agents_state.__main__ import main
 
     runner = CliRunner()
-    with runner.isolation(input=stdin, env=env) as (out, err, _mixed):
+    # --store sets AGENTS_STATE_STORE for the rest of its process: restore it after the call
+    scoped: dict[str, str | None] = {"AGENTS_STATE_STORE": os.environ.get("AGENTS_STATE_STORE"),
+                                     **(env or {})}
+    with runner.isolation(input=stdin, env=scoped) as (out, err, _mixed):
         old_argv, old_cwd = sys.argv, os.getcwd()
         sys.argv = ["agents-state", *argv]
         if cwd is not None:

@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from agents_state.cli.options import store_option
+
 __all__ = ["COMMANDS", "cli", "main"]
 
 COMMANDS: dict[str, str] = {
@@ -38,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "watch": "agents_state.cli.cmd_watch:watch",
     "schema": "agents_state.cli.cmd_schema:schema",
     "completion": "agents_state.cli.completion:completion",
+    "store": "agents_state.cli.cmd_store:store",
 }
 
 
@@ -79,6 +82,7 @@ def _version() -> str:
 )
 @click.option("--json", "as_json", is_flag=True, expose_value=True,
               help="Print pure JSON on stdout (same as --json after the subcommand).")
+@store_option
 @click.pass_context
 def cli(ctx: click.Context, root: str | None, as_json: bool) -> None:
     """agents-state: durable workflow state for coding-agent orchestration.

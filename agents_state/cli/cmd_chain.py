@@ -15,7 +15,12 @@ __all__ = ["chain", "print_chain"]
 def _chains(ctx: click.Context) -> Any:
     from agents_state.chains.ops import ChainStore
 
-    return ChainStore(app_from(ctx).store)
+    app = app_from(ctx)
+    if app.store_url is not None:  # the PostgreSQL store (issue 17)
+        from agents_state.chains.pg import PgChainStore
+
+        return PgChainStore(app.store)
+    return ChainStore(app.store)
 
 
 def _now() -> Any:
@@ -381,10 +386,16 @@ def answer_chain(app: Any, text: str, as_json: bool) -> bool:
     """``resume --answer``: answer the chain that waits for one (unless the workflow waits)."""
     from agents_state.chains.ops import ChainStore, answer_open_chain
 
-    if not (app.store.dir / "chains").is_dir():
-        return False
-    state = app.state() if app.store.state_path.exists() else None
-    chains = ChainStore(app.store)
+    if app.store_url is not None:
+        from agents_state.chains.pg import PgChainStore
+
+        chains: Any = PgChainStore(app.store)
+        state = app.state()
+    else:
+        if not (app.store.dir / "chains").is_dir():
+            return False
+        state = app.state() if app.store.state_path.exists() else None
+        chains = ChainStore(app.store)
     out = answer_open_chain(chains, text, _now(), state is not None and state.clarify is not None)
     if out is None:
         return False

@@ -31,12 +31,16 @@ def show(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state config show --json
     """
+    from agents_state.store.api import describe
+
     app = app_from(ctx)
     loaded = app.loaded
     data = loaded.config.model_dump()
+    store = describe(app.store_url, app.root)
     if as_json:
-        emit_json({"config": data, "sources": loaded.sources})
+        emit_json({"config": data, "sources": loaded.sources, "store": store})
         return 0
+    click.echo(f"store: {store}")
     for key, layer in sorted(loaded.sources.items()):
         node = data
         for part in key.split("."):

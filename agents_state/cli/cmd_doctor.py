@@ -30,7 +30,19 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
     from agents_state.doctor.repair import Repair
     from agents_state.doctor.repair import repair as do_repair
 
-    root = app_from(ctx).root
+    app = app_from(ctx)
+    root = app.root
+    if app.store_url is not None:  # the PostgreSQL store: nothing on disk to repair
+        from agents_state.doctor.pg import diagnose_pg
+
+        d = diagnose_pg(app.store)
+        errors = [f for f in d.findings if f.severity == "error"]
+        if as_json:
+            emit_json({"ok": not errors, "findings": [f.to_json() for f in d.findings],
+                       "repaired": [], "lost": [], "remaining": None})
+        else:
+            _render(d.findings, Repair(), d.findings, False)
+        return 5 if errors else 0
     d = diagnose(root)
     found = d.findings
     done = Repair()

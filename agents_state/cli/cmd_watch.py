@@ -49,7 +49,13 @@ def watch(ctx: click.Context, exit_on_done: bool, poll: bool, interval: float, p
     app = app_from(ctx)
     tty = sys.stdout.isatty() and not plain
     color = tty and not os.environ.get("NO_COLOR")
-    watcher = StateWatcher(app.store.dir, use_events=not poll, poll_interval=interval)
+    watcher: Any
+    if app.store_url is not None:  # the PostgreSQL store: LISTEN/NOTIFY
+        from agents_state.views.watch_pg import PgWatcher
+
+        watcher = PgWatcher(app.store)
+    else:
+        watcher = StateWatcher(app.store.dir, use_events=not poll, poll_interval=interval)
     watcher.start()
     import signal
 
@@ -72,7 +78,8 @@ def _loop(app: App, watcher: StateWatcher, tty: bool, color: bool, verbose: bool
           exit_on_done: bool) -> int:
     from agents_state.views.watch import signature
 
-    sig = signature(watcher.path)
+    current = getattr(watcher, "current", None) or (lambda: signature(watcher.path))
+    sig = current()
     while True:
         watcher.seen(sig)
         text, done = _frame(app, watcher, sig, verbose)
@@ -82,7 +89,7 @@ def _loop(app: App, watcher: StateWatcher, tty: bool, color: bool, verbose: bool
         new = watcher.wait(_TTY_REFRESH if tty else 3600.0)
         while new is None and not tty:
             new = watcher.wait(3600.0)
-        sig = new if new is not None else signature(watcher.path)
+        sig = new if new is not None else current()
 
 
 def _show(text: str, tty: bool, color: bool) -> None:

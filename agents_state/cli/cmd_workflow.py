@@ -176,7 +176,10 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
 
 def _no_workflow(app: Any, as_json: bool) -> bool:
     """No workflow is a normal answer for stop and resume: one line, exit 0."""
-    if app.store.state_path.exists() or app.store.state_path.is_symlink():
+    if app.store_url is not None:
+        if app.state() is not None:
+            return False
+    elif app.store.state_path.exists() or app.store.state_path.is_symlink():
         return False
     if as_json:
         emit_json({"message": "no active workflow", "next": app.next_action(None)})

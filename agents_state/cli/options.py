@@ -7,7 +7,8 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["add_global_options", "app_from", "emit_json", "input_path", "json_option"]
+__all__ = ["add_global_options", "app_from", "emit_json", "input_path", "json_option",
+           "store_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,11 +31,34 @@ def _root_cb(ctx: click.Context, param: click.Parameter, value: str | None) -> N
         root.ensure_object(dict)["root"] = value
 
 
+def _store_cb(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.find_root().ensure_object(dict)["store"] = value
+        import os
+
+        os.environ["AGENTS_STATE_STORE"] = value  # for every App this process opens
+
+
+STORE_HELP = ("Where the workflow lives: a postgresql://USER@HOST:PORT/DB?workflow=NAME URL "
+              "(default: the files under .agents/; also AGENTS_STATE_STORE).")
+
+
+def store_option(cmd: F) -> F:
+    """The global ``--store URL`` (before or after the subcommand), defined once."""
+    return click.option("--store", "store", metavar="URL", expose_value=False,
+                        callback=_store_cb, help=STORE_HELP)(cmd)
+
+
 def add_global_options(cmd: click.Command) -> click.Command:
-    """Accept ``--root DIR`` after the subcommand too (``agents-state status --root DIR``)."""
+    """Accept ``--root DIR`` and ``--store URL`` after the subcommand too
+    (``agents-state status --root DIR``)."""
     if isinstance(cmd, click.Group):
         for sub in cmd.commands.values():
             add_global_options(sub)
+    if not any("--store" in p.opts for p in cmd.params):
+        cmd.params.append(click.Option(
+            ["--store"], expose_value=False, callback=_store_cb, metavar="URL",
+            help=STORE_HELP))
     if not any("--root" in p.opts for p in cmd.params):
         cmd.params.append(click.Option(
             ["--root"], type=click.Path(file_okay=False, path_type=str), expose_value=False,
@@ -46,8 +70,8 @@ def add_global_options(cmd: click.Command) -> click.Command:
 def app_from(ctx: click.Context) -> Any:
     from agents_state.app import App
 
-    root = ctx.find_root().obj.get("root") if ctx.find_root().obj else None
-    return App.open(root)
+    obj = ctx.find_root().obj or {}
+    return App.open(obj.get("root"), obj.get("store"))
 
 
 def emit_json(data: Any) -> None:

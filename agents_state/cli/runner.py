@@ -116,7 +116,7 @@ def _committed() -> str | None:
 def run(cli: click.Group, argv: list[str]) -> int:
     json_mode = "--json" in argv
     store = sys.modules.get("agents_state.store.files")
-    if store is not None:
+    if store is not None:  # one run, one account (several runs share a process in tests)
         store.forget_commits()
     bad = _undecodable(argv)
     if bad is not None:

@@ -105,7 +105,8 @@ def record(root: str | None, h: Handoff, *, task: str | None = None, phase: str 
         if out.changed and target.startswith("phase "):
             pid = target.split(" ", 1)[1]
             spec = get_phase(pid)
-            exists = (app.store.phases_dir / spec.artifact).exists()
+            exists = (app.store.phases_dir / spec.artifact).exists() if app.store_url is None \
+                else app.store.read_artifact(spec.artifact) is not None
             if h.decision != "CLARIFY" and (spec.reviews is not None or not exists):
                 app.store.write_artifact(spec.artifact, _artifact(h, pid))
         return out

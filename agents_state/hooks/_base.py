@@ -13,7 +13,8 @@ import orjson
 
 from agents_state.store.fsops import read_regular
 
-__all__ = ["PLUGIN_PREFIX", "active_state", "emit", "find_root", "is_ours", "read_payload", "warn"]
+__all__ = ["PLUGIN_PREFIX", "active_state", "emit", "find_root", "is_ours", "pg_store",
+           "read_payload", "warn"]
 
 PLUGIN_PREFIX = "subagents:"
 
@@ -54,10 +55,27 @@ def read_payload() -> dict[str, Any] | None:
     return data
 
 
+def pg_store(root: str) -> Any:
+    """The PostgreSQL store when ``AGENTS_STATE_STORE`` names one (issue 17), else ``None``."""
+    url = os.environ.get("AGENTS_STATE_STORE", "")
+    if not url.startswith(("postgresql://", "postgres://")):
+        return None
+    from pathlib import Path
+
+    from agents_state.store.pg import PgStore
+
+    return PgStore(url, Path(root))
+
+
 def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:
     """``--root`` / ``AGENTS_STATE_ROOT``, else the nearest ancestor of the payload's ``cwd``
-    (or the process cwd) that has ``.agents/``; ``None`` if there is none."""
+    (or the process cwd) that has ``.agents/``; ``None`` if there is none.  With a PostgreSQL
+    store (no ``.agents/`` needed) the root is that directory or the ``cwd``."""
     chosen = explicit or os.environ.get("AGENTS_STATE_ROOT")
+    if os.environ.get("AGENTS_STATE_STORE", "").startswith(("postgresql://", "postgres://")):
+        cwd = payload.get("cwd")
+        return os.path.abspath(os.path.expanduser(chosen or (
+            cwd if isinstance(cwd, str) and cwd else os.getcwd())))
     if chosen:
         chosen = os.path.abspath(os.path.expanduser(chosen))
         return chosen if os.path.isdir(os.path.join(chosen, ".agents")) else None
@@ -76,11 +94,21 @@ def active_state(root: str) -> dict[str, Any] | None:
     """The raw state if a workflow is active (unfinished, not aborted), else ``None``."""
     path = os.path.join(root, ".agents", "state.json")
     try:
-        data = orjson.loads(read_regular(path, ".agents/state.json"))  # no link, no FIFO
+        pg = pg_store(root)
+        if pg is not None:
+            raw = pg.read_bytes()
+            if raw is None:
+                return None
+            data = orjson.loads(raw)
+        else:
+            data = orjson.loads(read_regular(path, ".agents/state.json"))  # no link, no FIFO
     except FileNotFoundError:
         return None
     except (OSError, orjson.JSONDecodeError) as e:
         warn(f"cannot read {path} ({e}); allowing")
+        return None
+    except Exception as e:  # the server store: down, refused (one line, never a traceback)
+        warn(f"cannot read the workflow ({e}); allowing")
         return None
     if not isinstance(data, dict):
         return None

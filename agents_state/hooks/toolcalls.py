@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from agents_state.errors import AgentsStateError
-from agents_state.hooks._base import find_root, read_payload
+from agents_state.hooks._base import find_root, pg_store, read_payload
 from agents_state.store.fsops import open_regular, read_regular
 
 __all__ = ["COMPACT_AFTER_CALLS", "LOG_NAME", "count", "counts", "handle", "record", "reset"]
@@ -27,6 +27,10 @@ def _log(root: str) -> str:
 
 
 def record(root: str, agent: str) -> None:
+    pg = pg_store(root)
+    if pg is not None:  # the PostgreSQL store keeps the counts (issue 17)
+        pg.count_call(agent.replace("\n", " ").strip() or "main")
+        return
     line = (agent.replace("\n", " ").strip() or "main") + "\n"
     fd = open_regular(_log(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, _SHOWN)
     try:
@@ -36,6 +40,10 @@ def record(root: str, agent: str) -> None:
 
 
 def counts(root: str) -> dict[str, int]:
+    pg = pg_store(root)
+    if pg is not None:
+        calls: dict[str, int] = pg.call_counts()
+        return calls
     out: dict[str, int] = {}
     try:
         text = read_regular(_log(root), _SHOWN).decode("utf-8", "replace")
@@ -53,6 +61,10 @@ def count(root: str, agent: str = "main") -> int:
 
 
 def reset(root: str) -> None:
+    pg = pg_store(root)
+    if pg is not None:
+        pg.reset_calls()
+        return
     try:
         os.close(open_regular(_log(root), os.O_WRONLY | os.O_TRUNC, _SHOWN))
     except FileNotFoundError:
@@ -64,7 +76,14 @@ def handle(event: str, explicit_root: str | None) -> None:
     if payload is None:
         return
     root = find_root(explicit_root, payload)
-    if root is None or not os.path.exists(os.path.join(root, ".agents", "state.json")):
+    if root is None:
+        return
+    if pg_store(root) is not None:
+        from agents_state.hooks._base import active_state
+
+        if active_state(root) is None:
+            return
+    elif not os.path.exists(os.path.join(root, ".agents", "state.json")):
         return
     agent = payload.get("agent_id")
     record(root, agent if isinstance(agent, str) and agent else "main")

@@ -89,9 +89,36 @@ def _nearest(start: str) -> Workflow | None:
         here = parent
 
 
+def _server_workflow(url: str, root: str) -> Workflow | None:
+    """The workflow in the PostgreSQL store (issue 17); a server that cannot be read makes the
+    workflow undecidable, which denies sub-agents' calls (fail closed), like an unreadable file."""
+    try:
+        from pathlib import Path
+
+        from agents_state.store.pg import PgStore
+
+        raw = PgStore(url, Path(root)).read_bytes()
+        if raw is None:
+            return None
+        data = orjson.loads(raw)
+    except Exception as e:
+        reason = getattr(e, "message", None) or f"{type(e).__name__}: {e}"
+        return Workflow(root, True, f"cannot read the workflow from the server ({reason})")
+    if not isinstance(data, dict):
+        return Workflow(root, True, "the server's workflow state is not a JSON object")
+    status = str(data.get("status", "pending")).strip().lower()
+    found = Workflow(root, not (status in _DONE or data.get("abortedAt")))
+    return found if found.active else None
+
+
 def find_workflow(explicit: str | None, payload_cwd: object) -> Workflow | None:
     """The workflow whose profiles apply, or ``None`` when no workflow is active."""
     chosen = explicit or os.environ.get("AGENTS_STATE_ROOT")
+    url = os.environ.get("AGENTS_STATE_STORE", "")
+    if url.startswith(("postgresql://", "postgres://")):  # the workflow is on the server
+        where = chosen or (payload_cwd if isinstance(payload_cwd, str) and payload_cwd
+                           else os.getcwd())
+        return _server_workflow(url, os.path.abspath(os.path.expanduser(where)))
     if chosen:
         found = read_workflow(os.path.abspath(os.path.expanduser(chosen)))
         return found if found is not None and found.active else None

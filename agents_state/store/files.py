@@ -87,6 +87,20 @@ class Store:
             raise StateFileError(STATE_FILE, "", f"is over {MAX_STATE_BYTES} bytes, the limit")
         return data
 
+    def present(self) -> bool:
+        """Whether ``.agents/`` exists (commands that must fail never create it)."""
+        return self.dir.is_dir()
+
+    def read_artifact(self, name: str) -> bytes | None:
+        """``.agents/phases/<name>``, or None when there is none."""
+        shown = f"{AGENTS_DIR}/phases/{safe_name(name, 'artifact')}"
+        try:
+            return fsops.read_regular(self.phases_dir / name, shown)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise StorageIOError(shown, "read", e.strerror or str(e)) from None
+
     def load(self) -> State | None:
         from agents_state.store.codec import decode_state
 

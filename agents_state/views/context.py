@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from agents_state.models import State
 from agents_state.safetext import escape
@@ -98,12 +99,18 @@ def render_context(state: State, action: dict[str, object],
     return "\n".join(lines)
 
 
-def load_excerpts(root: Path, state: State) -> dict[str, str]:
-    """Excerpts of the recent phases' artifacts (bounded reads; a missing file is skipped)."""
+def load_excerpts(root: Path, state: State, store: Any = None) -> dict[str, str]:
+    """Excerpts of the recent phases' artifacts (bounded reads; a missing file is skipped);
+    ``store``: a server store to read them from instead of ``.agents/phases/``."""
     from agents_state.workflow import get_phase
 
     out: dict[str, str] = {}
     for pid in recent_phases(state):
+        if store is not None:
+            got = store.read_artifact(get_phase(pid).artifact)
+            if got is not None:
+                out[pid] = excerpt(pid, got[:64 * 1024])
+            continue
         from agents_state.errors import InvalidInputError
         from agents_state.store.fsops import open_regular
 
@@ -127,8 +134,9 @@ def context_text(root: Path) -> str | None:
     """The context for the workflow under ``root``, or None when there is no active one."""
     from agents_state.app import App
 
-    app = App(root)
+    app = App.open(str(root))
     state = app.state()
     if state is None or not state.active:
         return None
-    return render_context(state, app.next_action(state), load_excerpts(root, state))
+    server = app.store if app.store_url is not None else None
+    return render_context(state, app.next_action(state), load_excerpts(root, state, server))

@@ -1,0 +1,101 @@
+"""The store interface and the factory that picks a store (issue 17).
+
+Two implementations: the embedded file store (``store.Store``, the default: ``.agents/`` under the
+project root) and the PostgreSQL store (``store_pg.PgStore``), chosen by ``--store URL`` or the
+``AGENTS_STATE_STORE`` environment variable.  Without either nothing changes, and nothing here
+imports psycopg: the server store is imported only for a ``postgresql://`` URL.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from agents_state.errors import UsageError
+
+if TYPE_CHECKING:
+    from agents_state.engine.phases import Outcome
+    from agents_state.models import State
+
+__all__ = ["ENV_VAR", "WorkflowStore", "describe", "mask_url", "open_store", "store_url"]
+
+ENV_VAR = "AGENTS_STATE_STORE"
+PG_SCHEMES = ("postgresql://", "postgres://")
+
+
+@runtime_checkable
+class WorkflowStore(Protocol):
+    """What the engine's shell needs from a store.
+
+    ``commit`` runs ``mutate`` on a freshly re-read state under the store's lock and makes its
+    result durable (state, event, artifacts written by ``write_artifact`` during ``mutate``) as
+    one unit before it returns; ``load`` never sees a torn state."""
+
+    root: Path
+
+    def load(self) -> State | None: ...
+
+    def commit(self, mutate: Callable[[State | None], Outcome]) -> Outcome: ...
+
+    def write_artifact(self, name: str, data: bytes) -> str: ...
+
+    def read_artifact(self, name: str) -> bytes | None: ...
+
+    def events(self) -> list[dict[str, Any]]: ...
+
+    def present(self) -> bool: ...
+
+
+def store_url(explicit: str | None) -> str | None:
+    """``--store URL``, else ``AGENTS_STATE_STORE``, else None (the file store)."""
+    url = explicit if explicit else os.environ.get(ENV_VAR)
+    if not url or url in ("file", "files"):
+        return None
+    if url.startswith(PG_SCHEMES):
+        return url
+    if url.startswith("file://"):
+        return None
+    raise UsageError(f"--store {mask_url(url)!r}: unknown store; use postgresql://USER@HOST:PORT/"
+                     "DB?workflow=NAME (or leave it out for the files under .agents/)")
+
+
+def open_store(root: Path, url: str | None) -> Any:
+    """The store for ``root`` and ``url`` (None: the file store)."""
+    if url is None:
+        from agents_state.store.files import Store
+
+        return Store(root)
+    from agents_state.store.pg import PgStore
+
+    return PgStore(url, root)
+
+
+def mask_url(url: str) -> str:
+    """The URL with its password replaced by ``***`` (for output, logs and errors)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable store URL>"
+    query = "&".join("password=***" if q.lower().startswith("password=") else q
+                     for q in parts.query.split("&")) if parts.query else ""
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            userinfo = userinfo.split(":", 1)[0] + ":***"
+        netloc = f"{userinfo}@{host}"
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def describe(url: str | None, root: Path) -> str:
+    """One line for ``config show``: which store is in use (password masked)."""
+    if url is None:
+        return f"files under {root / '.agents'}"
+    from agents_state.store.pg_url import parse_url
+
+    target = parse_url(url)
+    return f"postgresql {target.shown} (workflow {target.workflow!r})"

@@ -1,0 +1,125 @@
+"""``agents-state store copy``: move a workflow between the files and a database (issue 17).
+
+The copy keeps the revision, every event and every phase artifact.  The source is read under its
+lock (files) or in one snapshot (PostgreSQL); the target is written under its lock as one unit:
+for the files, the artifacts and the log first and ``state.json`` last (so a copy cut short is no
+workflow yet), for the database one transaction.  A target that already holds a workflow is
+refused unless ``--replace``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agents_state.errors import StateFileError, UsageError
+from agents_state.store.paths import AGENTS_DIR
+
+__all__ = ["Snapshot", "copy_workflow"]
+
+
+@dataclass
+class Snapshot:
+    state: bytes
+    revision: int
+    events: list[dict[str, Any]]
+    artifacts: dict[str, bytes]
+    chains: dict[str, bytes]  # chain id -> its state (``.agents/chains/<id>.json``)
+
+
+def _read_files(root: Path) -> Snapshot:
+    from agents_state.store import fsops
+    from agents_state.store.codec import decode_state
+    from agents_state.store.files import Store
+
+    store = Store(root)
+    if not store.present():
+        raise UsageError(f"{root}: no {AGENTS_DIR}/ here to copy from")
+    with store.locked():
+        data = store.read_bytes()
+        if data is None:
+            raise UsageError(f"{root / AGENTS_DIR}: no workflow (state.json) to copy")
+        state = decode_state(data, f"{AGENTS_DIR}/state.json")
+        artifacts = {}
+        if store.phases_dir.is_dir():
+            for n in sorted(os.listdir(store.phases_dir)):
+                if not n.startswith(".tmp-") and (store.phases_dir / n).is_file():
+                    artifacts[n] = fsops.read_regular(store.phases_dir / n, f"phases/{n}")
+        chains = {}
+        chain_dir = store.dir / "chains"
+        if chain_dir.is_dir():
+            for p in sorted(chain_dir.glob("*.json")):
+                chains[p.stem] = fsops.read_regular(p, f"{AGENTS_DIR}/chains/{p.name}")
+        return Snapshot(data, state.revision, store.events(), artifacts, chains)
+
+
+def _read_pg(url: str, root: Path) -> Snapshot:
+    from agents_state.store.codec import decode_state
+    from agents_state.store.pg import PgStore
+
+    store = PgStore(url, root)
+    conn = store.connect()
+    with store.errors("copy"), conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        data = store.read_bytes()
+        if data is None:
+            raise UsageError(f"{store.shown}: no workflow to copy")
+        state = decode_state(data, store.shown)
+        chains = {r[0]: bytes(r[1]) for r in store._all(
+            "SELECT id, data FROM agents_state.chains WHERE workflow = %s", (store.workflow,))}
+        snap = Snapshot(data, state.revision, store.events(),
+                        {n: d for n, d in store.artifacts().items() if "/" not in n}, chains)
+    return snap
+
+
+def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
+    from agents_state.store.files import Store, note_commit
+
+    store = Store(root)
+    store.ensure_dirs()
+    with store.locked():
+        if store.read_bytes() is not None and not replace:
+            raise StateFileError(f"{AGENTS_DIR}/state.json", "", "already holds a workflow; "
+                                 "pass --replace to overwrite it")
+        for name in os.listdir(store.phases_dir):
+            if not name.startswith(".tmp-") and name not in snap.artifacts:
+                os.unlink(store.phases_dir / name)
+        for name, data in snap.artifacts.items():
+            store.write_file(store.phases_dir / name, data, f"{AGENTS_DIR}/phases/{name}")
+        if snap.chains:
+            from agents_state.store import fsops
+
+            chain_dir = store.dir / "chains"
+            fsops.make_dir(chain_dir, f"{AGENTS_DIR}/chains")
+            for cid, data in snap.chains.items():
+                store.write_file(chain_dir / f"{cid}.json", data, f"{AGENTS_DIR}/chains/{cid}.json")
+        log = b"".join(orjson.dumps(e) + b"\n" for e in snap.events)
+        store.write_file(store.events_path, log, f"{AGENTS_DIR}/events.jsonl")
+        store.write_file(store.state_path, snap.state, f"{AGENTS_DIR}/state.json")
+        store.write_file(store.backup_path, snap.state, f"{AGENTS_DIR}/state.json.bak")
+        store.ensure_ignored()
+    note_commit(f"revision {snap.revision}")
+
+
+def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, str, str]:
+    """Copy between a folder (a root holding ``.agents/``) and a ``postgresql://`` URL, either
+    way (or between two of either kind); returns the snapshot and both ends as shown."""
+    from agents_state.store.api import PG_SCHEMES, mask_url
+
+    def is_pg(s: str) -> bool:
+        return s.startswith(PG_SCHEMES)
+
+    root = Path.cwd()
+    snap = _read_pg(source, root) if is_pg(source) else _read_files(Path(source).absolute())
+    if is_pg(target):
+        from agents_state.store.pg import PgStore
+
+        PgStore(target, root).import_workflow(snap.state, snap.revision, snap.events,
+                                              snap.artifacts, replace, snap.chains)
+    else:
+        _write_files(Path(target).absolute(), snap, replace)
+    return snap, mask_url(source), mask_url(target)

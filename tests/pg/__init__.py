@@ -1,0 +1,1 @@
+"""Issue 17: the PostgreSQL store, against a real server."""

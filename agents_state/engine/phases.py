@@ -328,7 +328,7 @@ def _advance(c: _Ctx, done: str, message: str) -> Outcome:
             state.currentPhase, state.currentStage = "3.1", "TEST"
             state.phase("3.1").status = "blocked"
             return Outcome(state, message + "; workflow blocked: the last test run failed")
-        state.status = "completed"
+        state.status, state.stopRequested = "completed", False  # nothing is left to stop
         state.currentPhase, state.currentStage = done, get_phase(done).stage
         return Outcome(state, message + "; workflow completed")
     state.compaction.pending = _compaction_boundary(c.policy, done, nxt)

@@ -31,8 +31,9 @@ from typing import Any
 import orjson
 
 from agents_state.engine import events as ev
+from agents_state.engine.gate import TEST_RUN
 from agents_state.engine.phases import Outcome, apply
-from agents_state.errors import NotFoundError
+from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.handoff.ledger import LEDGER, ledger, phase_records, tokens_by_phase
 from agents_state.handoff.reduce import Handoff
 from agents_state.models import State
@@ -110,6 +111,11 @@ def _events(state: State, h: Handoff, t: Target) -> list[ev.Event]:
     if h.decision == "PROCEED":
         if t.task:
             return [ev.TaskDone(t.task, summary=h.summary)]
+        if t.phase == TEST_RUN:  # the TEST gate: 3.1 passes on its results, not on a word
+            raise TransitionNotAllowedError(
+                f"phase {TEST_RUN}", state.phase(TEST_RUN).status, "complete from a handoff",
+                hint=f"phase {TEST_RUN} is recorded with its test results: agents-state phase run "
+                f"{TEST_RUN}, or agents-state phase complete {TEST_RUN} --artifact RESULTS.json")
         return [ev.PhaseComplete(t.phase, issues=len(h.issues) or None)]
     if h.decision == "CLARIFY":
         return [ev.Clarify(tuple(h.questions), phase=t.phase, task=t.task)]

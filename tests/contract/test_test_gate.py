@@ -117,6 +117,22 @@ def test_skip_by_the_user_is_recorded_in_the_final_status(root: Path) -> None:
                                       "user: phase 3.1, 3.2.")
 
 
+def test_a_handoff_cannot_pass_the_test_gate(root: Path) -> None:
+    # issue 15: phase 3.1 passes on its results only; a PROCEED handoff naming it is refused
+    _no_commands(root)
+    walk_to(root, "3.1")
+    before = state_bytes(root)
+    from protocol.examples import VALID
+
+    (root / "proceed.json").write_text(json.dumps(VALID["001 validator output"][1]))
+    code, out, err = sh(root, "handoff", "record", str(root / "proceed.json"), "--phase", "3.1")
+    assert (code, out, err) == (4, "", (
+        "agents-state: error: phase 3.1 is pending: cannot complete from a handoff (phase 3.1 "
+        "is recorded with its test results: agents-state phase run 3.1, or agents-state phase "
+        "complete 3.1 --artifact RESULTS.json)\n"))
+    assert state_bytes(root) == before
+
+
 def test_engine_never_completes_over_a_failed_run() -> None:
     """A hand-edited state at 4.3 whose last test run failed: finishing it blocks instead."""
     from datetime import UTC, datetime

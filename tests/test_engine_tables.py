@@ -1,0 +1,185 @@
+"""Issue 18: the transition tables are real.
+
+Every status the engine writes is read from ``engine.table`` (or the chains' own table), so:
+
+- parity: driving the hypothesis machines of ``test_engine_stateful`` (plus the test gate and
+  the resume moves they do not reach) looks up only keys that are in the tables, and every table
+  entry is looked up at least once or is listed in ``UNREACHED_BY_DESIGN`` with a reason;
+- mutation: changing any one target in a table makes the same machines fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import invariant, precondition, rule, run_state_machine_as_test
+from test_engine_stateful import IDS, PHASES, REVIEWS, PhaseMachine, TaskMachine
+from test_waves import T0
+
+from agents_state.engine import events as ev
+from agents_state.engine import table
+from agents_state.engine.phases import apply, new_state
+from agents_state.models import Wave
+from agents_state.policy import Policy
+from agents_state.workflow import PHASE_IDS, TASK_PHASE, TEST_ANALYSIS, TEST_RUN
+
+Key = tuple[str, str, str]
+
+UNREACHED_BY_DESIGN: dict[Key, str] = {
+    ("pending", "skip", "tasks"): "a task phase with failed tasks is failed or in progress; "
+    "kept so a hand-edited state with failed tasks in a pending phase can still be skipped",
+    ("pending", "tests_passed", "fixed"): "after a failed run the analysis is current, so the "
+    "run cannot pass while its analysis is pending; kept for a hand-edited state",
+}
+
+
+class Recording(dict[Key, Any]):
+    """A table that remembers which keys the engine looked up, and which it missed."""
+
+    def __init__(self, source: dict[Key, Any]) -> None:
+        super().__init__(source)
+        self.hits: set[Key] = set()
+        self.misses: set[Key] = set()
+
+    def __getitem__(self, key: Key) -> Any:
+        value = super().__getitem__(key)
+        self.hits.add(key)
+        return value
+
+    def __missing__(self, key: Key) -> Any:
+        self.misses.add(key)
+        raise KeyError(key)
+
+
+LATE_STARTS = ["1.2", "2.2", TEST_RUN, TEST_RUN, "4.1"]  # a review or the tests next
+LATE_POLICY = Policy(max_per_phase=1, review_max_retries={p: 1 for p in REVIEWS})
+
+
+class GatePhaseMachine(PhaseMachine):
+    """The phase machine plus test runs that pass or fail (the TEST gate's moves) and runs that
+    start late (every phase before a review or the tests skipped), so short walks reach them."""
+
+    @precondition(lambda self: self.state is None)
+    @rule(at=st.sampled_from(LATE_STARTS))
+    def start_late(self, at: str) -> None:
+        self.policy = LATE_POLICY
+        skipped = tuple(PHASE_IDS[:PHASE_IDS.index(at)])
+        self.state = new_state(ev.Start(task="t", skipped=skipped), self.now)
+
+    @precondition(lambda self: self.state is not None)
+    @rule(passed=st.sampled_from([True, False, False]))
+    def test_run(self, passed: bool) -> None:
+        assert self.state is not None
+        if self.state.currentPhase == TEST_RUN:
+            self._apply(ev.PhaseComplete(phase=TEST_RUN, tests_passed=passed,
+                                         failed_commands=() if passed else ("pytest",)))
+        elif self.state.currentPhase == TEST_ANALYSIS:
+            self._apply(ev.PhaseComplete(phase=TEST_ANALYSIS))
+
+    @invariant()
+    def done_phases_stay_done_unless_sent_back(self) -> None:
+        """As in the phase machine, and the gate's send-back: a finished analysis reopens the
+        failed test run, a failed run reopens the analysis."""
+        s = self.state
+        if s is None:
+            return
+        done = {p for p in PHASES if s.phase(p).status in ("completed", "skipped")}
+        for p in self.done - done:
+            assert s.phase(p).status in ("pending", "blocked"), p
+            assert p in (TEST_RUN, TEST_ANALYSIS) \
+                or any(s.phase(r).reviewRounds > 0 for r in REVIEWS), p
+        self.done = done
+
+
+class ResumingTaskMachine(TaskMachine):
+    """The task machine plus ``task start`` and a retry while running (the driver died)."""
+
+    @rule(tid=st.sampled_from(IDS), agent=st.none() | st.sampled_from(["w1", "w2"]))
+    def start(self, tid: str, agent: str | None) -> None:
+        self._apply(ev.TaskStart(task_id=tid, agent=agent))
+
+    @precondition(lambda self: self.state.status == "in_progress")
+    @rule()
+    def driver_died(self) -> None:
+        self._apply(ev.Retry())
+
+
+def _load_into_listed_waves() -> None:
+    """Design 004: definitions for waves the state lists, some done (not in the machines)."""
+    state = new_state(ev.Start(task="t", skipped=tuple(PHASE_IDS[:PHASE_IDS.index(TASK_PHASE)])),
+                      T0)
+    state.phase(TASK_PHASE).waves = [Wave(tasks=["a"], status="completed"),
+                                     Wave(tasks=["b"], status="skipped"),
+                                     Wave(tasks=["c"], status="pending")]
+    load = ev.TasksLoad(tasks=tuple((t, {"dependencies": []}) for t in "abc"),
+                        waves=(("a",), ("b",), ("c",)))
+    out = apply(state, load, T0)
+    tasks = out.state.phase(TASK_PHASE).tasks or {}
+    assert [tasks[t].status for t in "abc"] == ["completed", "skipped", "pending"]
+
+
+def _walk(start_at: str, policy: Policy, *events: ev.Event, skip: tuple[str, ...] = ()) -> None:
+    """Apply ``events`` in order from a workflow that starts at ``start_at``; none is refused."""
+    before = tuple(PHASE_IDS[:PHASE_IDS.index(start_at)])
+    state = new_state(ev.Start(task="t", skipped=before + skip), T0)
+    for event in events:
+        state = apply(state, event, T0, policy).state
+
+
+def _scenarios() -> None:
+    """Moves the random walks reach too rarely to rely on: review rounds, the test gate."""
+    start, done = ev.PhaseStart, ev.PhaseComplete
+    one_round = Policy(max_per_phase=1, review_max_retries={"1.3": 1})
+    sent_back = (start("1.2"), done("1.2"), start("1.3"), done("1.3", blocking_issues=1))
+    _walk("1.2", one_round, *sent_back, *sent_back, ev.Retry(), done("1.3", blocking_issues=1),
+          done("1.2"), done("1.3", blocking_issues=1), ev.Skip())
+    fail = done(TEST_RUN, tests_passed=False, failed_commands=("pytest",))
+    run_fail = (start(TEST_RUN), fail)
+    _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Retry(), done(TEST_ANALYSIS), start(TEST_RUN),
+          done(TEST_RUN, tests_passed=True))
+    _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Skip())
+    no_rounds = Policy(max_per_phase=0)
+    _walk(TEST_RUN, no_rounds, fail, ev.Retry())
+    _walk(TEST_RUN, no_rounds, fail, ev.Skip())
+    _walk(TEST_RUN, one_round, fail, skip=(TEST_ANALYSIS,))
+    _walk(TEST_RUN, no_rounds, fail, ev.Retry(), skip=(TEST_ANALYSIS,))
+    _walk(PHASE_IDS[0], one_round, start(PHASE_IDS[0]), ev.Block(reason="r"), ev.Skip())
+    load = ev.TasksLoad(tasks=(("a", {"dependencies": []}),), waves=(("a",),))
+    _walk(TASK_PHASE, Policy(max_per_task=0), load, ev.TaskClaim(agent="w"),
+          ev.Block(reason="r"), ev.TaskFail(task_id="a", error="x"), ev.Skip())
+    # a hand-edited state at the last phase whose last test run failed
+    state = new_state(ev.Start(task="t", skipped=PHASE_IDS[:-1]), T0)
+    state.phase(TEST_RUN).passed, state.phase(TEST_RUN).status = False, "completed"
+    assert apply(state, done(PHASE_IDS[-1]), T0).state.status == "blocked"
+
+
+def _drive(examples: int) -> None:
+    fast = settings(max_examples=examples, stateful_step_count=50, deadline=None,
+                    database=None, derandomize=True,
+                    phases=[Phase.explicit, Phase.generate])  # a failure is reported unshrunk
+    run_state_machine_as_test(GatePhaseMachine, settings=fast)
+    run_state_machine_as_test(ResumingTaskMachine, settings=fast)
+    _load_into_listed_waves()
+    _scenarios()
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Recording, Recording]]:
+    phases, tasks = Recording(table.PHASE_MOVES), Recording(table.TASK_MOVES)
+    monkeypatch.setattr(table, "PHASE_MOVES", phases)
+    monkeypatch.setattr(table, "TASK_MOVES", tasks)
+    yield phases, tasks
+
+
+def test_every_reached_pair_is_a_table_entry_and_every_entry_is_reached(
+        recorded: tuple[Recording, Recording]) -> None:
+    phases, tasks = recorded
+    _drive(300)
+    assert phases.misses == set() and tasks.misses == set()
+    unreached = {k for k in table.PHASE_MOVES if k not in phases.hits} \
+        | {k for k in table.TASK_MOVES if k not in tasks.hits}
+    assert sorted(unreached) == sorted(UNREACHED_BY_DESIGN)

@@ -12,9 +12,9 @@ import enum
 from dataclasses import dataclass
 
 __all__ = [
+    "COMPLETION_PHASE",
     "PHASES",
     "PHASE_IDS",
-    "COMPLETION_PHASE",
     "PHASE_INDEX",
     "REVIEW_PHASES",
     "STAGES",

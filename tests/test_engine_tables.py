@@ -5,15 +5,24 @@ Every status the engine writes is read from ``engine.table`` (or the chains' own
 - parity: driving the hypothesis machines of ``test_engine_stateful`` (plus the test gate and
   the resume moves they do not reach) looks up only keys that are in the tables, and every table
   entry is looked up at least once or is listed in ``UNREACHED_BY_DESIGN`` with a reason;
-- mutation: changing any one target in a table makes the same machines fail.
+- mutation: changing any one target in a table changes what the engine does.  For each entry
+  the parity run keeps a witness (the first ``apply`` call that read it: the state, the event,
+  the result); with the entry's target changed, that same call is refused or gives another
+  state.  The random machines' own invariants catch only some of these mutations (see
+  docs/decisions.md, issue 18), the witnesses catch each one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import pytest
+import test_engine_stateful
+import test_waves
 from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import invariant, precondition, rule, run_state_machine_as_test
@@ -22,8 +31,10 @@ from test_waves import T0
 
 from agents_state.engine import events as ev
 from agents_state.engine import table
+from agents_state.engine.context import Outcome
 from agents_state.engine.phases import apply, new_state
-from agents_state.models import Wave
+from agents_state.errors import TransitionNotAllowedError
+from agents_state.models import State, Wave
 from agents_state.policy import Policy
 from agents_state.workflow import PHASE_IDS, TASK_PHASE, TEST_ANALYSIS, TEST_RUN
 
@@ -44,9 +55,11 @@ class Recording(dict[Key, Any]):
         super().__init__(source)
         self.hits: set[Key] = set()
         self.misses: set[Key] = set()
+        self.fresh: set[Key] = set()  # read during the current ``apply`` call
 
     def __getitem__(self, key: Key) -> Any:
         value = super().__getitem__(key)
+        self.fresh.add(key)
         self.hits.add(key)
         return value
 
@@ -139,22 +152,54 @@ def _scenarios() -> None:
           done("1.2"), done("1.3", blocking_issues=1), ev.Skip())
     fail = done(TEST_RUN, tests_passed=False, failed_commands=("pytest",))
     run_fail = (start(TEST_RUN), fail)
-    _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Retry(), done(TEST_ANALYSIS), start(TEST_RUN),
-          done(TEST_RUN, tests_passed=True))
+    _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Retry(),
+          done(TEST_ANALYSIS), start(TEST_RUN), done(TEST_RUN, tests_passed=True))
     _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Skip())
+    _walk(TEST_RUN, Policy(max_per_phase=2), *run_fail, done(TEST_ANALYSIS), *run_fail)
+    _walk(TEST_RUN, one_round, done(TEST_RUN, tests_passed=True))
+    pf = ev.PhaseFail(phase=PHASE_IDS[1], error="x")
+    _walk(PHASE_IDS[1], one_round, pf, start(PHASE_IDS[1]), pf, ev.Retry(), pf, ev.Skip())
+    _walk(PHASE_IDS[1], one_round, start(PHASE_IDS[1]), pf, pf, ev.Retry(), start(PHASE_IDS[1]),
+          ev.Retry())
     no_rounds = Policy(max_per_phase=0)
     _walk(TEST_RUN, no_rounds, fail, ev.Retry())
     _walk(TEST_RUN, no_rounds, fail, ev.Skip())
     _walk(TEST_RUN, one_round, fail, skip=(TEST_ANALYSIS,))
     _walk(TEST_RUN, no_rounds, fail, ev.Retry(), skip=(TEST_ANALYSIS,))
     _walk(PHASE_IDS[0], one_round, start(PHASE_IDS[0]), ev.Block(reason="r"), ev.Skip())
-    load = ev.TasksLoad(tasks=(("a", {"dependencies": []}),), waves=(("a",),))
+    load = ev.TasksLoad(tasks=(("a", {"dependencies": []}), ("b", {"dependencies": ["a"]})),
+                        waves=(("a",), ("b",)))
     _walk(TASK_PHASE, Policy(max_per_task=0), load, ev.TaskClaim(agent="w"),
           ev.Block(reason="r"), ev.TaskFail(task_id="a", error="x"), ev.Skip())
     # a hand-edited state at the last phase whose last test run failed
     state = new_state(ev.Start(task="t", skipped=PHASE_IDS[:-1]), T0)
     state.phase(TEST_RUN).passed, state.phase(TEST_RUN).status = False, "completed"
     assert apply(state, done(PHASE_IDS[-1]), T0).state.status == "blocked"
+
+
+@dataclass(frozen=True)
+class Witness:
+    state: State
+    event: ev.Event
+    now: datetime
+    policy: Policy | None
+    result: dict[str, Any]
+
+
+def _witnessing(real: Callable[..., Outcome], tables: tuple[Recording, Recording],
+                witnesses: dict[tuple[str, Key], list[Witness]]) -> Callable[..., Outcome]:
+    def apply_and_witness(state: State, event: ev.Event, now: datetime,
+                          policy: Policy | None = None) -> Outcome:
+        for t in tables:
+            t.fresh.clear()
+        out = real(state, event, now, policy)
+        for name, t in zip(("PHASE_MOVES", "TASK_MOVES"), tables, strict=True):
+            for key in t.fresh:
+                seen = witnesses.setdefault((name, key), [])
+                if len(seen) < WITNESSES:
+                    seen.append(Witness(state, event, now, policy, out.state.to_json_dict()))
+        return out
+    return apply_and_witness
 
 
 def _drive(examples: int) -> None:
@@ -167,19 +212,52 @@ def _drive(examples: int) -> None:
     _scenarios()
 
 
-@pytest.fixture
-def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Recording, Recording]]:
+WITNESSES = 12  # calls kept per entry: one whose result the entry's target decides is enough
+Recorded = tuple[Recording, Recording, dict[tuple[str, Key], list[Witness]]]
+
+
+@pytest.fixture(scope="module")
+def recorded() -> Iterator[Recorded]:
     phases, tasks = Recording(table.PHASE_MOVES), Recording(table.TASK_MOVES)
-    monkeypatch.setattr(table, "PHASE_MOVES", phases)
-    monkeypatch.setattr(table, "TASK_MOVES", tasks)
-    yield phases, tasks
+    witnesses: dict[tuple[str, Key], list[Witness]] = {}
+    wrapped = _witnessing(apply, (phases, tasks), witnesses)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(table, "PHASE_MOVES", phases)
+        mp.setattr(table, "TASK_MOVES", tasks)
+        for module in (sys.modules[__name__], test_engine_stateful, test_waves):
+            mp.setattr(module, "apply", wrapped)
+        _drive(300)
+    yield phases, tasks, witnesses
 
 
 def test_every_reached_pair_is_a_table_entry_and_every_entry_is_reached(
-        recorded: tuple[Recording, Recording]) -> None:
-    phases, tasks = recorded
-    _drive(300)
+        recorded: Recorded) -> None:
+    phases, tasks, _ = recorded
     assert phases.misses == set() and tasks.misses == set()
     unreached = {k for k in table.PHASE_MOVES if k not in phases.hits} \
         | {k for k in table.TASK_MOVES if k not in tasks.hits}
     assert sorted(unreached) == sorted(UNREACHED_BY_DESIGN)
+
+
+OTHER = {"pending": "in_progress", "in_progress": "pending", "completed": "pending",
+         "failed": "pending", "blocked": "pending", "skipped": "completed"}
+ENTRIES = [(name, key) for name in ("PHASE_MOVES", "TASK_MOVES")
+           for key in getattr(table, name) if key not in UNREACHED_BY_DESIGN]
+
+
+@pytest.mark.parametrize(("name", "key"), ENTRIES, ids=lambda v: str(v))
+def test_changing_a_target_changes_what_the_engine_does(
+        recorded: Recorded, monkeypatch: pytest.MonkeyPatch, name: str, key: Key) -> None:
+    witnesses = recorded[2][(name, key)]
+    mutated = dict(getattr(table, name))
+    mutated[key] = OTHER[mutated[key]]
+    monkeypatch.setattr(table, name, mutated)
+    assert any(_differs(w) for w in witnesses), f"{len(witnesses)} witness(es) unchanged"
+
+
+def _differs(w: Witness) -> bool:
+    try:
+        result = apply(w.state, w.event, w.now, w.policy).state.to_json_dict()
+    except TransitionNotAllowedError:
+        return True  # refused: a later lookup has no entry for the changed status
+    return result != w.result

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option
+from agents_state.workflow import TASK_PHASE
 
 __all__ = ["chain", "print_chain"]
 
@@ -180,11 +181,11 @@ def _workflow_link(ctx: click.Context, task: str | None, phase: str | None) -> A
 
     state = app_from(ctx).require()
     if task is not None:
-        tasks = state.phase("2.1").tasks or {}
+        tasks = state.phase(TASK_PHASE).tasks or {}
         if task not in tasks:
-            raise NotFoundError(f"no task '{task}' in phase 2.1"
+            raise NotFoundError(f"no task '{task}' in phase {TASK_PHASE}"
                                 + (f"; tasks are {', '.join(tasks)}" if tasks else ""))
-        return {"phase": "2.1", "task": task}
+        return {"phase": TASK_PHASE, "task": task}
     assert phase is not None
     return {"phase": check_phase_id(phase)}
 

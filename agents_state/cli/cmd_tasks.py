@@ -9,6 +9,7 @@ import click
 
 from agents_state.cli.completion import task_ids
 from agents_state.cli.options import app_from, emit_json, json_option
+from agents_state.workflow import TASK_PHASE
 
 __all__ = ["task", "tasks"]
 
@@ -111,7 +112,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
     if as_json:
         tid = out.data["task"]
-        t = out.state.phase("2.1").tasks[tid]
+        t = out.state.phase(TASK_PHASE).tasks[tid]
         emit_json({"message": out.message, "task": tid, "attempt": out.data["attempt"],
                    "agent": out.data["agent"], "title": t.title, "description": t.description,
                    "files": t.files, "complexity": t.complexity, "revision": out.state.revision})

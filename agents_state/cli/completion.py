@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from agents_state.workflow import TASK_PHASE
+
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
@@ -58,7 +60,7 @@ def task_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> lis
 
     try:
         state = _state(ctx)
-        tasks = {} if state is None else (state.phase("2.1").tasks or {})
+        tasks = {} if state is None else (state.phase(TASK_PHASE).tasks or {})
     except Exception:  # completion must never fail the shell
         return []
     return [CompletionItem(tid, help=f"{t.title} ({t.status})") for tid, t in tasks.items()

@@ -13,10 +13,10 @@ from typing import Any
 
 from agents_state.config import Config, resolve_model
 from agents_state.engine.scoring import score_task
-from agents_state.engine.tasks import TASK_PHASE, current_wave, nothing_ready_reason, ready_tasks
+from agents_state.engine.tasks import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.handoff.ledger import phase_records
 from agents_state.models import State
-from agents_state.workflow import Phase, PhaseKind, artifact_path, get_phase
+from agents_state.workflow import TASK_PHASE, Phase, PhaseKind, artifact_path, get_phase
 
 SUMMARY_FILE = ".agents/phases/2.1-summary.md"
 

@@ -4,8 +4,9 @@ The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says whic
 workflow in a given status accepts at all: a running workflow takes phase and task events; a
 stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
 task reports (a stopped one also the one record of the step in flight at the stop: stop means
-after the current step); a finished one takes nothing.  The phase level (``engine.table.PHASE_MOVES``)
-maps ``(phase status, event, guard)`` to the phase's new status; tasks have their own table there.
+after the current step); a finished one takes nothing.  The phase level
+(``engine.table.PHASE_MOVES``) maps ``(phase status, event, guard)`` to the phase's new status;
+tasks have their own table there.
 Handlers decide the guard and fill in side data; every status they write is read from a table.
 Anything missing from a table is refused with ``TransitionNotAllowedError`` naming what is
 allowed from here.

@@ -10,6 +10,7 @@ that same transition; the last wave completes the phase.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
 from agents_state.engine.context import DONE as _DONE

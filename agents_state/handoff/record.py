@@ -30,6 +30,7 @@ from typing import Any
 
 import orjson
 
+from agents_state.chains.catalogue import MAX_WRITER_RETRIES
 from agents_state.engine import events as ev
 from agents_state.engine.phases import Outcome, apply
 from agents_state.errors import NotFoundError
@@ -38,7 +39,7 @@ from agents_state.handoff.reduce import Handoff
 from agents_state.models import State
 from agents_state.policy import Policy
 from agents_state.types import format_time
-from agents_state.workflow import PhaseKind, artifact_path, get_phase
+from agents_state.workflow import TASK_PHASE, PhaseKind, artifact_path, get_phase
 
 __all__ = [
     "LEDGER",
@@ -52,8 +53,6 @@ __all__ = [
     "tokens_by_phase",
 ]
 
-MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
-TASK_PHASE = "2.1"
 _QA_ROLES = frozenset({"validate", "build", "type", "lint", "test", "security"})
 
 

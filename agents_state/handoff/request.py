@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from agents_state.handoff.protocol import check_handoff
-from agents_state.handoff.record import TASK_PHASE, Target, ledger
+from agents_state.handoff.record import Target, ledger
 from agents_state.models import State
-from agents_state.workflow import PhaseKind, get_phase
+from agents_state.workflow import TASK_PHASE, PhaseKind, get_phase
 
 __all__ = ["EXPECTED_OUTPUT", "build_request", "default_role"]
 

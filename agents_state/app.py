@@ -77,7 +77,7 @@ class App:
         if state is None:
             return no_workflow_action()
         from agents_state.contextsize import context_tokens, transcript_of
-        from agents_state.hooks.toolcalls import count
+        from agents_state.store.toolcalls import count
 
         transcript = transcript_of(str(self.root))
         tokens = context_tokens(transcript) if transcript else None

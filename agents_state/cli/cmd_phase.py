@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from agents_state.cli.cmd_workflow import _print_outcome
 from agents_state.cli.completion import phase_ids
-from agents_state.cli.options import app_from, json_option
+from agents_state.cli.options import app_from, json_option, print_outcome
 
 __all__ = ["phase"]
 
@@ -50,7 +49,7 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
     app = app_from(ctx)
     out = app.run(PhaseStart(phase=check_phase_id(phase_id)))
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -83,7 +82,7 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, plan_agent
     if artifact == "-":
         shown = "<stdin>"
     out = app.complete_phase(phase_id, _artifact_bytes(artifact, app.root), shown, plan_agents)
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -104,7 +103,7 @@ def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
 
     app = app_from(ctx)
     out = app.run(PhaseFail(phase=check_phase_id(phase_id), error=error))
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -140,5 +139,5 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     cfg = app.config.stages.TEST
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, app.root)
     out = app.complete_phase("3.1", data)
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0

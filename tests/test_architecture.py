@@ -61,10 +61,8 @@ def _writes(tree: ast.Module) -> set[str]:
         f = node.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         flags = {n.attr for a in node.args for n in ast.walk(a) if isinstance(n, ast.Attribute)}
-        if name in WRITE_CALLS:
-            found.add(name)
-        elif name in OS_WRITE_CALLS and isinstance(f, ast.Attribute) \
-                and isinstance(f.value, ast.Name) and f.value.id == "os":
+        if name in WRITE_CALLS or (name in OS_WRITE_CALLS and isinstance(f, ast.Attribute) \
+                and isinstance(f.value, ast.Name) and f.value.id == "os"):
             found.add(name)
         elif name == "open" and isinstance(f, ast.Attribute) and flags & WRITE_FLAGS:
             found.add("os.open")

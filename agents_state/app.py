@@ -24,7 +24,7 @@ from agents_state.models import State
 from agents_state.store.archive import Archive
 from agents_state.store.files import Store, find_root
 from agents_state.store.fsops import read_regular
-from agents_state.workflow import PHASES, get_phase
+from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
 
 __all__ = ["App", "utcnow"]
 
@@ -125,7 +125,7 @@ class App:
         skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
         counts = {"0": score_task(task, cfg.stages.EXPLORE.maxParallelAgents).count}
         planning = cfg.stages.PLAN.planning
-        counts["1.2"] = 1 if planning.mode == "single" else \
+        counts[SIZED_PHASE] = 1 if planning.mode == "single" else \
             score_task(task, planning.maxParallelAgents).count
         event = ev.Start(task=task, agent_counts=counts, skipped=skipped)
         archive: list[Archive] = []
@@ -203,7 +203,7 @@ class App:
                 f"pass --artifact FILE (or --artifact - for stdin)") from None
 
     def _test_run(self, phase_id: str, data: bytes, shown: str) -> Any:
-        if phase_id != "3.1":
+        if phase_id != TEST_RUN:
             return None
         from agents_state.jsonio import loads_strict
         from agents_state.testresults import read_results

@@ -17,6 +17,8 @@ __all__ = [
     "PHASE_IDS",
     "PHASE_INDEX",
     "REVIEW_PHASES",
+    "SIZED_PHASE",
+    "SIZING_PHASE",
     "STAGES",
     "TASK_PHASE",
     "TEST_ANALYSIS",
@@ -141,6 +143,9 @@ TASK_PHASE: str = _the_one([p.id for p in PHASES if p.kind is PhaseKind.TASKS], 
 TEST_RUN: str = phase_with_role(PhaseRole.TEST_RUN)
 TEST_ANALYSIS: str = phase_with_role(PhaseRole.TEST_ANALYSIS)
 COMPLETION_PHASE: str = phase_with_role(PhaseRole.COMPLETION)
+SIZING_PHASE: str = phase_with_role(PhaseRole.SIZES_NEXT)
+"""Its completion may size the next phase (the brainstorm sizes the planning agents)."""
+SIZED_PHASE: str = PHASE_IDS[PHASE_IDS.index(SIZING_PHASE) + 1]
 REVIEW_PHASES: tuple[str, ...] = tuple(p.id for p in PHASES if p.kind is PhaseKind.REVIEW)
 
 

@@ -73,7 +73,11 @@ def test_every_record_class_compiles() -> None:
     import agents_state.models  # noqa: F401
 
     def subclasses(cls: type) -> list[type]:
-        return [s for c in cls.__subclasses__() for s in (c, *subclasses(c))]
+        out: list[type] = []
+        subs: list[type] = cls.__subclasses__()
+        for sub in subs:
+            out += [sub, *subclasses(sub)]
+        return out
 
     classes = subclasses(Record)
     assert len(classes) > 20

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agents_state.models import State
 from agents_state.safetext import escape
-from agents_state.workflow import STAGES, TASK_PHASE, get_phase, phases_of
+from agents_state.workflow import STAGES, TASK_PHASE, TEST_RUN, get_phase, phases_of
 
 __all__ = ["TASK_SUMMARY", "derived_files", "final_summary", "output_key", "stage_output",
            "task_counts", "task_summary"]
@@ -31,7 +31,7 @@ def task_counts(state: State) -> dict[str, int]:
 
 
 def _tests(state: State) -> str:
-    run = state.phase("3.1")
+    run = state.phase(TEST_RUN)
     if run.passed is True:
         return "passed"
     if run.passed is False:

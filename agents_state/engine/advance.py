@@ -36,7 +36,9 @@ def advance(c: Ctx, done: str, message: str) -> Outcome:
             run.status = phase_target(f"phase {TEST_RUN}", run.status, "finish",
                                       "tests_unresolved")
             return Outcome(state, message + "; workflow blocked: the last test run failed")
-        state.status = "completed"
+        # a stop requested while the last phase ran has nothing left to stop (found by the
+        # phase machine: a workflow completed with its stop request still set)
+        state.status, state.stopRequested = "completed", False
         state.currentPhase, state.currentStage = done, get_phase(done).stage
         return Outcome(state, message + "; workflow completed")
     state.compaction.pending = compaction_boundary(c.policy, done, nxt)

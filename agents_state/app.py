@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents_state.engine import events as ev
 from agents_state.engine.phases import Outcome, apply, check_phase_id, new_state
@@ -25,6 +25,12 @@ from agents_state.store.archive import Archive
 from agents_state.store.files import Store, find_root
 from agents_state.store.fsops import read_regular
 from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
+
+if TYPE_CHECKING:
+    from agents_state.config import Config
+    from agents_state.configload import LoadedConfig
+    from agents_state.policy import Policy
+    from agents_state.testresults import TestRun
 
 __all__ = ["App", "utcnow"]
 
@@ -46,17 +52,17 @@ class App:
         return Store(self.root)
 
     @cached_property
-    def loaded(self) -> Any:
+    def loaded(self) -> LoadedConfig:
         from agents_state.configload import load_config
 
         return load_config(self.root)
 
     @property
-    def config(self) -> Any:
+    def config(self) -> Config:
         return self.loaded.config
 
     @cached_property
-    def policy(self) -> Any:
+    def policy(self) -> Policy:
         from agents_state.config import policy_from
 
         return policy_from(self.config)
@@ -202,7 +208,7 @@ class App:
                 f"phase {phase_id} needs its artifact: write .agents/phases/{spec.artifact} or "
                 f"pass --artifact FILE (or --artifact - for stdin)") from None
 
-    def _test_run(self, phase_id: str, data: bytes, shown: str) -> Any:
+    def _test_run(self, phase_id: str, data: bytes, shown: str) -> TestRun | None:
         if phase_id != TEST_RUN:
             return None
         from agents_state.jsonio import loads_strict

@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option
 from agents_state.workflow import TASK_PHASE
 
+if TYPE_CHECKING:
+    from agents_state.chains.ops import ChainStore
+    from agents_state.chains.state import ChainState
+
 __all__ = ["chain", "print_chain"]
 
 
-def _chains(ctx: click.Context) -> Any:
+def _chains(ctx: click.Context) -> ChainStore:
     from agents_state.chains.ops import ChainStore
 
     return ChainStore(app_from(ctx).store)
 
 
-def _now() -> Any:
+def _now() -> datetime:
     from agents_state.app import utcnow
 
     return utcnow()
@@ -173,7 +178,8 @@ def _models(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _workflow_link(ctx: click.Context, task: str | None, phase: str | None) -> Any:
+def _workflow_link(ctx: click.Context, task: str | None,
+                   phase: str | None) -> dict[str, str] | None:
     if task is None and phase is None:
         return None
     from agents_state.engine.phases import check_phase_id
@@ -190,7 +196,7 @@ def _workflow_link(ctx: click.Context, task: str | None, phase: str | None) -> A
     return {"phase": check_phase_id(phase)}
 
 
-def _resolve(ctx: click.Context, chain_id: str | None) -> Any:
+def _resolve(ctx: click.Context, chain_id: str | None) -> tuple[ChainStore, ChainState]:
     chains = _chains(ctx)
     return chains, (chains.load(chain_id) if chain_id else chains.latest())
 
@@ -260,7 +266,7 @@ def record(ctx: click.Context, chain_id: str, sources: tuple[str, ...], kind: st
     return _after(ctx, chains, out, as_json, handoff=h.to_json())
 
 
-def _simple(event: str, doc: str) -> Any:
+def _simple(event: str, doc: str) -> click.Command:
     @click.argument("chain_id", metavar="ID")
     @json_option
     @click.pass_context

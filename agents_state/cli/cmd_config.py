@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -38,7 +39,7 @@ def show(ctx: click.Context, as_json: bool) -> int:
         emit_json({"config": data, "sources": loaded.sources})
         return 0
     for key, layer in sorted(loaded.sources.items()):
-        node = data
+        node: Any = data
         for part in key.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         click.echo(f"{key} = {node!r}  [{layer}]")

@@ -8,7 +8,7 @@ catalogue's phase ids).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,13 +17,15 @@ from agents_state.workflow import TASK_PHASE
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
+    from agents_state.models import State
+
 __all__ = ["SHELLS", "completion", "phase_ids", "task_ids"]
 
 SHELLS = ("bash", "zsh", "fish")
 _COMPLETE_VAR = "_AGENTS_STATE_COMPLETE"
 
 
-def _state(ctx: click.Context) -> Any:
+def _state(ctx: click.Context) -> State | None:
     from agents_state.store.files import Store, find_root
 
     root = ctx.find_root().params.get("root")

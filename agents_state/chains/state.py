@@ -20,12 +20,10 @@ A timeout re-runs the step once with a simplified handoff; a second one blocks t
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents_state.chains.catalogue import (
@@ -36,7 +34,7 @@ from agents_state.chains.catalogue import (
     plan_steps,
 )
 from agents_state.errors import TransitionNotAllowedError
-from agents_state.handoff.reduce import Handoff
+from agents_state.handoff.reduce import Handoff, digest
 from agents_state.types import format_time
 
 __all__ = [
@@ -166,10 +164,6 @@ def step_runs(steps: tuple[Step, ...], models: dict[str, str]) -> list[StepRun]:
                     submode=s.submode,
                     model=models.get(s.id) or models.get(s.agent) or TEMPLATES[s.agent].model)
             for s in steps]
-
-
-def digest(h: Handoff) -> str:
-    return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
 def chain_apply(chain: ChainState, event: ChainEvent, now: datetime) -> ChainOutcome:

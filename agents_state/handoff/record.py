@@ -23,19 +23,16 @@ Recording the same response twice changes nothing.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
-
-import orjson
 
 from agents_state.chains.catalogue import MAX_WRITER_RETRIES
 from agents_state.engine import events as ev
 from agents_state.engine.phases import Outcome, apply
 from agents_state.errors import NotFoundError
 from agents_state.handoff.ledger import LEDGER, ledger, phase_records, tokens_by_phase
-from agents_state.handoff.reduce import Handoff
+from agents_state.handoff.reduce import Handoff, digest
 from agents_state.models import State
 from agents_state.policy import Policy
 from agents_state.types import format_time
@@ -66,10 +63,6 @@ class Target:
         if self.ledger_only:
             return f"the ledger of phase {self.phase}"
         return f"task {self.task}" if self.task else f"phase {self.phase}"
-
-
-def digest(h: Handoff) -> str:
-    return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
 def _recent_digests(records: list[dict[str, Any]]) -> set[str]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents_state.chains.catalogue import CHECK_MODES
 from agents_state.handoff.reduce import Handoff, digest
 
 __all__ = ["aggregate"]
 
-_QA = frozenset({"validate", "build", "type", "lint", "test", "security"})
+_QA = frozenset({"validate", *CHECK_MODES})
 
 
 def _dedupe(items: list[str]) -> tuple[str, ...]:

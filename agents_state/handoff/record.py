@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from agents_state.chains.catalogue import MAX_WRITER_RETRIES
+from agents_state.chains.catalogue import CHECK_MODES, MAX_WRITER_RETRIES
 from agents_state.engine import events as ev
 from agents_state.engine.phases import Outcome, apply
 from agents_state.errors import NotFoundError
@@ -50,7 +50,7 @@ __all__ = [
     "tokens_by_phase",
 ]
 
-_QA_ROLES = frozenset({"validate", "build", "type", "lint", "test", "security"})
+_QA_ROLES = frozenset({"validate", *CHECK_MODES})
 
 
 @dataclass(frozen=True)

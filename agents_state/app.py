@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents_state.engine import events as ev
 from agents_state.engine.phases import Outcome, apply, check_phase_id, new_state
@@ -24,7 +24,13 @@ from agents_state.models import State
 from agents_state.store.archive import Archive
 from agents_state.store.files import Store, find_root
 from agents_state.store.fsops import read_regular
-from agents_state.workflow import PHASES, get_phase
+from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
+
+if TYPE_CHECKING:
+    from agents_state.config import Config
+    from agents_state.configload import LoadedConfig
+    from agents_state.policy import Policy
+    from agents_state.testresults import TestRun
 
 __all__ = ["App", "utcnow"]
 
@@ -53,17 +59,17 @@ class App:
         return open_store(self.root, self.store_url)
 
     @cached_property
-    def loaded(self) -> Any:
+    def loaded(self) -> LoadedConfig:
         from agents_state.configload import load_config
 
         return load_config(self.root)
 
     @property
-    def config(self) -> Any:
+    def config(self) -> Config:
         return self.loaded.config
 
     @cached_property
-    def policy(self) -> Any:
+    def policy(self) -> Policy:
         from agents_state.config import policy_from
 
         return policy_from(self.config)
@@ -85,7 +91,7 @@ class App:
         if state is None:
             return no_workflow_action()
         from agents_state.contextsize import context_tokens, transcript_of
-        from agents_state.hooks.toolcalls import count
+        from agents_state.store.toolcalls import count
 
         transcript = transcript_of(str(self.root))
         tokens = context_tokens(transcript) if transcript else None
@@ -134,7 +140,7 @@ class App:
         skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
         counts = {"0": score_task(task, cfg.stages.EXPLORE.maxParallelAgents).count}
         planning = cfg.stages.PLAN.planning
-        counts["1.2"] = 1 if planning.mode == "single" else \
+        counts[SIZED_PHASE] = 1 if planning.mode == "single" else \
             score_task(task, planning.maxParallelAgents).count
         event = ev.Start(task=task, agent_counts=counts, skipped=skipped)
         archive: list[Archive] = []
@@ -216,8 +222,8 @@ class App:
                 f"pass --artifact FILE (or --artifact - for stdin)")
         return data
 
-    def _test_run(self, phase_id: str, data: bytes, shown: str) -> Any:
-        if phase_id != "3.1":
+    def _test_run(self, phase_id: str, data: bytes, shown: str) -> TestRun | None:
+        if phase_id != TEST_RUN:
             return None
         from agents_state.jsonio import loads_strict
         from agents_state.testresults import read_results

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from agents_state.policy import Policy
 from agents_state.records.base import After, Record, field
+from agents_state.workflow import REVIEW_PHASES, get_phase
 
 __all__ = [
     "CODEX_TOOLS",
@@ -169,7 +170,9 @@ class Config(_Strict):
         return enabled
 
     def review_for(self, phase_id: str) -> ReviewCfg:
-        stage = {"1.3": "PLAN", "2.3": "IMPLEMENT", "3.3": "TEST", "4.2": "FINAL"}[phase_id]
+        if phase_id not in REVIEW_PHASES:
+            raise KeyError(phase_id)
+        stage = get_phase(phase_id).stage
         review: ReviewCfg = getattr(self.stages, stage).review
         return review
 
@@ -195,6 +198,6 @@ def policy_from(cfg: Config) -> Policy:
         max_per_phase=cfg.retries.maxPerPhase,
         max_per_task=cfg.retries.maxPerTask,
         backoff_seconds=tuple(cfg.retries.backoffSeconds),
-        review_max_retries={p: cfg.review_for(p).maxRetries for p in ("1.3", "2.3", "3.3", "4.2")},
+        review_max_retries={p: cfg.review_for(p).maxRetries for p in REVIEW_PHASES},
         lease_seconds=cfg.stages.IMPLEMENT.tasks.leaseSeconds,
     )

@@ -26,10 +26,15 @@ def remember_transcript(root: str, transcript: str) -> None:
                 return
     except OSError:
         pass
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(transcript)
-    os.replace(tmp, path)
+    from pathlib import Path
+
+    from agents_state.errors import StorageIOError
+    from agents_state.store.fsops import atomic_write
+
+    try:
+        atomic_write(Path(path), transcript.encode("utf-8"), f".agents/{PATH_FILE}")
+    except StorageIOError as e:
+        raise OSError(str(e)) from None  # callers treat it as advice lost, as before
 
 
 def transcript_of(root: str) -> str | None:

@@ -79,6 +79,9 @@ DEFAULT_AGENT_PROFILES: dict[str, str] = {
     # design 004 workflow agents
     "explore": "researcher", "plan": "researcher", "task": "writer", "worker": "writer",
     "reviewer": "reader",
+    # the plugin's own agents (agents/*.md), as their files say (issue 18: without these,
+    # subagents:explore-agent had no profile outside the plugin and its writes were allowed)
+    "explore-agent": "reader", "plan-agent": "reader", "task-agent": "writer",
     # design 000 consolidated templates
     "domain-researcher": "researcher", "domain-writer": "writer",
     "quality-validator": "validator", "quality-checker": "validator",

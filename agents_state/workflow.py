@@ -12,14 +12,23 @@ import enum
 from dataclasses import dataclass
 
 __all__ = [
+    "COMPLETION_PHASE",
     "PHASES",
     "PHASE_IDS",
     "PHASE_INDEX",
+    "REVIEW_PHASES",
+    "SIZED_PHASE",
+    "SIZING_PHASE",
     "STAGES",
+    "TASK_PHASE",
+    "TEST_ANALYSIS",
+    "TEST_RUN",
     "Phase",
     "PhaseKind",
+    "PhaseRole",
     "artifact_path",
     "get_phase",
+    "phase_with_role",
     "phases_of",
 ]
 
@@ -30,6 +39,15 @@ class PhaseKind(enum.StrEnum):
     REVIEW = "review"  # a review tool reads the work and returns issues (JSON)
     COMMANDS = "commands"  # shell commands (tests, lint, git)
     TASKS = "tasks"  # dependency waves of task agents
+
+
+class PhaseRole(enum.StrEnum):
+    """A part one phase plays in the engine's rules; each role is held by exactly one phase."""
+
+    SIZES_NEXT = "sizes_next"  # its completion may size the next phase's agent count
+    TEST_RUN = "test_run"  # runs the tests; the TEST gate's verdict
+    TEST_ANALYSIS = "test_analysis"  # analyses and fixes failing tests, then the run repeats
+    COMPLETION = "completion"  # the last step: commit (and PR)
 
 
 @dataclass(frozen=True)
@@ -44,6 +62,7 @@ class Phase:
     reviews: str | None = None  # for REVIEW phases: the phase whose work is reviewed
     inputs: tuple[str, ...] = ()  # earlier phases whose artifacts this phase reads
     instructions: str = ""
+    role: PhaseRole | None = None
 
     @property
     def is_json(self) -> bool:
@@ -58,7 +77,7 @@ PHASES: tuple[Phase, ...] = (
           instructions="Each explore agent maps one area of the codebase relevant to the task; "
           "merge their findings into the artifact."),
     Phase("1.1", "PLAN", "Brainstorm", PhaseKind.INLINE, "1.1-brainstorm.md", "brainstorm",
-          inputs=('0',),
+          inputs=('0',), role=PhaseRole.SIZES_NEXT,
           instructions="Read the explore findings and decide the approach and the plan areas."),
     Phase("1.2", "PLAN", "Parallel Plan", PhaseKind.AGENTS, "1.2-plan.md", "plan",
           agent_type="plan",
@@ -81,9 +100,10 @@ PHASES: tuple[Phase, ...] = (
           inputs=('1.2', '2.2'),
           instructions="Review the implementation against the plan; write the issues as JSON."),
     Phase("3.1", "TEST", "Run Tests", PhaseKind.COMMANDS, "3.1-test-results.json", "testResults",
+          role=PhaseRole.TEST_RUN,
           instructions="Run the configured lint and test commands and record the results."),
     Phase("3.2", "TEST", "Analyze Failures", PhaseKind.INLINE, "3.2-analysis.md", "testAnalysis",
-          inputs=('3.1',),
+          inputs=('3.1',), role=PhaseRole.TEST_ANALYSIS,
           instructions="Analyze failing tests and fix them; note what was fixed."),
     Phase("3.3", "TEST", "Test Review", PhaseKind.REVIEW, "3.3-test-review.json", "testReview",
           reviews="3.2",
@@ -97,13 +117,36 @@ PHASES: tuple[Phase, ...] = (
           inputs=('1.2', '4.1', '3.1'),
           instructions="Final review of the whole change; write the issues as JSON."),
     Phase("4.3", "FINAL", "Completion", PhaseKind.COMMANDS, "4.3-completion.md", "completion",
-          inputs=('4.1', '4.2'),
+          inputs=('4.1', '4.2'), role=PhaseRole.COMPLETION,
           instructions="Commit the change (and open a PR if configured); record what was done."),
 )
 
 PHASE_IDS: tuple[str, ...] = tuple(p.id for p in PHASES)
 PHASE_INDEX: dict[str, int] = {p.id: i for i, p in enumerate(PHASES)}
 _BY_ID: dict[str, Phase] = {p.id: p for p in PHASES}
+
+
+def _the_one(ids: list[str], what: str) -> str:
+    if len(ids) != 1:
+        raise RuntimeError(f"workflow catalogue: exactly one phase must be {what}; "
+                           f"found: {', '.join(ids) or 'none'}")
+    return ids[0]
+
+
+def phase_with_role(role: PhaseRole) -> str:
+    """The id of the one phase that plays ``role``."""
+    return _the_one([p.id for p in PHASES if p.role is role], f"role {role.value}")
+
+
+TASK_PHASE: str = _the_one([p.id for p in PHASES if p.kind is PhaseKind.TASKS], "of kind tasks")
+"""The one phase whose work runs as dependency waves of tasks."""
+TEST_RUN: str = phase_with_role(PhaseRole.TEST_RUN)
+TEST_ANALYSIS: str = phase_with_role(PhaseRole.TEST_ANALYSIS)
+COMPLETION_PHASE: str = phase_with_role(PhaseRole.COMPLETION)
+SIZING_PHASE: str = phase_with_role(PhaseRole.SIZES_NEXT)
+"""Its completion may size the next phase (the brainstorm sizes the planning agents)."""
+SIZED_PHASE: str = PHASE_IDS[PHASE_IDS.index(SIZING_PHASE) + 1]
+REVIEW_PHASES: tuple[str, ...] = tuple(p.id for p in PHASES if p.kind is PhaseKind.REVIEW)
 
 
 def get_phase(phase_id: str) -> Phase:

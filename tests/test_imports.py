@@ -17,8 +17,14 @@ from clitools import run_cli, wave_of
 HEAVY = ("watchdog", "agents_state.views.watch", "agents_state.views.graph",
          "agents_state.views.schema_export",
          "pydantic", "pydantic_core", "agents_state.handoff.models", "jsonschema")
+# the project's folder goes in for @ROOT@: a profiled agent's relative path needs the cwd
 READ = json.dumps({"tool_name": "Read", "tool_input": {"file_path": "README.md"},
-                   "agent_type": "subagents:explore-agent", "hook_event_name": "PreToolUse"})
+                   "agent_type": "subagents:explore-agent", "hook_event_name": "PreToolUse",
+                   "cwd": "@ROOT@"})
+
+
+def _in(root: Path, stdin: str) -> str:
+    return stdin.replace("@ROOT@", json.dumps(str(root))[1:-1])
 
 
 def _imported(root: Path, *args: str, stdin: str = "") -> tuple[set[str], str]:
@@ -58,7 +64,7 @@ def test_hot_path_imports_stay_light(root: Path, args: tuple[str, ...], stdin: s
         wave_of(root, 2, "hot")
     else:
         assert run_cli(root, "dispatch", "hot").returncode == 0
-    modules, stdout = _imported(root, *args, stdin=stdin)
+    modules, stdout = _imported(root, *args, stdin=_in(root, stdin))
     assert shows in stdout
     assert "agents_state" in modules
     assert not {m for m in modules if m.split(".")[0] in HEAVY or m in HEAVY}
@@ -66,6 +72,6 @@ def test_hot_path_imports_stay_light(root: Path, args: tuple[str, ...], stdin: s
 
 def test_hook_path_skips_click_and_pydantic(root: Path) -> None:
     assert run_cli(root, "dispatch", "x").returncode == 0
-    modules, stdout = _imported(root, "hook", "pre-tool-use", stdin=READ)
+    modules, stdout = _imported(root, "hook", "pre-tool-use", stdin=_in(root, READ))
     assert stdout == ""  # allowed: no decision printed
     assert "click" not in modules and "pydantic" not in modules

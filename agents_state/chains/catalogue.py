@@ -19,9 +19,12 @@ from dataclasses import dataclass, replace
 
 from agents_state.engine.scoring import Sizing, score_task, size_chain
 
+MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
+
 __all__ = [
     "CHAINS",
     "DOMAIN_SUBMODES",
+    "MAX_WRITER_RETRIES",
     "PATTERNS",
     "TEMPLATES",
     "ChainDef",

@@ -3,7 +3,9 @@
 The machine: a chain is ``running`` (its current step's sub-agents are out), ``waiting`` (a
 sub-agent said CLARIFY; the user must answer), ``blocked`` (a STOP, QA failing after the writer's
 retries, or a step that timed out twice; a person decides), ``completed`` or ``aborted``.
-``CHAIN_ACCEPTS`` lists the events each status takes; anything else is refused.
+``CHAIN_MOVES`` maps ``(status, event, guard)`` to the chain's new status, as the engine's
+tables do (``engine/table.py``); ``CHAIN_ACCEPTS``, the events each status takes, is derived
+from it, and anything else is refused.  Handlers decide the guard and fill in the side data.
 
 A response moves the current step (design 001's decision flow, design 002's error handling):
 
@@ -18,21 +20,26 @@ A timeout re-runs the step once with a simplified handoff; a second one blocks t
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents_state.chains.catalogue import CHAINS, TEMPLATES, Step, plan_steps
+from agents_state.chains.catalogue import (
+    CHAINS,
+    MAX_WRITER_RETRIES,
+    TEMPLATES,
+    Step,
+    plan_steps,
+)
 from agents_state.errors import TransitionNotAllowedError
-from agents_state.handoff.reduce import Handoff
+from agents_state.handoff.reduce import Handoff, digest
 from agents_state.types import format_time
 
 __all__ = [
     "CHAIN_ACCEPTS",
+    "CHAIN_MOVES",
     "MAX_TIMEOUTS",
     "MAX_WRITER_RETRIES",
     "ChainEvent",
@@ -43,18 +50,37 @@ __all__ = [
     "step_runs",
 ]
 
-MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
 MAX_TIMEOUTS = 2  # design 001: retry once with a simplified handoff, then report
 
 ChainStatus = Literal["running", "waiting", "blocked", "completed", "aborted"]
 
-CHAIN_ACCEPTS: dict[str, frozenset[str]] = {
-    "running": frozenset({"respond", "timeout", "abort"}),
-    "waiting": frozenset({"answer", "abort"}),
-    "blocked": frozenset({"retry", "abort"}),
-    "completed": frozenset(),
-    "aborted": frozenset(),
+CHAIN_MOVES: dict[tuple[str, str, str], ChainStatus] = {
+    ("running", "respond", "proceed"): "running",  # the next step is dispatched
+    ("running", "respond", "last_step"): "completed",
+    ("running", "respond", "clarify"): "waiting",
+    ("running", "respond", "writer_retry"): "running",  # a validator's STOP: the writer again
+    ("running", "respond", "escalate"): "blocked",  # ... after MAX_WRITER_RETRIES
+    ("running", "respond", "stop"): "blocked",
+    ("running", "timeout", "simplified"): "running",  # once more with a simplified handoff
+    ("running", "timeout", "timed_out"): "blocked",
+    ("waiting", "answer", ""): "running",
+    ("blocked", "retry", ""): "running",
+    **{(s, "abort", ""): "aborted" for s in ("running", "waiting", "blocked")},
 }
+
+CHAIN_ACCEPTS: dict[str, frozenset[str]] = {
+    status: frozenset(e for (s, e, _g) in CHAIN_MOVES if s == status)
+    for status in ("running", "waiting", "blocked", "completed", "aborted")
+}
+
+
+def _move(c: ChainState, event: str, guard: str = "") -> None:
+    """Set the chain's status from ``CHAIN_MOVES``; a missing entry is refused."""
+    try:
+        c.status = CHAIN_MOVES[(c.status, event, guard)]
+    except KeyError:
+        raise TransitionNotAllowedError(f"chain {c.id}", c.status, event,
+                                        hint=f"no move for guard '{guard}'") from None
 
 
 class _Model(BaseModel):
@@ -140,10 +166,6 @@ def step_runs(steps: tuple[Step, ...], models: dict[str, str]) -> list[StepRun]:
             for s in steps]
 
 
-def digest(h: Handoff) -> str:
-    return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
-
-
 def chain_apply(chain: ChainState, event: ChainEvent, now: datetime) -> ChainOutcome:
     """The chain after ``event``; never mutates ``chain``."""
     allowed = CHAIN_ACCEPTS[chain.status]
@@ -188,7 +210,7 @@ def _respond(c: ChainState, h: Handoff, ts: str) -> str:
          tokens=h.tokens_used)
     c.simplified = False
     if decision == "CLARIFY":
-        c.status = "waiting"
+        _move(c, "respond", "clarify")
         c.clarify = {"questions": list(h.questions), "step": step.id, "askedAt": ts}
         return f"{step.id}: CLARIFY, {len(h.questions)} question(s) for the user"
     if decision == "STOP":
@@ -199,8 +221,8 @@ def _respond(c: ChainState, h: Handoff, ts: str) -> str:
         c.retry = None
     branch = _branch(c, h) if step.id == "triage" else ""
     _dispatch(c, c.current + 1)
+    _move(c, "respond", "last_step" if c.step is None else "proceed")
     if c.step is None:
-        c.status = "completed"
         return f"{step.id}: PROCEED; chain {c.id} completed"
     return f"{step.id}: PROCEED{branch}; next {c.step.id}"
 
@@ -251,7 +273,8 @@ def _stop(c: ChainState, step: StepRun, h: Handoff) -> str:
     if step.role == "validate" and writer is not None and writer < c.current:
         failures = list(h.failures or h.issues) or [h.stop_reason]
         if c.writerRetries >= MAX_WRITER_RETRIES:
-            c.status, c.escalated = "blocked", True
+            _move(c, "respond", "escalate")
+            c.escalated = True
             c.blockedReason = (f"{step.id} failed after {MAX_WRITER_RETRIES} writer retries: "
                                + "; ".join(failures))
             return f"{step.id}: STOP; escalated to the user ({c.blockedReason})"
@@ -260,9 +283,10 @@ def _stop(c: ChainState, step: StepRun, h: Handoff) -> str:
         for s in c.steps[writer:c.current + 1]:
             s.status = "pending"
         _dispatch(c, writer)
+        _move(c, "respond", "writer_retry")
         return (f"{step.id}: STOP; the writer runs again with the failures (retry "
                 f"{c.writerRetries} of {MAX_WRITER_RETRIES})")
-    c.status = "blocked"
+    _move(c, "respond", "stop")
     c.blockedReason = h.stop_reason
     return f"{step.id}: STOP; chain blocked: {h.stop_reason}"
 
@@ -273,10 +297,11 @@ def _timeout(c: ChainState, e: ChainEvent, ts: str) -> str:
     step.timeouts += 1
     _log(c, ts, "timeout", timeouts=step.timeouts)
     if step.timeouts < MAX_TIMEOUTS:
+        _move(c, "timeout", "simplified")
         c.simplified = True
         step.runs += 1
         return f"{step.id}: timed out; it runs once more with a simplified handoff"
-    c.status = "blocked"
+    _move(c, "timeout", "timed_out")
     done = [f"{s.id}: {s.summary}" for s in c.steps if s.status == "completed" and s.summary]
     c.blockedReason = (f"{step.id} timed out twice (the retry had a simplified handoff); "
                        "partial results: " + (" | ".join(done) if done else "none"))
@@ -287,14 +312,16 @@ def _answer(c: ChainState, e: ChainEvent, ts: str) -> str:
     assert c.clarify is not None and e.text is not None
     c.answers.append({**c.clarify, "answer": e.text, "answeredAt": ts})
     _log(c, ts, "answer")
-    c.clarify, c.status = None, "running"
+    _move(c, "answer")
+    c.clarify = None
     _dispatch(c, c.current)
     return "answer recorded; the step runs again with it"
 
 
 def _retry(c: ChainState, e: ChainEvent, ts: str) -> str:
     _log(c, ts, "retry")
-    c.status, c.blockedReason, c.escalated = "running", None, False
+    _move(c, "retry")
+    c.blockedReason, c.escalated = None, False
     c.writerRetries, c.simplified = 0, False
     for s in c.steps[c.current:]:
         s.timeouts = 0
@@ -305,7 +332,7 @@ def _retry(c: ChainState, e: ChainEvent, ts: str) -> str:
 
 def _abort(c: ChainState, e: ChainEvent, ts: str) -> str:
     _log(c, ts, "abort")
-    c.status = "aborted"
+    _move(c, "abort")
     return f"chain {c.id} aborted; its files are kept"
 
 

@@ -7,7 +7,6 @@ process imports only the command it runs.  To add a command, add one line here.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 import click
 
@@ -98,7 +97,7 @@ def cli(ctx: click.Context, root: str | None, as_json: bool) -> None:
     ctx.obj["json"] = as_json
 
 
-def main(argv: list[str] | None = None) -> Any:
+def main(argv: list[str] | None = None) -> int:
     import sys
 
     from agents_state.cli.runner import run

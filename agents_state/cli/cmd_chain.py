@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option
+from agents_state.workflow import TASK_PHASE
+
+if TYPE_CHECKING:
+    from agents_state.chains.ops import ChainStore
+    from agents_state.chains.state import ChainState
 
 __all__ = ["chain", "print_chain"]
 
 
-def _chains(ctx: click.Context) -> Any:
+def _chains(ctx: click.Context) -> ChainStore:
     from agents_state.chains.ops import ChainStore
 
     app = app_from(ctx)
@@ -23,7 +29,7 @@ def _chains(ctx: click.Context) -> Any:
     return ChainStore(app.store)
 
 
-def _now() -> Any:
+def _now() -> datetime:
     from agents_state.app import utcnow
 
     return utcnow()
@@ -177,7 +183,8 @@ def _models(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _workflow_link(ctx: click.Context, task: str | None, phase: str | None) -> Any:
+def _workflow_link(ctx: click.Context, task: str | None,
+                   phase: str | None) -> dict[str, str] | None:
     if task is None and phase is None:
         return None
     from agents_state.engine.phases import check_phase_id
@@ -185,16 +192,16 @@ def _workflow_link(ctx: click.Context, task: str | None, phase: str | None) -> A
 
     state = app_from(ctx).require()
     if task is not None:
-        tasks = state.phase("2.1").tasks or {}
+        tasks = state.phase(TASK_PHASE).tasks or {}
         if task not in tasks:
-            raise NotFoundError(f"no task '{task}' in phase 2.1"
+            raise NotFoundError(f"no task '{task}' in phase {TASK_PHASE}"
                                 + (f"; tasks are {', '.join(tasks)}" if tasks else ""))
-        return {"phase": "2.1", "task": task}
+        return {"phase": TASK_PHASE, "task": task}
     assert phase is not None
     return {"phase": check_phase_id(phase)}
 
 
-def _resolve(ctx: click.Context, chain_id: str | None) -> Any:
+def _resolve(ctx: click.Context, chain_id: str | None) -> tuple[ChainStore, ChainState]:
     chains = _chains(ctx)
     return chains, (chains.load(chain_id) if chain_id else chains.latest())
 
@@ -264,7 +271,7 @@ def record(ctx: click.Context, chain_id: str, sources: tuple[str, ...], kind: st
     return _after(ctx, chains, out, as_json, handoff=h.to_json())
 
 
-def _simple(event: str, doc: str) -> Any:
+def _simple(event: str, doc: str) -> click.Command:
     @click.argument("chain_id", metavar="ID")
     @json_option
     @click.pass_context

@@ -19,14 +19,14 @@ def compact(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state compact
     """
-    from agents_state.cli.cmd_workflow import _print_outcome
+    from agents_state.cli.options import print_outcome
     from agents_state.engine.events import Compact
-    from agents_state.hooks.toolcalls import reset
+    from agents_state.store.toolcalls import reset
 
     app = app_from(ctx)
     out = app.run(Compact())
     reset(str(app.root))
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -42,7 +43,7 @@ def show(ctx: click.Context, as_json: bool) -> int:
         return 0
     click.echo(f"store: {store}")
     for key, layer in sorted(loaded.sources.items()):
-        node = data
+        node: Any = data
         for part in key.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         click.echo(f"{key} = {node!r}  [{layer}]")

@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from agents_state.workflow import TEST_ANALYSIS
+
 __all__ = ["demo"]
 
 _TASKS = b"""{"tasks": [
@@ -57,7 +59,7 @@ def _step(root: Path, action: dict[str, Any]) -> None:
             body = b'{"issues": []}' if write.endswith(".json") \
                 else f"# {action['phaseName']}\n\n(demo output)\n".encode()
             (root / write).write_bytes(body)
-        if action["phase"] == "3.2":
+        if action["phase"] == TEST_ANALYSIS:
             (root / "fixed").write_text("the fix\n")  # what the analysis phase changes
         _sh(root, *shlex.split(cmd)[1:])
 

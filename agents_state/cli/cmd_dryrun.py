@@ -15,7 +15,7 @@ def dry_run_plan(app: Any, task: str) -> dict[str, Any]:
     from agents_state.config import resolve_model
     from agents_state.engine.nextaction import inline_as_agent
     from agents_state.engine.scoring import score_task
-    from agents_state.workflow import STAGES, PhaseKind, artifact_path, phases_of
+    from agents_state.workflow import SIZED_PHASE, STAGES, PhaseKind, artifact_path, phases_of
 
     cfg = app.config
     stages = []
@@ -29,7 +29,7 @@ def dry_run_plan(app: Any, task: str) -> dict[str, Any]:
                 m = cfg.stages.EXPLORE.model or cfg.defaults.model
                 agents = {"count": s.count, "type": "explore", "model": m,
                           "modelId": resolve_model(m), "reasons": s.reasons}
-            elif p.id == "1.2":
+            elif p.id == SIZED_PHASE:
                 pl = cfg.stages.PLAN.planning
                 s = score_task(task, pl.maxParallelAgents)
                 m = pl.model or cfg.defaults.model

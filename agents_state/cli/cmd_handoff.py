@@ -120,14 +120,14 @@ def record(ctx: click.Context, source: str, task: str | None, phase_id: str | No
     Example:
       agents-state handoff record reply.md
     """
-    from agents_state.cli.cmd_workflow import _print_outcome
+    from agents_state.cli.options import print_outcome
     from agents_state.handoff.ops import record as run_record
     from agents_state.handoff.ops import validate as run_validate
 
     text, shown = _read(source)
     h = run_validate(text, shown, kind)
     out = run_record(_root(ctx), h, task=task, phase=phase_id, agent=agent)
-    _print_outcome(app_from(ctx), out.message, as_json, state=out.state, handoff=h.to_json())
+    print_outcome(app_from(ctx), out.message, as_json, state=out.state, handoff=h.to_json())
     return 0
 
 
@@ -159,9 +159,9 @@ def aggregate_cmd(ctx: click.Context, sources: tuple[str, ...], do_record: bool,
             _echo_aggregate(result)
         return 0
     out = run_record(_root(ctx), h, phase=phase_id)
-    from agents_state.cli.cmd_workflow import _print_outcome
+    from agents_state.cli.options import print_outcome
 
-    _print_outcome(app_from(ctx), out.message, as_json, state=out.state, aggregate=result)
+    print_outcome(app_from(ctx), out.message, as_json, state=out.state, aggregate=result)
     return 0
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from agents_state.cli.cmd_workflow import _print_outcome
 from agents_state.cli.completion import phase_ids
-from agents_state.cli.options import app_from, json_option
+from agents_state.cli.options import app_from, json_option, print_outcome
+from agents_state.workflow import SIZING_PHASE, TEST_RUN
 
 __all__ = ["phase"]
 
@@ -50,7 +50,7 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
     app = app_from(ctx)
     out = app.run(PhaseStart(phase=check_phase_id(phase_id)))
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -77,13 +77,13 @@ def complete(ctx: click.Context, phase_id: str, artifact: str | None, plan_agent
 
     app = app_from(ctx)
     check_phase_id(phase_id)
-    if plan_agents is not None and phase_id != "1.1":
+    if plan_agents is not None and phase_id != SIZING_PHASE:
         raise UsageError("--plan-agents is for phase 1.1 (it sizes phase 1.2)")
     shown = None if artifact in (None, "-") else artifact
     if artifact == "-":
         shown = "<stdin>"
     out = app.complete_phase(phase_id, _artifact_bytes(artifact, app.root), shown, plan_agents)
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -104,7 +104,7 @@ def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
 
     app = app_from(ctx)
     out = app.run(PhaseFail(phase=check_phase_id(phase_id), error=error))
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -125,13 +125,13 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
     app = app_from(ctx)
     check_phase_id(phase_id)
-    if phase_id != "3.1":
+    if phase_id != TEST_RUN:
         raise UsageError(f"phase {phase_id} has no commands to run; only 3.1 does")
     state = app.require()
     from agents_state.errors import TransitionNotAllowedError
 
-    if state.currentPhase != "3.1":
-        raise TransitionNotAllowedError("phase 3.1", state.phase("3.1").status, "run",
+    if state.currentPhase != TEST_RUN:
+        raise TransitionNotAllowedError(f"phase {TEST_RUN}", state.phase(TEST_RUN).status, "run",
                                         hint=f"the current phase is {state.currentPhase}")
     if state.status != "in_progress" or state.abortedAt:
         raise TransitionNotAllowedError("workflow", "aborted" if state.abortedAt
@@ -139,6 +139,6 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
                                         hint="run: agents-state resume")
     cfg = app.config.stages.TEST
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, app.root)
-    out = app.complete_phase("3.1", data)
-    _print_outcome(app, out.message, as_json, state=out.state)
+    out = app.complete_phase(TEST_RUN, data)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import click
 
 from agents_state.cli.options import emit_json, json_option
+from agents_state.store.fsops import atomic_write
 
 __all__ = ["scaffold"]
 
@@ -22,27 +21,6 @@ def _status(path: Path, text: str) -> str:
         return "new"
     except (OSError, UnicodeDecodeError):
         return "differs"
-
-
-def _write(path: Path, data: bytes, shown: str) -> None:
-    from agents_state.errors import StorageIOError
-    from agents_state.store import fsops
-
-    tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            fsops.write_all(fd, data)
-            fsops.fsync(fd)
-        finally:
-            os.close(fd)
-        fsops.replace(tmp, path)
-        fsops.fsync_dir(path.parent)
-    except OSError as e:
-        if tmp.exists():
-            tmp.unlink()
-        raise StorageIOError(shown, "write", e.strerror or str(e)) from None
 
 
 @click.command()
@@ -74,7 +52,7 @@ def scaffold(target: Path, force: bool, dry_run: bool, as_json: bool) -> int:
             "unchanged" if status == "same" else "kept (differs; --force overwrites)"
             if status == "differs" else "refused (a symbolic link)")
         if write and not dry_run:
-            _write(path, text.encode(), rel)
+            atomic_write(path, text.encode(), rel)
         rows.append({"path": rel, "status": status, "action": action})
     if as_json:
         emit_json({"root": str(root), "dryRun": dry_run, "files": rows})

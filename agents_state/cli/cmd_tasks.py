@@ -9,6 +9,7 @@ import click
 
 from agents_state.cli.completion import task_ids
 from agents_state.cli.options import app_from, emit_json, json_option
+from agents_state.workflow import TASK_PHASE
 
 __all__ = ["task", "tasks"]
 
@@ -38,8 +39,7 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     """
     import orjson
 
-    from agents_state.cli.cmd_workflow import _print_outcome
-    from agents_state.cli.options import input_path
+    from agents_state.cli.options import input_path, print_outcome
     from agents_state.engine.events import TasksLoad
     from agents_state.engine.waves import parse_tasks, plan_waves
     from agents_state.jsonio import loads_strict, read_input_bytes
@@ -57,7 +57,7 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
         app.store.write_artifact("2.1-tasks.json", body)
 
     out = app.run(event, write)
-    _print_outcome(app, out.message, as_json, state=out.state, waves=[list(w) for w in waves])
+    print_outcome(app, out.message, as_json, state=out.state, waves=[list(w) for w in waves])
     return 0
 
 
@@ -111,7 +111,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
     if as_json:
         tid = out.data["task"]
-        t = out.state.phase("2.1").tasks[tid]
+        t = (out.state.phase(TASK_PHASE).tasks or {})[tid]
         emit_json({"message": out.message, "task": tid, "attempt": out.data["attempt"],
                    "agent": out.data["agent"], "title": t.title, "description": t.description,
                    "files": t.files, "complexity": t.complexity, "revision": out.state.revision})

@@ -6,29 +6,9 @@ from typing import Any
 
 import click
 
-from agents_state.cli.options import app_from, emit_json, json_option
+from agents_state.cli.options import app_from, emit_json, json_option, print_outcome
 
 __all__ = ["dispatch", "next_cmd", "resume", "stop"]
-
-
-def _print_outcome(app: object, message: str, as_json: bool, state: Any = None,
-                   **extra: object) -> None:
-    """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
-    from agents_state.app import App
-    from agents_state.views.render import render_action
-
-    assert isinstance(app, App)
-    if state is None:
-        state = app.state()
-    action = app.next_action(state)
-    if as_json:
-        emit_json({"message": message, "revision": state.revision if state else None,
-                   "status": state.status if state else None, **extra, "next": action})
-    else:
-        from agents_state.safetext import escape
-
-        click.echo(escape(message))
-        click.echo(render_action(action))
 
 
 @click.command()
@@ -71,10 +51,10 @@ def dispatch(ctx: click.Context, task: str | None, task_file: str | None,
             else:
                 click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
             return 0
-        _print_outcome(app, f"Workflow in progress: {state.task}", as_json, state=state)
+        print_outcome(app, f"Workflow in progress: {state.task}", as_json, state=state)
         return 0
     out = app.dispatch(task, replace=replace)
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -115,7 +95,7 @@ def stop(ctx: click.Context, as_json: bool) -> int:
     if _no_workflow(app, as_json):
         return 0
     out = app.run(Stop())
-    _print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message, as_json, state=out.state)
     return 0
 
 
@@ -151,12 +131,12 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
 
         check_length(answer, "answer", "--answer", "")
         out = app.run(ev.Answer(text=answer))
-        _print_outcome(app, out.message, as_json, state=out.state)
+        print_outcome(app, out.message, as_json, state=out.state)
         return 0
     if action is not None:
         event = {"retry": ev.Retry(), "skip": ev.Skip(), "abort": ev.Abort()}[action]
         out = app.run(event)
-        _print_outcome(app, out.message, as_json, state=out.state)
+        print_outcome(app, out.message, as_json, state=out.state)
         return 0
     state = app.require()
     from agents_state.engine.resume import explain

@@ -8,12 +8,16 @@ catalogue's phase ids).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
+from agents_state.workflow import TASK_PHASE
+
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
+
+    from agents_state.models import State
 
 __all__ = ["SHELLS", "completion", "phase_ids", "task_ids"]
 
@@ -21,7 +25,7 @@ SHELLS = ("bash", "zsh", "fish")
 _COMPLETE_VAR = "_AGENTS_STATE_COMPLETE"
 
 
-def _state(ctx: click.Context) -> Any:
+def _state(ctx: click.Context) -> State | None:
     from agents_state.store.files import Store, find_root
 
     root = ctx.find_root().params.get("root")
@@ -58,7 +62,7 @@ def task_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> lis
 
     try:
         state = _state(ctx)
-        tasks = {} if state is None else (state.phase("2.1").tasks or {})
+        tasks = {} if state is None else (state.phase(TASK_PHASE).tasks or {})
     except Exception:  # completion must never fail the shell
         return []
     return [CompletionItem(tid, help=f"{t.title} ({t.status})") for tid, t in tasks.items()

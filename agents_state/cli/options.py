@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+if TYPE_CHECKING:
+    from agents_state.app import App
+    from agents_state.models import State
+
 __all__ = ["add_global_options", "app_from", "emit_json", "input_path", "json_option",
-           "store_option"]
+           "print_outcome", "store_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,7 +72,7 @@ def add_global_options(cmd: click.Command) -> click.Command:
     return cmd
 
 
-def app_from(ctx: click.Context) -> Any:
+def app_from(ctx: click.Context) -> App:
     from agents_state.app import App
 
     obj = ctx.find_root().obj or {}
@@ -82,14 +87,30 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
-def input_path(name: str, root: Any) -> Any:
+def print_outcome(app: App, message: str, as_json: bool, state: State | None = None,
+                  **extra: object) -> None:
+    """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
+    from agents_state.views.render import render_action
+
+    if state is None:
+        state = app.state()
+    action = app.next_action(state)
+    if as_json:
+        emit_json({"message": message, "revision": state.revision if state else None,
+                   "status": state.status if state else None, **extra, "next": action})
+    else:
+        from agents_state.safetext import escape
+
+        click.echo(escape(message))
+        click.echo(render_action(action))
+
+
+def input_path(name: str, root: Any) -> Path:
     """A file the caller named: as given, else (relative and missing) under the project root.
 
     Next actions name artifacts relative to the root (``.agents/phases/0-explore.md``), and the
     model may run the command from a subdirectory of the project.
     """
-    from pathlib import Path
-
     path = Path(name)
     if not path.is_absolute() and not path.exists() and (Path(root) / path).exists():
         return Path(root) / path

@@ -1,18 +1,22 @@
 """Workflow events (pure; handlers called by ``engine.apply``): stop, retry, skip, abort,
-compact, block, clarify, answer.  The phase events and the tables stay in ``engine``."""
+compact, block, clarify, answer.  Phase statuses come from ``engine.table``."""
 
 from __future__ import annotations
 
 from agents_state.engine import events as ev
-from agents_state.engine.phases import Outcome, _advance, _Ctx, check_phase_id
+from agents_state.engine.advance import advance
+from agents_state.engine.context import Ctx, Outcome, check_phase_id
+from agents_state.engine.gate import retry_tests, skip_tests
+from agents_state.engine.table import phase_target
+from agents_state.engine.tasks import release_running_tasks, retry_failed_tasks, skip_failed_tasks
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Clarification, State
-from agents_state.workflow import PhaseKind, get_phase
+from agents_state.workflow import TEST_RUN, PhaseKind, get_phase
 
 __all__ = ["HANDLERS"]
 
 
-def _stop(c: _Ctx, e: ev.Event) -> Outcome:
+def _stop(c: Ctx, e: ev.Event) -> Outcome:
     state, _ts = c.state, c.ts
     if state.stopRequested or state.status == "stopped":
         return Outcome(state, "stop already requested", changed=False)
@@ -27,7 +31,7 @@ def _stop(c: _Ctx, e: ev.Event) -> Outcome:
     return Outcome(state, f"workflow will stop after phase {state.currentPhase}")
 
 
-def _retry(c: _Ctx, e: ev.Event) -> Outcome:
+def _retry(c: Ctx, e: ev.Event) -> Outcome:
     state, _ts = c.state, c.ts
     pid = _resume_phase(state)
     phase = state.phase(pid)
@@ -35,54 +39,46 @@ def _retry(c: _Ctx, e: ev.Event) -> Outcome:
     if state.status == "in_progress" and phase.status == "in_progress":
         # the process driving it died: run the current step again
         if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
-            from agents_state.engine.tasks import release_running_tasks
-
             message += release_running_tasks(state, pid)
         else:
-            phase.status = "pending"
+            phase.status = phase_target(f"phase {pid}", phase.status, "retry", "driver_died")
             message = f"phase {pid} will run again"
-    if pid == "3.1" and phase.status == "blocked" and phase.passed is False:
-        from agents_state.engine.gate import retry_tests
-
+    if pid == TEST_RUN and phase.status == "blocked" and phase.passed is False:
         message = retry_tests(state)
     elif phase.status in ("failed", "blocked"):
-        phase.status = "pending"
+        phase.status = phase_target(f"phase {pid}", phase.status, "retry")
         phase.reviewRounds = 0
         phase.retryAt = None
         message = f"phase {pid} will run again (attempt {phase.attempts + 1})"
     if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
-        from agents_state.engine.tasks import retry_failed_tasks
-
         message += retry_failed_tasks(state, pid)
     state.status, state.stopRequested = "in_progress", False
     state.failure, state.blockedReason = None, None
     return Outcome(state, message)
 
 
-def _skip(c: _Ctx, e: ev.Event) -> Outcome:
+def _skip(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     pid = _resume_phase(state)
     spec = get_phase(pid)
     extra = ""
     if spec.kind is PhaseKind.TASKS and state.phase(pid).tasks:
-        from agents_state.engine.tasks import skip_failed_tasks
-
         extra, phase_done = skip_failed_tasks(state, pid, ts)
         if not phase_done:
             state.status, state.failure, state.blockedReason = "in_progress", None, None
             return Outcome(state, extra.lstrip("; "))
-    if pid == "3.1":
-        from agents_state.engine.gate import skip_tests
-
+    if pid == TEST_RUN:
         extra += "; " + skip_tests(state)
-    state.phase(pid).status = "skipped"
-    state.phase(pid).skippedByUser = True
+    phase = state.phase(pid)
+    if phase.status != "skipped":  # the test gate has already skipped its run
+        phase.status = phase_target(f"phase {pid}", phase.status, "skip")
+    phase.skippedByUser = True
     state.status, state.stopRequested = "in_progress", False
     state.failure, state.blockedReason = None, None
-    return _advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
+    return advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
 
 
-def _abort(c: _Ctx, e: ev.Event) -> Outcome:
+def _abort(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     state.abortedAt = ts
     if state.status != "completed":
@@ -98,7 +94,7 @@ def _resume_phase(state: State) -> str:
     return state.currentPhase
 
 
-def _compact(c: _Ctx, e: ev.Event) -> Outcome:
+def _compact(c: Ctx, e: ev.Event) -> Outcome:
     state, _ts = c.state, c.ts
     boundary = state.compaction.pending or state.currentStage or "workflow"
     state.compaction.lastCompactedAt = boundary
@@ -108,7 +104,7 @@ def _compact(c: _Ctx, e: ev.Event) -> Outcome:
                           "agents-state context")
 
 
-def _block(c: _Ctx, e: ev.Event) -> Outcome:
+def _block(c: Ctx, e: ev.Event) -> Outcome:
     state, _ts = c.state, c.ts
     assert isinstance(e, ev.Block)
     state.status = "blocked"
@@ -116,7 +112,7 @@ def _block(c: _Ctx, e: ev.Event) -> Outcome:
     return Outcome(state, f"workflow blocked: {e.reason}")
 
 
-def _clarify(c: _Ctx, e: ev.Event) -> Outcome:
+def _clarify(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.Clarify)
     state.clarify = Clarification(questions=list(e.questions), phase=e.phase or state.currentPhase,
@@ -124,7 +120,7 @@ def _clarify(c: _Ctx, e: ev.Event) -> Outcome:
     return Outcome(state, f"{len(e.questions)} question(s) for the user recorded")
 
 
-def _answer(c: _Ctx, e: ev.Event) -> Outcome:
+def _answer(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.Answer)
     if state.clarify is None:

@@ -11,71 +11,64 @@ skipped it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agents_state.engine import events as ev
+from agents_state.engine.advance import advance, tests_unresolved
+from agents_state.engine.context import Ctx, Outcome
+from agents_state.engine.table import phase_target
 from agents_state.models import State
-
-if TYPE_CHECKING:
-    from agents_state.engine.phases import Outcome, _Ctx
+from agents_state.workflow import TEST_ANALYSIS, TEST_RUN, get_phase
 
 __all__ = ["TEST_ANALYSIS", "TEST_RUN", "after_analysis", "record_test_run", "retry_tests",
            "skip_tests", "tests_unresolved"]
 
-TEST_RUN, TEST_ANALYSIS = "3.1", "3.2"
-_RESULTS = ".agents/phases/3.1-test-results.json"
+_RESULTS = f".agents/phases/{get_phase(TEST_RUN).artifact}"
+_RUN, _ANALYSIS = f"phase {TEST_RUN}", f"phase {TEST_ANALYSIS}"
 
 
-def tests_unresolved(state: State) -> bool:
-    """The last test run failed and no person chose to skip it."""
-    run = state.phase(TEST_RUN)
-    return run.passed is False and run.status != "skipped"
-
-
-def record_test_run(c: _Ctx, e: ev.PhaseComplete) -> Outcome:
-    from agents_state.engine.phases import Outcome, _advance
-
+def record_test_run(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     state, ts = c.state, c.ts
     run = state.phase(TEST_RUN)
     run.startedAt = run.startedAt or ts
     run.completedAt, run.error, run.retryAt = ts, None, None
     run.passed = bool(e.tests_passed)
-    state.files["testResults"] = _RESULTS
+    state.files[get_phase(TEST_RUN).file_key] = _RESULTS
     analysis = state.phase(TEST_ANALYSIS)
     if run.passed:
-        run.status = "completed"
+        run.status = phase_target(_RUN, run.status, "phase_complete", "tests_passed")
         if analysis.status == "pending":
-            analysis.status = "completed" if run.failedRuns else "skipped"
+            analysis.status = phase_target(_ANALYSIS, analysis.status, "tests_passed",
+                                           "fixed" if run.failedRuns else "unneeded")
         run.failedRuns = 0
-        return _advance(c, TEST_RUN, "phase 3.1 Run Tests passed")
+        return advance(c, TEST_RUN, f"phase {TEST_RUN} Run Tests passed")
     run.failedRuns += 1
     failed = ", ".join(e.failed_commands) or "see the results"
     limit = c.policy.max_per_phase
     if run.failedRuns > limit:
-        run.status = "blocked"
+        run.status = phase_target(_RUN, run.status, "phase_complete", "tests_exhausted")
         state.status = "blocked"
         state.blockedReason = (f"tests still fail after {limit} fix round(s) (failed: {failed}); "
                                f"see {_RESULTS}")
-        return Outcome(state, f"phase 3.1 Run Tests FAILED ({failed}); workflow blocked: ask "
-                              "the user (see: agents-state next)")
-    run.status = "completed"
-    analysis.status, analysis.completedAt = "pending", None
-    out = _advance(c, TEST_RUN, f"phase 3.1 Run Tests FAILED ({failed}): next phase 3.2 "
-                                f"analyses and fixes them (fix round {run.failedRuns} of {limit})")
+        return Outcome(state, f"phase {TEST_RUN} Run Tests FAILED ({failed}); workflow blocked: "
+                              "ask the user (see: agents-state next)")
+    run.status = phase_target(_RUN, run.status, "phase_complete", "tests_failed")
+    analysis.status = phase_target(_ANALYSIS, analysis.status, "tests_failed")
+    analysis.completedAt = None
+    out = advance(c, TEST_RUN, f"phase {TEST_RUN} Run Tests FAILED ({failed}): next phase "
+                               f"{TEST_ANALYSIS} analyses and fixes them (fix round "
+                               f"{run.failedRuns} of {limit})")
     return Outcome(out.state, out.message)
 
 
-def after_analysis(c: _Ctx, message: str) -> Outcome | None:
-    """3.2 completed: back to 3.1 to run the tests on the fixed code (None: carry on)."""
-    from agents_state.engine.phases import Outcome
-
+def after_analysis(c: Ctx, message: str) -> Outcome | None:
+    """The analysis completed: back to the test run on the fixed code (None: carry on)."""
     state = c.state
     run = state.phase(TEST_RUN)
     if run.status == "skipped" or run.passed is None:  # no test verdict recorded: nothing to redo
         return None
-    run.status, run.completedAt = "pending", None
-    state.currentPhase, state.currentStage = TEST_RUN, "TEST"
-    msg = message + "; back to phase 3.1 to run the tests again"
+    run.status = phase_target(_RUN, run.status, "analysis_done")
+    run.completedAt = None
+    state.currentPhase, state.currentStage = TEST_RUN, get_phase(TEST_RUN).stage
+    msg = message + f"; back to phase {TEST_RUN} to run the tests again"
     if state.stopRequested:
         state.status, state.stopRequested = "stopped", False
         msg += "; workflow stopped as requested"
@@ -83,20 +76,24 @@ def after_analysis(c: _Ctx, message: str) -> Outcome | None:
 
 
 def retry_tests(state: State) -> str:
-    """A person chose another round after the tests kept failing: fix (3.2), then run (3.1)."""
+    """A person chose another round after the tests kept failing: fix, then run again."""
     run = state.phase(TEST_RUN)
-    run.status, run.failedRuns = "completed", 0
+    run.status = phase_target(_RUN, run.status, "retry", "tests_blocked")
+    run.failedRuns = 0
     analysis = state.phase(TEST_ANALYSIS)
-    analysis.status, analysis.completedAt = "pending", None
-    state.currentPhase, state.currentStage = TEST_ANALYSIS, "TEST"
-    return "another round of fixes: phase 3.2, then the tests run again"
+    analysis.status = phase_target(_ANALYSIS, analysis.status, "tests_retried")
+    analysis.completedAt = None
+    state.currentPhase, state.currentStage = TEST_ANALYSIS, get_phase(TEST_ANALYSIS).stage
+    return f"another round of fixes: phase {TEST_ANALYSIS}, then the tests run again"
 
 
 def skip_tests(state: State) -> str:
-    """A person accepted the failing tests: 3.1 (and an unneeded 3.2) are skipped, on record."""
+    """A person accepted the failing tests: the run (and an unneeded analysis) are skipped."""
     run = state.phase(TEST_RUN)
-    run.status, run.skippedByUser = "skipped", True
+    run.status = phase_target(_RUN, run.status, "skip")
+    run.skippedByUser = True
     analysis = state.phase(TEST_ANALYSIS)
     if analysis.status == "pending":
-        analysis.status, analysis.skippedByUser = "skipped", True
+        analysis.status = phase_target(_ANALYSIS, analysis.status, "tests_skipped")
+        analysis.skippedByUser = True
     return "failing tests accepted by the user"

@@ -13,10 +13,21 @@ from typing import Any
 
 from agents_state.config import Config, resolve_model
 from agents_state.engine.scoring import score_task
-from agents_state.engine.tasks import TASK_PHASE, current_wave, nothing_ready_reason, ready_tasks
+from agents_state.engine.tasks import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.handoff.ledger import phase_records
 from agents_state.models import State
-from agents_state.workflow import Phase, PhaseKind, artifact_path, get_phase
+from agents_state.workflow import (
+    COMPLETION_PHASE,
+    SIZED_PHASE,
+    SIZING_PHASE,
+    TASK_PHASE,
+    TEST_ANALYSIS,
+    TEST_RUN,
+    Phase,
+    PhaseKind,
+    artifact_path,
+    get_phase,
+)
 
 SUMMARY_FILE = ".agents/phases/2.1-summary.md"
 
@@ -204,19 +215,19 @@ def _earlier_outcomes(state: State, phase: Phase) -> list[str]:
                      + (" ..." if len(skipped) > 10 else "") + ".")
     if after_tasks and any(s.summary or s.result for s in tasks.values()):
         notes.append(f"Task summaries: {SUMMARY_FILE}.")
-    run = state.phase("3.1")
-    if phase.id == "3.2" and run.passed is False:
+    run = state.phase(TEST_RUN)
+    if phase.id == TEST_ANALYSIS and run.passed is False:
         notes.append("The last test run FAILED: read .agents/phases/3.1-test-results.json "
                      "(failing commands and their output), fix the causes, then record this "
                      "phase; the tests run again after it.")
-    elif PHASE_INDEX[phase.id] > PHASE_INDEX["3.2"] and run.skippedByUser:
+    elif PHASE_INDEX[phase.id] > PHASE_INDEX[TEST_ANALYSIS] and run.skippedByUser:
         notes.append("The user accepted failing tests (3.1 skipped); say so in the review.")
     return notes
 
 
 def inline_as_agent(config: Config, phase_id: str) -> tuple[str, str] | None:
     """(agent type, model) when the config runs an inline phase as an agent (1.1, 2.2)."""
-    if phase_id == "1.1" and not config.stages.PLAN.brainstorm.inline:
+    if phase_id == SIZING_PHASE and not config.stages.PLAN.brainstorm.inline:
         b = config.stages.PLAN.brainstorm
         return "plan", b.model or config.stages.PLAN.planning.model or config.defaults.model
     if phase_id == "2.2" and not config.stages.IMPLEMENT.simplify.inline:
@@ -236,7 +247,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         return _action("wait", phase, command="agents-state next", until=retry_at,
                        instructions=f"Phase {phase.id} failed and is retried after a backoff: "
                        "wait until the time, then run the command." + note)
-    if phase.id == "1.1":
+    if phase.id == SIZING_PHASE:
         note = (" When the brainstorm finds the plan areas, record their number with "
                 f"--plan-agents N (1 to {config.stages.PLAN.planning.maxParallelAgents}) on "
                 "the command." + note)
@@ -264,19 +275,19 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                        instructions=task + phase.instructions + f" Format: {_REVIEW_FORMAT}. "
                        f"Issues of severity {review.blockingSeverity} or above send the work "
                        "back." + note)
-    if phase.id == "3.1" and config.stages.TEST.commands:
+    if phase.id == TEST_RUN and config.stages.TEST.commands:
         names = ", ".join(config.stages.TEST.commands)
         return _action("run_commands", phase, read=read, write=write,
                        command="agents-state phase run 3.1",
                        instructions=f"Run the configured commands ({names}); agents-state runs "
                        "them and records the results." + note)
-    if phase.id == "3.1":
+    if phase.id == TEST_RUN:
         return _action("run_commands", phase, read=read, write=write, command=command,
                        instructions="No test commands are configured: run the project's lint "
                        "and tests yourself and write the results as JSON "
                        '{"commands": [{"name": "test", "command": "...", "exitCode": 0}]}.'
                        + note)
-    if phase.id == "4.3":
+    if phase.id == COMPLETION_PHASE:
         git = config.stages.FINAL.git
         return _action("run_commands", phase, read=read, write=write, command=command,
                        instructions=f"{task}Finish with git workflow '{git.workflow}'; never "
@@ -289,7 +300,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
 
 def _agent_plan(state: State, config: Config, phase: Phase) -> tuple[int, str]:
     stages = config.stages
-    if phase.id == "1.2":
+    if phase.id == SIZED_PHASE:
         plan = stages.PLAN.planning
         model = plan.model or config.defaults.model
         if plan.mode == "single":

@@ -4,9 +4,12 @@ The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says whic
 workflow in a given status accepts at all: a running workflow takes phase and task events; a
 stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
 task reports (a stopped one also the one record of the step in flight at the stop: stop means
-after the current step); a finished one takes nothing.  The phase level (``PHASE_MOVES``) maps
-``(phase status, event)`` to the phase's new status.  Anything missing from either table is refused
-with ``TransitionNotAllowedError`` naming what is allowed from here.
+after the current step); a finished one takes nothing.  The phase level
+(``engine.table.PHASE_MOVES``) maps ``(phase status, event, guard)`` to the phase's new status;
+tasks have their own table there.
+Handlers decide the guard and fill in side data; every status they write is read from a table.
+Anything missing from a table is refused with ``TransitionNotAllowedError`` naming what is
+allowed from here.
 
 Phases run one at a time in catalogue order (``state.currentPhase``); stage statuses are derived
 from their phases after every move, never set by hand.  ``apply`` never mutates its input and never
@@ -15,12 +18,18 @@ reads the clock: ``now`` is passed in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from agents_state.engine import events as ev
-from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.engine.advance import advance
+from agents_state.engine.context import DONE, Ctx, Outcome, check_phase_id
+from agents_state.engine.flow import HANDLERS
+from agents_state.engine.gate import after_analysis, record_test_run
+from agents_state.engine.table import PHASE_MOVES, phase_accepts, phase_allowed, phase_target
+from agents_state.engine.tasks import apply_task_event
+from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import (
     Failure,
     FailureContext,
@@ -30,7 +39,18 @@ from agents_state.models import (
 )
 from agents_state.policy import Policy
 from agents_state.types import Status, format_time
-from agents_state.workflow import PHASE_IDS, PHASES, STAGES, PhaseKind, get_phase, phases_of
+from agents_state.workflow import (
+    PHASE_IDS,
+    PHASES,
+    STAGES,
+    TASK_PHASE,
+    TEST_ANALYSIS,
+    TEST_RUN,
+    PhaseKind,
+    PhaseRole,
+    get_phase,
+    phases_of,
+)
 
 __all__ = [
     "PHASE_MOVES",
@@ -57,50 +77,7 @@ WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
     "completed": frozenset(),
 }
 
-PHASE_MOVES: dict[tuple[str, str], str] = {
-    ("pending", "phase_start"): "in_progress",
-    ("pending", "phase_complete"): "completed",
-    ("in_progress", "phase_complete"): "completed",
-    ("pending", "phase_fail"): "failed",
-    ("in_progress", "phase_fail"): "failed",
-    ("failed", "retry"): "pending",
-    ("blocked", "retry"): "pending",
-    ("in_progress", "retry"): "pending",
-    ("pending", "retry"): "pending",
-    ("failed", "skip"): "skipped",
-    ("blocked", "skip"): "skipped",
-    ("in_progress", "skip"): "skipped",
-    ("pending", "skip"): "skipped",
-}
-
-_DONE = ("completed", "skipped")
-
-
-@dataclass(frozen=True)
-class _Ctx:
-    state: State
-    ts: str
-    policy: Policy
-    now: datetime
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The result of one event: the new state, what to log, and what to tell the caller."""
-
-    state: State
-    message: str
-    changed: bool = True
-    record: dict[str, Any] = field(default_factory=dict)
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-def check_phase_id(phase_id: str) -> str:
-    if phase_id not in PHASE_IDS:
-        raise NotFoundError(
-            f"unknown phase '{phase_id}'; phases are {', '.join(PHASE_IDS)}"
-        )
-    return phase_id
+_DONE = DONE
 
 
 def new_state(event: ev.Start, now: datetime) -> State:
@@ -146,11 +123,9 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
     ts = format_time(now)
     pol = policy or Policy()
     if event.name in _TASK_EVENTS:
-        from agents_state.engine.tasks import apply_task_event
-
         outcome = apply_task_event(new, event, now, pol)
     else:
-        outcome = _handler(event.name)(_Ctx(new, ts, pol, now), event)
+        outcome = _handler(event.name)(Ctx(new, ts, pol, now), event)
     if not outcome.changed:
         return Outcome(state, outcome.message, False, {}, outcome.data)
     result = outcome.state
@@ -162,15 +137,15 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
 
 
 def _copy(state: State) -> State:
-    """A deep copy, except the tasks of 2.1: their dict is copied, the tasks are shared.
+    """A deep copy, except the tasks of the task phase: their dict is copied, the tasks are shared.
 
     ``engine_tasks`` copies a task before it changes it (copy-on-write through ``_own``), so
     the input state is never mutated; at 10,000 tasks this is much cheaper than a deep copy.
     """
     import copy
 
-    phase = state.stages.get("IMPLEMENT")
-    p21 = phase.phases.get("2.1") if phase else None
+    stage = state.stages.get(get_phase(TASK_PHASE).stage)
+    p21 = stage.phases.get(TASK_PHASE) if stage else None
     memo: dict[int, Any] = {}
     if p21 is not None and p21.tasks:
         memo[id(p21.tasks)] = dict(p21.tasks)
@@ -199,8 +174,8 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
             f"phase {phase_id}", phase.status, event,
             hint=f"the current phase is {state.currentPhase}",
         )
-    if (phase.status, event_name) not in PHASE_MOVES:
-        allowed = sorted(m.replace("_", " ") for (st, m) in PHASE_MOVES if st == phase.status)
+    if not phase_accepts(phase.status, event_name):
+        allowed = phase_allowed(phase.status)
         hint = ""
         if phase.status in _DONE and state.currentPhase != phase_id:
             hint = f"the current phase is {state.currentPhase}"
@@ -213,7 +188,7 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
     return phase
 
 
-def _phase_start(c: _Ctx, e: ev.Event) -> Outcome:
+def _phase_start(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.PhaseStart)
     check_phase_id(e.phase)
@@ -221,13 +196,13 @@ def _phase_start(c: _Ctx, e: ev.Event) -> Outcome:
     if phase.status == "in_progress" and state.currentPhase == e.phase:
         return Outcome(state, f"phase {e.phase} already in progress", changed=False)
     phase = _current_phase(state, e.phase, "phase_start")
-    phase.status = "in_progress"
+    phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_start")
     phase.startedAt = phase.startedAt or ts
     state.compaction.pending = None
     return Outcome(state, f"phase {e.phase} {get_phase(e.phase).name} started")
 
 
-def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
+def _phase_complete(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.PhaseComplete)
     check_phase_id(e.phase)
@@ -241,31 +216,27 @@ def _phase_complete(c: _Ctx, e: ev.Event) -> Outcome:
         _check_tasks_done(state, e.phase)
     if e.agent_count is not None:
         phase.agentCount = e.agent_count
-    if e.next_agent_count is not None and e.phase == "1.1":
-        state.phase("1.2").agentCount = e.next_agent_count
+    if e.next_agent_count is not None and spec.role is PhaseRole.SIZES_NEXT:
+        state.phase(PHASE_IDS[PHASE_IDS.index(e.phase) + 1]).agentCount = e.next_agent_count
     if e.issues is not None:
         phase.issues = e.issues
     state.compaction.pending = None
     phase.retryAt = None
-    if e.phase == "3.1" and e.tests_passed is not None:
-        from agents_state.engine.gate import record_test_run
-
+    if e.phase == TEST_RUN and e.tests_passed is not None:
         return record_test_run(c, e)
     if spec.kind is PhaseKind.REVIEW and e.blocking_issues > 0:
         return _send_back(state, e, ts, c.policy.review_rounds(e.phase))
-    phase.status = "completed"
+    phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_complete")
     phase.startedAt = phase.startedAt or ts
     phase.completedAt = ts
     phase.error = None
     state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
     message = f"phase {e.phase} {spec.name} completed"
-    if e.phase == "3.2":
-        from agents_state.engine.gate import after_analysis
-
+    if e.phase == TEST_ANALYSIS:
         back = after_analysis(c, message)
         if back is not None:
             return back
-    return _advance(c, e.phase, message)
+    return advance(c, e.phase, message)
 
 
 def _check_tasks_done(state: State, phase_id: str) -> None:
@@ -292,7 +263,8 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     if review.reviewRounds > max_rounds:
         reason = (f"review {e.phase} still finds {e.blocking_issues} blocking issue(s) after "
                   f"{max_rounds} rework round(s); see .agents/phases/{spec.artifact}")
-        review.status = "blocked"
+        review.status = phase_target(f"phase {e.phase}", review.status, "phase_complete",
+                                     "rounds_exhausted")
         state.status = "blocked"
         state.blockedReason = reason
         state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
@@ -303,7 +275,9 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     for pid in PHASE_IDS[start:end + 1]:
         p = state.phase(pid)
         if p.status != "skipped":
-            p.status, p.completedAt = "pending", None
+            p.status = phase_target(f"phase {pid}", p.status, "phase_complete", "sent_back") \
+                if pid == e.phase else phase_target(f"phase {pid}", p.status, "send_back")
+            p.completedAt = None
     state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
     state.currentPhase, state.currentStage = target, get_phase(target).stage
     return Outcome(
@@ -313,52 +287,18 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     )
 
 
-def _advance(c: _Ctx, done: str, message: str) -> Outcome:
-    """Move ``currentPhase`` past ``done``; finish the workflow after the last phase."""
-    state = c.state
-    after = PHASE_IDS[PHASE_IDS.index(done) + 1:]
-    nxt = next((pid for pid in after if state.phase(pid).status not in _DONE), None)
-    if nxt is None:
-        from agents_state.engine.gate import tests_unresolved
-
-        if tests_unresolved(state):  # never "completed" over failing tests
-            state.status = "blocked"
-            state.blockedReason = ("the last test run failed; run the tests again or ask the "
-                                   "user to skip them")
-            state.currentPhase, state.currentStage = "3.1", "TEST"
-            state.phase("3.1").status = "blocked"
-            return Outcome(state, message + "; workflow blocked: the last test run failed")
-        state.status, state.stopRequested = "completed", False  # nothing is left to stop
-        state.currentPhase, state.currentStage = done, get_phase(done).stage
-        return Outcome(state, message + "; workflow completed")
-    state.compaction.pending = _compaction_boundary(c.policy, done, nxt)
-    state.currentPhase, state.currentStage = nxt, get_phase(nxt).stage
-    if state.stopRequested:
-        state.status, state.stopRequested = "stopped", False
-        return Outcome(state, message + "; workflow stopped as requested")
-    return Outcome(state, message)
-
-
-def _compaction_boundary(policy: Policy, done: str, nxt: str) -> str | None:
-    """The boundary to compact at between ``done`` and ``nxt``, or None."""
-    stage_done = get_phase(done).stage
-    if policy.compact_between_stages and stage_done != get_phase(nxt).stage:
-        return stage_done
-    if policy.compact_between_phases:
-        return done
-    return None
-
-
-def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
+def _phase_fail(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.PhaseFail)
     phase = _current_phase(state, e.phase, "phase_fail")
     phase.attempts += 1
     phase.error = e.error
-    if phase.attempts <= c.policy.max_per_phase:  # maxPerPhase counts retries, like maxPerTask
+    retries_left = phase.attempts <= c.policy.max_per_phase  # counts retries, like maxPerTask
+    phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_fail",
+                                "retries_left" if retries_left else "retries_exhausted")
+    if retries_left:
         from datetime import timedelta
 
-        phase.status = "pending"
         wait = c.policy.backoff(phase.attempts)
         phase.retryAt = format_time(c.now + timedelta(seconds=wait)) if wait else None
         when = f" not before {phase.retryAt}" if phase.retryAt else ""
@@ -368,7 +308,6 @@ def _phase_fail(c: _Ctx, e: ev.Event) -> Outcome:
             state.status, state.stopRequested = "stopped", False
             message += "; workflow stopped as requested"
         return Outcome(state, message)
-    phase.status = "failed"
     state.status, state.stopRequested = "failed", False  # a stop's step in flight is spent
     state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
     return Outcome(state, f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
@@ -382,12 +321,8 @@ _PHASE_HANDLERS = {
 }
 
 
-def _handler(name: str) -> Any:
-    if name in _PHASE_HANDLERS:
-        return _PHASE_HANDLERS[name]
-    from agents_state.engine.flow import HANDLERS
-
-    return HANDLERS[name]
+def _handler(name: str) -> Callable[[Ctx, ev.Event], Outcome]:
+    return _PHASE_HANDLERS.get(name) or HANDLERS[name]
 
 
 def _derive_stages(state: State, ts: str) -> None:
@@ -419,10 +354,10 @@ def _derive_stages(state: State, ts: str) -> None:
         if new != "completed":
             stage.completedAt = None
         stage.status = new
-    tasks = state.stages.get("IMPLEMENT")
-    p21 = tasks.phases.get("2.1") if tasks else None
+    tasks = state.stages.get(get_phase(TASK_PHASE).stage)
+    p21 = tasks.phases.get(TASK_PHASE) if tasks else None
     if p21 is not None and p21.tasks and p21.status in _DONE:
-        state.files.setdefault("taskSummary", ".agents/phases/2.1-summary.md")
+        state.files.setdefault("taskSummary", f".agents/phases/{TASK_PHASE}-summary.md")
     if state.failure is not None and state.failure.phase and state.failure.context is None:
         state.failure.context = _failure_context(state, state.failure.phase)
 

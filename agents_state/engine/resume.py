@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents_state.models import State
+from agents_state.workflow import TEST_RUN
 
 __all__ = ["explain", "options"]
 
@@ -41,7 +42,7 @@ def explain(state: State) -> dict[str, Any]:
 
 def options(state: State, phase: str | None) -> list[dict[str, str]]:
     """The resume options of a stopped, failed or blocked workflow and what each does."""
-    tests = phase == "3.1" and state.phase("3.1").passed is False
+    tests = phase == TEST_RUN and state.phase(TEST_RUN).passed is False
     retry = ("another round: fix the failures (phase 3.2), then run the tests again" if tests
              else f"continue from phase {phase}" if state.status == "stopped"
              else f"run phase {phase} again (attempts are counted)")

@@ -1,4 +1,4 @@
-"""Task events of phase 2.1: load, claim, start, done, fail (pure; called by ``engine.apply``).
+"""Task events of the task phase: load, claim, start, done, fail (pure; called by ``apply``).
 
 Tasks run in waves.  Exactly one wave is current (the first not completed); a task of it is ready
 when it is pending, its dependencies are completed or skipped, and its retry time has passed.  A
@@ -10,16 +10,17 @@ that same transition; the last wave completes the phase.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from agents_state.engine import events as ev
+from agents_state.engine.advance import advance
+from agents_state.engine.context import DONE as _DONE
+from agents_state.engine.context import Ctx, Outcome
+from agents_state.engine.table import phase_target, task_target
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Failure, PhaseState, State, TaskState, Wave
 from agents_state.policy import Policy
 from agents_state.types import format_time, parse_time
-
-if TYPE_CHECKING:
-    from agents_state.engine.phases import Outcome
+from agents_state.workflow import TASK_PHASE, get_phase
 
 __all__ = [
     "apply_task_event",
@@ -31,8 +32,7 @@ __all__ = [
     "skip_failed_tasks",
 ]
 
-TASK_PHASE = "2.1"
-_DONE = ("completed", "skipped")
+_PHASE = f"phase {TASK_PHASE}"
 
 
 def _phase(state: State) -> PhaseState:
@@ -73,8 +73,6 @@ def ready_tasks(phase: PhaseState, now: datetime, lease_seconds: int) -> list[st
 
 
 def _outcome(state: State, message: str, changed: bool = True, **data: object) -> Outcome:
-    from agents_state.engine.phases import Outcome
-
     return Outcome(state, message, changed, {k: v for k, v in data.items() if v is not None},
                    dict(data))
 
@@ -86,7 +84,7 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
     phase = _phase(state)
     if not phase.tasks:
         raise TransitionNotAllowedError(
-            f"phase {TASK_PHASE}", phase.status, event.name.replace("_", " "),
+            _PHASE, phase.status, event.name.replace("_", " "),
             hint="no tasks loaded; run: agents-state tasks load FILE")
     if isinstance(event, ev.TaskClaim):
         return _claim(state, phase, event, now, policy)
@@ -112,11 +110,11 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
         return _outcome(state, f"these {len(e.tasks)} task definitions are already loaded; "
                                "nothing changed", False, tasks=len(e.tasks))
     if state.currentPhase != TASK_PHASE:
-        raise TransitionNotAllowedError(f"phase {TASK_PHASE}", phase.status, "load tasks",
+        raise TransitionNotAllowedError(_PHASE, phase.status, "load tasks",
                                         hint=f"the current phase is {state.currentPhase}")
     if phase.tasks and any(t.status != "pending" or t.attempts for t in phase.tasks.values()):
         raise TransitionNotAllowedError(
-            f"phase {TASK_PHASE}", "running", "load tasks",
+            _PHASE, "running", "load tasks",
             hint="tasks have already been claimed; finish or skip them instead")
     kept = _known_waves(phase, e)
     phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
@@ -124,7 +122,7 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
         return _load_into_waves(state, phase, kept, e, now)
     phase.waves = [Wave(tasks=list(w), status="pending") for w in e.waves]
     phase.waves[0].status = "in_progress"
-    phase.status = "in_progress"
+    phase.status = phase_target(_PHASE, phase.status, "tasks_load")
     phase.startedAt = phase.startedAt or format_time(now)
     phase.agentCount = max(len(w) for w in e.waves)
     state.compaction.pending = None
@@ -160,13 +158,14 @@ def _load_into_waves(state: State, phase: PhaseState, waves: list[Wave], e: ev.T
     for wave in waves:
         if wave.status in _DONE:
             for tid in wave.tasks:
-                phase.tasks[tid].status = wave.status
-                phase.tasks[tid].completedAt = phase.tasks[tid].completedAt or ts
+                task = phase.tasks[tid]
+                task.status = task_target(f"task {tid}", task.status, "tasks_load", wave.status)
+                task.completedAt = task.completedAt or ts
     phase.waves = waves
     idx = current_wave(phase)
     if idx is not None:
         waves[idx].status = "in_progress"
-    phase.status = "in_progress"
+    phase.status = phase_target(_PHASE, phase.status, "tasks_load")
     phase.startedAt = phase.startedAt or ts
     phase.agentCount = max(len(w.tasks) for w in waves)
     state.compaction.pending = None
@@ -192,8 +191,10 @@ def _own(tasks: dict[str, TaskState], task_id: str) -> TaskState:
     return task
 
 
-def _take(task: TaskState, agent: str, ts: str) -> None:
-    task.status, task.owner = "in_progress", agent
+def _take(task_id: str, task: TaskState, event: str, agent: str, ts: str) -> None:
+    guard = "stale" if task.status == "in_progress" else ""
+    task.status = task_target(f"task {task_id}", task.status, event, guard)
+    task.owner = agent
     task.claimedAt = task.heartbeatAt = ts
     task.retryAt = None
     task.attempts += 1
@@ -218,7 +219,7 @@ def _claim(state: State, phase: PhaseState, e: ev.TaskClaim, now: datetime,
     else:
         raise NotFoundError(f"nothing to claim: {nothing_ready_reason(phase, now)}")
     stale_owner = task.owner if task.status == "in_progress" else None
-    _take(task, e.agent, ts)
+    _take(tid, task, "task_claim", e.agent, ts)
     note = f" (reclaimed from stale owner {stale_owner})" if stale_owner else ""
     return _outcome(state, f"claimed {tid} (attempt {task.attempts}){note}", task=tid,
                     attempt=task.attempts, agent=e.agent)
@@ -254,7 +255,7 @@ def _start(state: State, phase: PhaseState, e: ev.TaskStart, now: datetime,
     ts = format_time(now)
     if task.status == "pending" and state.status == "in_progress" \
             and e.task_id in ready_tasks(phase, now, policy.lease_seconds):
-        _take(task, e.agent or "unknown", ts)
+        _take(e.task_id, task, "task_start", e.agent or "unknown", ts)
         return _outcome(state, f"{e.task_id} claimed and started (attempt {task.attempts})",
                         task=e.task_id, attempt=task.attempts)
     if task.status != "in_progress":
@@ -285,13 +286,14 @@ def _done(state: State, phase: PhaseState, e: ev.TaskDone, now: datetime,
         return _outcome(state, f"{e.task_id} is already completed; nothing changed", False,
                         task=e.task_id)
     if task.status == "pending" and e.task_id in ready_tasks(phase, now, policy.lease_seconds):
-        _take(task, e.agent or "unknown", format_time(now))
+        _take(e.task_id, task, "task_done", e.agent or "unknown", format_time(now))
     if task.status != "in_progress":
         raise TransitionNotAllowedError(f"task {e.task_id}", _why_not(phase, e.task_id, now)
                                         if task.status == "pending" else task.status, "complete")
     _check_owner(e.task_id, task, e.agent, e.attempt, "complete")
     ts = format_time(now)
-    task.status, task.completedAt = "completed", ts
+    task.status = task_target(f"task {e.task_id}", task.status, "task_done")
+    task.completedAt = ts
     task.summary, task.result, task.lastError = e.summary, e.result, None
     return _after_task(state, phase, f"{e.task_id} completed", now, e.task_id, policy)
 
@@ -313,12 +315,12 @@ def _after_task(state: State, phase: PhaseState, message: str, now: datetime,
         return _outcome(state, message + f"; wave {idx + 2} opened", task=tid, wave=idx + 2)
     if state.status != "in_progress":
         return _outcome(state, message, task=tid)
-    from agents_state.engine.phases import _advance, _Ctx
-
     ts = format_time(now)
-    phase.status, phase.completedAt = "completed", ts
-    state.files["tasks"] = ".agents/phases/2.1-tasks.json"
-    out = _advance(_Ctx(state, ts, policy, now), TASK_PHASE, message + "; phase 2.1 completed")
+    phase.status = phase_target(_PHASE, phase.status, "task_done", "last_task")
+    phase.completedAt = ts
+    spec = get_phase(TASK_PHASE)
+    state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
+    out = advance(Ctx(state, ts, policy, now), TASK_PHASE, message + f"; {_PHASE} completed")
     return _outcome(out.state, out.message, task=tid)
 
 
@@ -333,18 +335,19 @@ def _fail(state: State, phase: PhaseState, e: ev.TaskFail, now: datetime,
     ts = format_time(now)
     task.attempts = max(task.attempts, 1)
     task.lastError, task.owner = e.error, None
-    if task.attempts <= policy.max_per_task:
+    retries_left = task.attempts <= policy.max_per_task
+    task.status = task_target(f"task {e.task_id}", task.status, "task_fail",
+                              "retries_left" if retries_left else "retries_exhausted")
+    if retries_left:
         wait = policy.backoff(task.attempts)
-        task.status = "pending"
         task.retryAt = format_time(now + timedelta(seconds=wait))
         return _outcome(state, f"{e.task_id} failed (attempt {task.attempts}); retry "
                                f"{task.attempts} of {policy.max_per_task} not before "
                                f"{task.retryAt}",
                         task=e.task_id, retryAt=task.retryAt)
-    task.status = "failed"
     if state.status == "in_progress":
         state.status = "failed"
-        phase.status = "failed"
+        phase.status = phase_target(_PHASE, phase.status, "task_fail", "retries_exhausted")
         state.failure = Failure(phase=TASK_PHASE, failedAt=ts,
                                 error=f"task {e.task_id} failed after {task.attempts} "
                                       f"attempt(s): {e.error}")
@@ -357,9 +360,10 @@ def retry_failed_tasks(state: State, phase_id: str) -> str:
     failed = [t for t, s in (phase.tasks or {}).items() if s.status == "failed"]
     for tid in failed:
         t = _own(phase.tasks or {}, tid)
-        t.status, t.retryAt, t.owner = "pending", None, None
+        t.status = task_target(f"task {tid}", t.status, "retry")
+        t.retryAt, t.owner = None, None
     if phase.status in ("failed", "pending"):
-        phase.status = "in_progress"
+        phase.status = phase_target(f"phase {phase_id}", phase.status, "retry", "tasks")
     return f"; task(s) to retry: {', '.join(failed)}" if failed else ""
 
 
@@ -369,7 +373,8 @@ def release_running_tasks(state: State, phase_id: str) -> str:
     released = [t for t, s in tasks.items() if s.status == "in_progress"]
     for tid in released:
         t = _own(tasks, tid)
-        t.status, t.owner = "pending", None
+        t.status = task_target(f"task {tid}", t.status, "retry", "driver_died")
+        t.owner = None
     return f"; released running task(s): {', '.join(released)}" if released else ""
 
 
@@ -381,10 +386,11 @@ def skip_failed_tasks(state: State, phase_id: str, ts: str) -> tuple[str, bool]:
     if not failed:
         return "", True
     for tid in failed:
-        _own(tasks, tid).status = "skipped"
+        t = _own(tasks, tid)
+        t.status = task_target(f"task {tid}", t.status, "skip")
     unblocked = sorted(t for t, s in tasks.items()
                        if s.status == "pending" and set(failed) & set(s.dependencies))
-    phase.status = "in_progress"
+    phase.status = phase_target(f"phase {phase_id}", phase.status, "skip", "tasks")
     msg = f"; skipped {', '.join(failed)}"
     if unblocked:
         msg += f"; unblocked dependents: {', '.join(unblocked)}"

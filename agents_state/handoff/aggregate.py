@@ -9,20 +9,14 @@ responses with the same phase are keyed ``phase:task_id`` so that neither is los
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-import orjson
-
-from agents_state.handoff.reduce import Handoff
+from agents_state.chains.catalogue import CHECK_MODES
+from agents_state.handoff.reduce import Handoff, digest
 
 __all__ = ["aggregate"]
 
-_QA = frozenset({"validate", "build", "type", "lint", "test", "security"})
-
-
-def _digest(h: Handoff) -> str:
-    return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+_QA = frozenset({"validate", *CHECK_MODES})
 
 
 def _dedupe(items: list[str]) -> tuple[str, ...]:
@@ -56,7 +50,7 @@ def aggregate(handoffs: list[Handoff]) -> Handoff:
                        for h in stopped) or None
     data = {"decision": decision, "checks": checks, "issues": list(issues),
             "tokens_used": tokens, "responses": len(handoffs),
-            "sources": [_digest(h) for h in handoffs]}
+            "sources": [digest(h) for h in handoffs]}
     return Handoff(
         kind="validator" if all_qa else "aggregate",
         data=data,

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from agents_state.chains.catalogue import CHECK_MODES
+
 __all__ = [
     "CHECK_MODES",
     "PHASES",
@@ -34,7 +36,6 @@ __all__ = [
     "WriterOutput",
 ]
 
-CHECK_MODES: tuple[str, ...] = ("build", "type", "lint", "test", "security")
 PHASES: tuple[str, ...] = ("research", "write", "validate", *CHECK_MODES)
 
 _PHASE_ALIASES = {

@@ -23,23 +23,21 @@ Recording the same response twice changes nothing.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-import orjson
-
+from agents_state.chains.catalogue import CHECK_MODES, MAX_WRITER_RETRIES
 from agents_state.engine import events as ev
 from agents_state.engine.gate import TEST_RUN
 from agents_state.engine.phases import Outcome, apply
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.handoff.ledger import LEDGER, ledger, phase_records, tokens_by_phase
-from agents_state.handoff.reduce import Handoff
+from agents_state.handoff.reduce import Handoff, digest
 from agents_state.models import State
 from agents_state.policy import Policy
 from agents_state.types import format_time
-from agents_state.workflow import PhaseKind, artifact_path, get_phase
+from agents_state.workflow import TASK_PHASE, PhaseKind, artifact_path, get_phase
 
 __all__ = [
     "LEDGER",
@@ -53,9 +51,7 @@ __all__ = [
     "tokens_by_phase",
 ]
 
-MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
-TASK_PHASE = "2.1"
-_QA_ROLES = frozenset({"validate", "build", "type", "lint", "test", "security"})
+_QA_ROLES = frozenset({"validate", *CHECK_MODES})
 
 
 @dataclass(frozen=True)
@@ -68,10 +64,6 @@ class Target:
         if self.ledger_only:
             return f"the ledger of phase {self.phase}"
         return f"task {self.task}" if self.task else f"phase {self.phase}"
-
-
-def digest(h: Handoff) -> str:
-    return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
 def _recent_digests(records: list[dict[str, Any]]) -> set[str]:

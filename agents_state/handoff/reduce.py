@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from agents_state.handoff import models as hm
 from agents_state.handoff.tokens import estimate_tokens
 
-__all__ = ["Handoff", "reduce_model"]
+__all__ = ["Handoff", "digest", "reduce_model"]
 
 _IMPLIED_PHASE = {"researcher": "research", "writer": "write", "validator": "validate",
                   "spec-analyzer": "research", "code-analyzer": "research",
@@ -156,3 +156,12 @@ def reduce_model(kind: str, data: dict[str, Any], m: BaseModel) -> Handoff:
         questions=tuple(get("questions") or ()), reason=get("reason"),
         failures=tuple(failures), findings=_findings(m),
     )
+
+
+def digest(h: Handoff) -> str:
+    """A short fingerprint of a handoff's content: the same response twice is recognised."""
+    import hashlib
+
+    import orjson
+
+    return hashlib.sha1(orjson.dumps(h.data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]

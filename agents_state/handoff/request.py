@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from agents_state.handoff.protocol import check_handoff
-from agents_state.handoff.record import TASK_PHASE, Target, ledger
+from agents_state.handoff.record import Target, ledger
 from agents_state.models import State
-from agents_state.workflow import PhaseKind, get_phase
+from agents_state.workflow import SIZED_PHASE, TASK_PHASE, PhaseKind, get_phase
 
 __all__ = ["EXPECTED_OUTPUT", "build_request", "default_role"]
 
@@ -25,7 +25,7 @@ _ROLE_BY_KIND = {PhaseKind.AGENTS: "research", PhaseKind.INLINE: "write",
 
 
 def default_role(phase_id: str) -> str:
-    if phase_id == "1.2":
+    if phase_id == SIZED_PHASE:
         return "research"  # plan agents read and plan; they do not change files
     return _ROLE_BY_KIND[get_phase(phase_id).kind]
 

@@ -61,6 +61,6 @@ def run_hook(event: str, root: str | None = None) -> int:
 def tool_calls(root: object, agent: str = "main") -> int:
     """Tool calls counted since the last compaction or new session, for ``agent``
     (``main`` = the orchestrating conversation)."""
-    from agents_state.hooks.toolcalls import count
+    from agents_state.store.toolcalls import count
 
     return count(str(root), agent)

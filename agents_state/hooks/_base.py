@@ -57,14 +57,9 @@ def read_payload() -> dict[str, Any] | None:
 
 def pg_store(root: str) -> Any:
     """The PostgreSQL store when ``AGENTS_STATE_STORE`` names one (issue 17), else ``None``."""
-    url = os.environ.get("AGENTS_STATE_STORE", "")
-    if not url.startswith(("postgresql://", "postgres://")):
-        return None
-    from pathlib import Path
+    from agents_state.store.api import pg_from_env
 
-    from agents_state.store.pg import PgStore
-
-    return PgStore(url, Path(root))
+    return pg_from_env(root)
 
 
 def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:

@@ -54,7 +54,7 @@ def handle(event: str, explicit_root: str | None) -> None:
         return
     source = payload.get("source")
     if source in ("startup", "clear", "compact"):
-        from agents_state.hooks.toolcalls import reset
+        from agents_state.store.toolcalls import reset
 
         reset(root)
     state = active_state(root)

@@ -1,74 +1,24 @@
-"""PostToolUse: count tool calls in ``.agents/toolcalls.log``, outside ``state.json``.
+"""PostToolUse: count tool calls in ``.agents/toolcalls.log`` (``store/toolcalls``).
 
-One short line per call (``main`` for the orchestrating conversation, else the sub-agent's id),
-appended with ``O_APPEND`` so that parallel agents need no lock.  The count of ``main`` lines is
-how many tool calls the orchestrator's context holds since the last compaction or new session:
-past 50, design 000 recommends compacting.  ``session-start`` clears the log on startup, clear and
-compact.
+The hook only decides what to record; the store appends the line.  ``session-start`` clears the
+log on startup, clear and compact.
 """
 
 from __future__ import annotations
 
 import os
 
-from agents_state.errors import AgentsStateError
 from agents_state.hooks._base import find_root, pg_store, read_payload
-from agents_state.store.fsops import open_regular, read_regular
+from agents_state.store.toolcalls import (
+    COMPACT_AFTER_CALLS,
+    LOG_NAME,
+    count,
+    counts,
+    record,
+    reset,
+)
 
 __all__ = ["COMPACT_AFTER_CALLS", "LOG_NAME", "count", "counts", "handle", "record", "reset"]
-
-LOG_NAME = "toolcalls.log"
-COMPACT_AFTER_CALLS = 50
-_SHOWN = f".agents/{LOG_NAME}"
-
-
-def _log(root: str) -> str:
-    return os.path.join(root, ".agents", LOG_NAME)
-
-
-def record(root: str, agent: str) -> None:
-    pg = pg_store(root)
-    if pg is not None:  # the PostgreSQL store keeps the counts (issue 17)
-        pg.count_call(agent.replace("\n", " ").strip() or "main")
-        return
-    line = (agent.replace("\n", " ").strip() or "main") + "\n"
-    fd = open_regular(_log(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, _SHOWN)
-    try:
-        os.write(fd, line.encode("utf-8", "replace"))
-    finally:
-        os.close(fd)
-
-
-def counts(root: str) -> dict[str, int]:
-    pg = pg_store(root)
-    if pg is not None:
-        calls: dict[str, int] = pg.call_counts()
-        return calls
-    out: dict[str, int] = {}
-    try:
-        text = read_regular(_log(root), _SHOWN).decode("utf-8", "replace")
-    except (OSError, AgentsStateError):  # missing, or not a regular file: nothing counted
-        return out
-    for line in text.splitlines():
-        key = line.strip()
-        if key:
-            out[key] = out.get(key, 0) + 1
-    return out
-
-
-def count(root: str, agent: str = "main") -> int:
-    return counts(root).get(agent, 0)
-
-
-def reset(root: str) -> None:
-    pg = pg_store(root)
-    if pg is not None:
-        pg.reset_calls()
-        return
-    try:
-        os.close(open_regular(_log(root), os.O_WRONLY | os.O_TRUNC, _SHOWN))
-    except FileNotFoundError:
-        pass
 
 
 def handle(event: str, explicit_root: str | None) -> None:

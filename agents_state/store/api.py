@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
 
-__all__ = ["ENV_VAR", "WorkflowStore", "describe", "mask_url", "open_store", "store_url"]
+__all__ = ["ENV_VAR", "WorkflowStore", "describe", "mask_url", "open_store", "pg_from_env",
+           "store_url"]
 
 ENV_VAR = "AGENTS_STATE_STORE"
 PG_SCHEMES = ("postgresql://", "postgres://")
@@ -70,6 +71,17 @@ def open_store(root: Path, url: str | None) -> Any:
     from agents_state.store.pg import PgStore
 
     return PgStore(url, root)
+
+
+def pg_from_env(root: str | Path) -> Any:
+    """The PostgreSQL store when ``AGENTS_STATE_STORE`` names one (issue 17), else ``None``:
+    for the hooks and the tool-call log, which take no ``--store`` option."""
+    url = os.environ.get(ENV_VAR, "")
+    if not url.startswith(PG_SCHEMES):
+        return None
+    from agents_state.store.pg import PgStore
+
+    return PgStore(url, Path(root))
 
 
 def mask_url(url: str) -> str:

@@ -215,19 +215,51 @@ def _invariants(state: State) -> list[str]:
 
 @_gc_paused
 def encode_state(state: State, shown: str) -> bytes:
-    """Validate strictly and serialise; a failure here is a bug, never written to disk."""
+    """Validate strictly and serialise the validated object; a failure is never written.
+
+    Strict: the state is validated and what is written is the dump of the validated object,
+    which must equal the state's own dump.  A value the lenient reader would coerce (a
+    ``revision`` of ``"7"``, a status ``"Done"``) is refused here, not normalised: only the
+    engine writes states, and one that is not canonical is a bug to report, never to hide.
+    """
     data = _dump_changed(state)
     try:
-        State.model_validate(data)
+        validated = State.model_validate(data)
     except RecordError as e:
         field, msg = flatten_errors(e)
         raise StateFileError(shown, field, f"refusing to write an invalid state: {msg}") from None
-    problems = _invariants(state)
+    canonical = validated.to_json_dict()
+    if canonical != data:
+        field = _first_difference(data, canonical)
+        raise StateFileError(shown, field, "refusing to write an invalid state: "
+                             f"{field}: {_at(data, field)!r} is not canonical "
+                             f"(expected {_at(canonical, field)!r})")
+    problems = _invariants(validated)
     if problems:
         raise StateFileError(shown, "", "refusing to write an invalid state: "
                              + "; ".join(problems))
-    _put_back_unchanged(state, data)
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    _put_back_unchanged(state, canonical)
+    return orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    """The dotted path of the first value that differs between two JSON trees."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{path}.{i}" if path else str(i))
+    return path
+
+
+def _at(tree: Any, path: str) -> Any:
+    for part in path.split(".") if path else []:
+        tree = tree.get(part) if isinstance(tree, dict) else tree[int(part)] \
+            if isinstance(tree, list) and part.isdigit() and int(part) < len(tree) else None
+    return tree
 
 
 def _dump_changed(state: State) -> dict[str, Any]:

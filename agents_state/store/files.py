@@ -37,6 +37,7 @@ from agents_state.store.paths import AGENTS_DIR, check_inside, safe_name
 if TYPE_CHECKING:
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
+    from agents_state.store.lock import StoreLock
 
 __all__ = ["BACKUP_FILE", "STATE_FILE", "Store", "UncertainWriteError", "committed", "find_root",
            "forget_commits", "note_commit"]
@@ -233,7 +234,7 @@ class Store:
             raise StorageIOError(AGENTS_DIR, "mkdir", e.strerror or str(e)) from None
         check_inside(self.root, self.phases_dir, f"{AGENTS_DIR}/phases")
 
-    def locked(self) -> Any:
+    def locked(self) -> StoreLock:
         """The store's lock, for writers of other files under ``.agents/`` (chains, doctor)."""
         from agents_state.store.lock import StoreLock
 

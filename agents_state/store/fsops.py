@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["append_line", "check_dir", "check_file", "fsync", "fsync_dir", "make_dir",
-           "open_regular", "read_regular", "refuse", "replace", "write_all"]
+__all__ = ["append_line", "atomic_write", "check_dir", "check_file", "fsync", "fsync_dir",
+           "make_dir", "open_regular", "read_regular", "refuse", "replace", "write_all"]
 
 
 def _check(op: str) -> None:
@@ -170,6 +170,31 @@ def make_dir(path: Path, shown: str) -> None:
         os.mkdir(path, 0o755)
     except FileExistsError:
         check_dir(path, shown)
+
+
+def atomic_write(path: Path, data: bytes, shown: str) -> None:
+    """Write a whole small file so that a reader sees the old or the new bytes, never a part:
+    a temp file in the same directory, fsync, ``os.replace``, fsync of the directory.  For the
+    files outside the state's commit (scaffolded agents, the remembered transcript path)."""
+    import time
+
+    from agents_state.errors import StorageIOError
+
+    tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            write_all(fd, data)
+            fsync(fd)
+        finally:
+            os.close(fd)
+        replace(tmp, path)
+        fsync_dir(path.parent)
+    except OSError as e:
+        if tmp.exists():
+            tmp.unlink()
+        raise StorageIOError(shown, "write", e.strerror or str(e)) from None
 
 
 def append_line(path: Path | str, line: bytes, shown: str) -> None:

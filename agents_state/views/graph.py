@@ -13,12 +13,11 @@ from itertools import pairwise
 
 from agents_state.errors import NotFoundError
 from agents_state.models import State
-from agents_state.workflow import STAGES, phases_of
+from agents_state.workflow import STAGES, TASK_PHASE, phases_of
 
 __all__ = ["CLASS_STYLES", "GRAPH_ARTIFACT", "escape_label", "graph_markdown", "mermaid"]
 
-GRAPH_ARTIFACT = "2.1-graph.md"
-TASK_PHASE = "2.1"
+GRAPH_ARTIFACT = f"{TASK_PHASE}-graph.md"
 
 # fill / stroke / text colours readable on light and dark themes
 CLASS_STYLES: dict[str, str] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agents_state.models import State
 from agents_state.safetext import escape
-from agents_state.workflow import STAGES, get_phase, phases_of
+from agents_state.workflow import STAGES, TASK_PHASE, TEST_RUN, get_phase, phases_of
 
 __all__ = ["TASK_SUMMARY", "derived_files", "final_summary", "output_key", "stage_output",
            "task_counts", "task_summary"]
@@ -23,7 +23,7 @@ def output_key(stage: str) -> str:
 
 
 def task_counts(state: State) -> dict[str, int]:
-    tasks = state.phase("2.1").tasks or {}
+    tasks = state.phase(TASK_PHASE).tasks or {}
     out: dict[str, int] = {}
     for t in tasks.values():
         out[t.status] = out.get(t.status, 0) + 1
@@ -31,7 +31,7 @@ def task_counts(state: State) -> dict[str, int]:
 
 
 def _tests(state: State) -> str:
-    run = state.phase("3.1")
+    run = state.phase(TEST_RUN)
     if run.passed is True:
         return "passed"
     if run.passed is False:
@@ -48,7 +48,7 @@ def final_summary(state: State) -> str:
     if total:
         bits = [f"{counts.get(s, 0)} {s}" for s in ("completed", "skipped", "failed")
                 if counts.get(s)]
-        skipped = [t for t, s in (state.phase("2.1").tasks or {}).items()
+        skipped = [t for t, s in (state.phase(TASK_PHASE).tasks or {}).items()
                    if s.status == "skipped"]
         parts.append(f"Tasks: {', '.join(bits)} of {total}"
                      + (f" (skipped: {', '.join(skipped[:10])})" if skipped else "") + ".")
@@ -65,7 +65,7 @@ def final_summary(state: State) -> str:
 
 def task_summary(state: State) -> str:
     lines = ["# Phase 2.1: task results", ""]
-    for tid, t in (state.phase("2.1").tasks or {}).items():
+    for tid, t in (state.phase(TASK_PHASE).tasks or {}).items():
         line = f"- {escape(tid)} [{t.status}] {escape(t.title)}"
         if t.summary:
             line += f": {escape(t.summary)}"
@@ -87,7 +87,7 @@ def stage_output(state: State, stage: str) -> str:
         art = state.files.get(p.file_key)
         lines.append(f"- phase {p.id} {p.name}: {ph.status}{extra}"
                      + (f"; artifact {art}" if art else ""))
-    if stage == "IMPLEMENT" and state.phase("2.1").tasks:
+    if stage == "IMPLEMENT" and state.phase(TASK_PHASE).tasks:
         lines.append(f"- tasks: see .agents/phases/{TASK_SUMMARY}")
     if stage == "TEST":
         lines.append(f"- tests: {_tests(state)}")

@@ -14,7 +14,7 @@ from typing import Any
 
 from agents_state.models import PhaseState, State, TaskState
 from agents_state.safetext import escape
-from agents_state.workflow import STAGES, get_phase, phases_of
+from agents_state.workflow import STAGES, PhaseKind, get_phase, phases_of
 
 __all__ = ["MARKS", "age", "colorize", "progress_bar", "render_action", "render_status"]
 
@@ -221,7 +221,7 @@ def _task_lines(ph: PhaseState, now: datetime) -> list[str]:
 
 
 def _tasks_block(state: State, now: datetime, lease: int, verbose: bool) -> list[str]:
-    from agents_state.engine.tasks import TASK_PHASE
+    from agents_state.workflow import TASK_PHASE
 
     ph = state.phase(TASK_PHASE)
     if ph.waves and not ph.tasks:  # waves listed without their definitions (design 004)
@@ -243,7 +243,7 @@ def _stage_lines(state: State, now: datetime, lease: int, verbose: bool) -> list
             continue
         for p in phases_of(stage):
             lines.append(_phase_line(state, p.id))
-            if p.id == "2.1":
+            if p.kind is PhaseKind.TASKS:
                 lines.extend(_tasks_block(state, now, lease, verbose))
     return lines
 

@@ -1,0 +1,102 @@
+"""Issue 18: imports flow one way (STYLE.md), checked by walking the AST of ``agents_state/``.
+
+- only ``cli/`` imports Click;
+- only ``store/`` writes to disk: a call that creates, writes, replaces or removes a file
+  anywhere else is listed in ``WRITERS`` with the reason it stays where it is;
+- the engine's modules import each other one way (no cycle, no lazy import of a private name);
+- nothing outside ``hooks/`` imports a hook module.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "agents_state"
+
+WRITE_CALLS = {"write_text", "write_bytes", "unlink", "rmtree", "mkdir", "makedirs", "fdopen",
+               "symlink_to", "rmdir"}
+OS_WRITE_CALLS = {"replace", "rename", "remove"}  # as ``os.*`` (``str.replace`` is no write)
+WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
+
+WRITERS: dict[tuple[str, str], str] = {
+    ("doctor/repair.py", "replace"): "doctor --repair moves a corrupt state and damaged logs "
+    "aside under the store's lock; to move behind a store method with the PostgreSQL store",
+    ("doctor/repair.py", "unlink"): "doctor --repair removes stale temp files it found",
+    ("cli/cmd_migrate.py", "replace"): "migrate renames the legacy file it has imported, after "
+    "the store committed the new state",
+    ("cli/cmd_demo.py", "write_bytes"): "demo writes the inputs a model would write, in a "
+    "temporary project of its own",
+    ("cli/cmd_demo.py", "write_text"): "demo: the 'fix' the analysis phase makes, in its project",
+    ("cli/cmd_demo.py", "rmtree"): "demo removes its own temporary project",
+    ("cli/cmd_demo.py", "mkdir"): "demo creates its own temporary project",
+    ("cli/cmd_schema.py", "mkdir"): "schema --out creates the folder the user names",
+    ("cli/cmd_schema.py", "write_text"): "schema --out writes JSON Schema files where the user "
+    "asks, outside .agents/",
+    ("cli/runner.py", "fdopen"): "phase run writes the test commands' output to its temp log",
+    ("cli/runner.py", "os.open"): "phase run gives the commands /dev/null as stdin",
+}
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    return [(str(p.relative_to(PKG)), ast.parse(p.read_text(encoding="utf-8")))
+            for p in sorted(PKG.rglob("*.py"))]
+
+
+def _imports(tree: ast.Module) -> list[str]:
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+    return out
+
+
+def _writes(tree: ast.Module) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        flags = {n.attr for a in node.args for n in ast.walk(a) if isinstance(n, ast.Attribute)}
+        if name in WRITE_CALLS or (name in OS_WRITE_CALLS and isinstance(f, ast.Attribute) \
+                and isinstance(f.value, ast.Name) and f.value.id == "os"):
+            found.add(name)
+        elif name == "open" and isinstance(f, ast.Attribute) and flags & WRITE_FLAGS:
+            found.add("os.open")
+        elif name == "open" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
+                and set(str(node.args[1].value)) & set("wax+"):
+            found.add("open")
+    return found
+
+
+def test_only_cli_imports_click() -> None:
+    wrong = [m for m, tree in _modules() if not m.startswith("cli/")
+             and any(i == "click" or i.startswith("click.") for i in _imports(tree))]
+    assert wrong == []
+
+
+def test_only_the_store_writes_to_disk() -> None:
+    found = {(m, call) for m, tree in _modules() if not m.startswith("store/")
+             for call in _writes(tree)}
+    assert sorted(found - set(WRITERS)) == [], "write through agents_state.store.files instead"
+    assert sorted(set(WRITERS) - found) == [], "a listed exception is gone: remove it"
+
+
+def test_engine_imports_flow_one_way() -> None:
+    order = ["context", "table", "advance", "gate", "tasks", "flow", "phases"]
+    for m, tree in _modules():
+        if not m.startswith("engine/") or Path(m).stem not in order:
+            continue
+        rank = order.index(Path(m).stem)
+        for imp in _imports(tree):
+            if imp.startswith("agents_state.engine.phases.") and imp.split(".")[-1] in order:
+                assert order.index(imp.split(".")[-1]) < rank, f"{m} imports {imp}"
+
+
+def test_nothing_outside_hooks_imports_a_hook_module() -> None:
+    wrong = [(m, i) for m, tree in _modules() if not m.startswith("hooks/")
+             for i in _imports(tree) if i.startswith("agents_state.hooks.")]
+    assert wrong == []

@@ -1,0 +1,263 @@
+"""Issue 18: the transition tables are real.
+
+Every status the engine writes is read from ``engine.table`` (or the chains' own table), so:
+
+- parity: driving the hypothesis machines of ``test_engine_stateful`` (plus the test gate and
+  the resume moves they do not reach) looks up only keys that are in the tables, and every table
+  entry is looked up at least once or is listed in ``UNREACHED_BY_DESIGN`` with a reason;
+- mutation: changing any one target in a table changes what the engine does.  For each entry
+  the parity run keeps a witness (the first ``apply`` call that read it: the state, the event,
+  the result); with the entry's target changed, that same call is refused or gives another
+  state.  The random machines' own invariants catch only some of these mutations (see
+  docs/decisions.md, issue 18), the witnesses catch each one.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pytest
+import test_engine_stateful
+import test_waves
+from hypothesis import Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import invariant, precondition, rule, run_state_machine_as_test
+from test_engine_stateful import IDS, PHASES, REVIEWS, PhaseMachine, TaskMachine
+from test_waves import T0
+
+from agents_state.engine import events as ev
+from agents_state.engine import table
+from agents_state.engine.context import Outcome
+from agents_state.engine.phases import apply, new_state
+from agents_state.errors import TransitionNotAllowedError
+from agents_state.models import State, Wave
+from agents_state.policy import Policy
+from agents_state.workflow import PHASE_IDS, TASK_PHASE, TEST_ANALYSIS, TEST_RUN
+
+Key = tuple[str, str, str]
+
+UNREACHED_BY_DESIGN: dict[Key, str] = {
+    ("pending", "skip", "tasks"): "a task phase with failed tasks is failed or in progress; "
+    "kept so a hand-edited state with failed tasks in a pending phase can still be skipped",
+    ("pending", "tests_passed", "fixed"): "after a failed run the analysis is current, so the "
+    "run cannot pass while its analysis is pending; kept for a hand-edited state",
+}
+
+
+class Recording(dict[Key, Any]):
+    """A table that remembers which keys the engine looked up, and which it missed."""
+
+    def __init__(self, source: dict[Key, Any]) -> None:
+        super().__init__(source)
+        self.hits: set[Key] = set()
+        self.misses: set[Key] = set()
+        self.fresh: set[Key] = set()  # read during the current ``apply`` call
+
+    def __getitem__(self, key: Key) -> Any:
+        value = super().__getitem__(key)
+        self.fresh.add(key)
+        self.hits.add(key)
+        return value
+
+    def __missing__(self, key: Key) -> Any:
+        self.misses.add(key)
+        raise KeyError(key)
+
+
+LATE_STARTS = ["1.2", "2.2", TEST_RUN, TEST_RUN, "4.1"]  # a review or the tests next
+LATE_POLICY = Policy(max_per_phase=1, review_max_retries={p: 1 for p in REVIEWS})
+
+
+class GatePhaseMachine(PhaseMachine):
+    """The phase machine plus test runs that pass or fail (the TEST gate's moves) and runs that
+    start late (every phase before a review or the tests skipped), so short walks reach them."""
+
+    @precondition(lambda self: self.state is None)
+    @rule(at=st.sampled_from(LATE_STARTS))
+    def start_late(self, at: str) -> None:
+        self.policy = LATE_POLICY
+        skipped = tuple(PHASE_IDS[:PHASE_IDS.index(at)])
+        self.state = new_state(ev.Start(task="t", skipped=skipped), self.now)
+
+    @precondition(lambda self: self.state is not None)
+    @rule(passed=st.sampled_from([True, False, False]))
+    def test_run(self, passed: bool) -> None:
+        assert self.state is not None
+        if self.state.currentPhase == TEST_RUN:
+            self._apply(ev.PhaseComplete(phase=TEST_RUN, tests_passed=passed,
+                                         failed_commands=() if passed else ("pytest",)))
+        elif self.state.currentPhase == TEST_ANALYSIS:
+            self._apply(ev.PhaseComplete(phase=TEST_ANALYSIS))
+
+    @invariant()
+    def done_phases_stay_done_unless_sent_back(self) -> None:
+        """As in the phase machine, and the gate's send-back: a finished analysis reopens the
+        failed test run, a failed run reopens the analysis."""
+        s = self.state
+        if s is None:
+            return
+        done = {p for p in PHASES if s.phase(p).status in ("completed", "skipped")}
+        for p in self.done - done:
+            assert s.phase(p).status in ("pending", "blocked"), p
+            assert p in (TEST_RUN, TEST_ANALYSIS) \
+                or any(s.phase(r).reviewRounds > 0 for r in REVIEWS), p
+        self.done = done
+
+
+class ResumingTaskMachine(TaskMachine):
+    """The task machine plus ``task start`` and a retry while running (the driver died)."""
+
+    @rule(tid=st.sampled_from(IDS), agent=st.none() | st.sampled_from(["w1", "w2"]))
+    def start(self, tid: str, agent: str | None) -> None:
+        self._apply(ev.TaskStart(task_id=tid, agent=agent))
+
+    @precondition(lambda self: self.state.status == "in_progress")
+    @rule()
+    def driver_died(self) -> None:
+        self._apply(ev.Retry())
+
+
+def _load_into_listed_waves() -> None:
+    """Design 004: definitions for waves the state lists, some done (not in the machines)."""
+    state = new_state(ev.Start(task="t", skipped=tuple(PHASE_IDS[:PHASE_IDS.index(TASK_PHASE)])),
+                      T0)
+    state.phase(TASK_PHASE).waves = [Wave(tasks=["a"], status="completed"),
+                                     Wave(tasks=["b"], status="skipped"),
+                                     Wave(tasks=["c"], status="pending")]
+    load = ev.TasksLoad(tasks=tuple((t, {"dependencies": []}) for t in "abc"),
+                        waves=(("a",), ("b",), ("c",)))
+    out = apply(state, load, T0)
+    tasks = out.state.phase(TASK_PHASE).tasks or {}
+    assert [tasks[t].status for t in "abc"] == ["completed", "skipped", "pending"]
+
+
+def _walk(start_at: str, policy: Policy, *events: ev.Event, skip: tuple[str, ...] = ()) -> None:
+    """Apply ``events`` in order from a workflow that starts at ``start_at``; none is refused."""
+    before = tuple(PHASE_IDS[:PHASE_IDS.index(start_at)])
+    state = new_state(ev.Start(task="t", skipped=before + skip), T0)
+    for event in events:
+        state = apply(state, event, T0, policy).state
+
+
+def _scenarios() -> None:
+    """Moves the random walks reach too rarely to rely on: review rounds, the test gate."""
+    start, done = ev.PhaseStart, ev.PhaseComplete
+    one_round = Policy(max_per_phase=1, review_max_retries={"1.3": 1})
+    sent_back = (start("1.2"), done("1.2"), start("1.3"), done("1.3", blocking_issues=1))
+    _walk("1.2", one_round, *sent_back, *sent_back, ev.Retry(), done("1.3", blocking_issues=1),
+          done("1.2"), done("1.3", blocking_issues=1), ev.Skip())
+    fail = done(TEST_RUN, tests_passed=False, failed_commands=("pytest",))
+    run_fail = (start(TEST_RUN), fail)
+    _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Retry(),
+          done(TEST_ANALYSIS), start(TEST_RUN), done(TEST_RUN, tests_passed=True))
+    _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Skip())
+    _walk(TEST_RUN, Policy(max_per_phase=2), *run_fail, done(TEST_ANALYSIS), *run_fail)
+    _walk(TEST_RUN, one_round, done(TEST_RUN, tests_passed=True))
+    pf = ev.PhaseFail(phase=PHASE_IDS[1], error="x")
+    _walk(PHASE_IDS[1], one_round, pf, start(PHASE_IDS[1]), pf, ev.Retry(), pf, ev.Skip())
+    _walk(PHASE_IDS[1], one_round, start(PHASE_IDS[1]), pf, pf, ev.Retry(), start(PHASE_IDS[1]),
+          ev.Retry())
+    no_rounds = Policy(max_per_phase=0)
+    _walk(TEST_RUN, no_rounds, fail, ev.Retry())
+    _walk(TEST_RUN, no_rounds, fail, ev.Skip())
+    _walk(TEST_RUN, one_round, fail, skip=(TEST_ANALYSIS,))
+    _walk(TEST_RUN, no_rounds, fail, ev.Retry(), skip=(TEST_ANALYSIS,))
+    _walk(PHASE_IDS[0], one_round, start(PHASE_IDS[0]), ev.Block(reason="r"), ev.Skip())
+    load = ev.TasksLoad(tasks=(("a", {"dependencies": []}), ("b", {"dependencies": ["a"]})),
+                        waves=(("a",), ("b",)))
+    _walk(TASK_PHASE, Policy(max_per_task=0), load, ev.TaskClaim(agent="w"),
+          ev.Block(reason="r"), ev.TaskFail(task_id="a", error="x"), ev.Skip())
+    # a hand-edited state at the last phase whose last test run failed
+    state = new_state(ev.Start(task="t", skipped=PHASE_IDS[:-1]), T0)
+    state.phase(TEST_RUN).passed, state.phase(TEST_RUN).status = False, "completed"
+    assert apply(state, done(PHASE_IDS[-1]), T0).state.status == "blocked"
+
+
+@dataclass(frozen=True)
+class Witness:
+    state: State
+    event: ev.Event
+    now: datetime
+    policy: Policy | None
+    result: dict[str, Any]
+
+
+def _witnessing(real: Callable[..., Outcome], tables: tuple[Recording, Recording],
+                witnesses: dict[tuple[str, Key], list[Witness]]) -> Callable[..., Outcome]:
+    def apply_and_witness(state: State, event: ev.Event, now: datetime,
+                          policy: Policy | None = None) -> Outcome:
+        for t in tables:
+            t.fresh.clear()
+        out = real(state, event, now, policy)
+        for name, t in zip(("PHASE_MOVES", "TASK_MOVES"), tables, strict=True):
+            for key in t.fresh:
+                seen = witnesses.setdefault((name, key), [])
+                if len(seen) < WITNESSES:
+                    seen.append(Witness(state, event, now, policy, out.state.to_json_dict()))
+        return out
+    return apply_and_witness
+
+
+def _drive(examples: int) -> None:
+    fast = settings(max_examples=examples, stateful_step_count=50, deadline=None,
+                    database=None, derandomize=True,
+                    phases=[Phase.explicit, Phase.generate])  # a failure is reported unshrunk
+    run_state_machine_as_test(GatePhaseMachine, settings=fast)
+    run_state_machine_as_test(ResumingTaskMachine, settings=fast)
+    _load_into_listed_waves()
+    _scenarios()
+
+
+WITNESSES = 12  # calls kept per entry: one whose result the entry's target decides is enough
+Recorded = tuple[Recording, Recording, dict[tuple[str, Key], list[Witness]]]
+
+
+@pytest.fixture(scope="module")
+def recorded() -> Iterator[Recorded]:
+    phases, tasks = Recording(table.PHASE_MOVES), Recording(table.TASK_MOVES)
+    witnesses: dict[tuple[str, Key], list[Witness]] = {}
+    wrapped = _witnessing(apply, (phases, tasks), witnesses)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(table, "PHASE_MOVES", phases)
+        mp.setattr(table, "TASK_MOVES", tasks)
+        for module in (sys.modules[__name__], test_engine_stateful, test_waves):
+            mp.setattr(module, "apply", wrapped)
+        _drive(300)
+    yield phases, tasks, witnesses
+
+
+def test_every_reached_pair_is_a_table_entry_and_every_entry_is_reached(
+        recorded: Recorded) -> None:
+    phases, tasks, _ = recorded
+    assert phases.misses == set() and tasks.misses == set()
+    unreached = {k for k in table.PHASE_MOVES if k not in phases.hits} \
+        | {k for k in table.TASK_MOVES if k not in tasks.hits}
+    assert sorted(unreached) == sorted(UNREACHED_BY_DESIGN)
+
+
+OTHER = {"pending": "in_progress", "in_progress": "pending", "completed": "pending",
+         "failed": "pending", "blocked": "pending", "skipped": "completed"}
+ENTRIES = [(name, key) for name in ("PHASE_MOVES", "TASK_MOVES")
+           for key in getattr(table, name) if key not in UNREACHED_BY_DESIGN]
+
+
+@pytest.mark.parametrize(("name", "key"), ENTRIES, ids=lambda v: str(v))
+def test_changing_a_target_changes_what_the_engine_does(
+        recorded: Recorded, monkeypatch: pytest.MonkeyPatch, name: str, key: Key) -> None:
+    witnesses = recorded[2][(name, key)]
+    mutated = dict(getattr(table, name))
+    mutated[key] = OTHER[mutated[key]]
+    monkeypatch.setattr(table, name, mutated)
+    assert any(_differs(w) for w in witnesses), f"{len(witnesses)} witness(es) unchanged"
+
+
+def _differs(w: Witness) -> bool:
+    try:
+        result = apply(w.state, w.event, w.now, w.policy).state.to_json_dict()
+    except TransitionNotAllowedError:
+        return True  # refused: a later lookup has no entry for the changed status
+    return result != w.result

@@ -81,8 +81,9 @@ class App:
     def require(self) -> State:
         state = self.state()
         if state is None:
-            raise NotFoundError('no workflow in this directory; start one with: '
-                                'agents-state dispatch "<task>"')
+            raise NotFoundError(
+                'no workflow in this directory; start one with: agents-state dispatch "<task>"'
+            )
         return state
 
     def next_action(self, state: State | None) -> dict[str, Any]:
@@ -99,17 +100,22 @@ class App:
 
     # -- transitions ----------------------------------------------------------------------------
 
-    def run(self, event: ev.Event | Callable[[], ev.Event],
-            before: Callable[[State, Outcome], None] | None = None) -> Outcome:
+    def run(
+        self,
+        event: ev.Event | Callable[[], ev.Event],
+        before: Callable[[State, Outcome], None] | None = None,
+    ) -> Outcome:
         """Apply one event under the lock; ``before`` runs after acceptance, before the write.
 
         ``event`` may be a function that builds the event once the state has been read, so that
         a broken state is reported before anything about the arguments.
         """
+
         def mutate(state: State | None) -> Outcome:
             if state is None:
-                raise NotFoundError('no workflow in this directory; start one with: '
-                                    'agents-state dispatch "<task>"')
+                raise NotFoundError(
+                    'no workflow in this directory; start one with: agents-state dispatch "<task>"'
+                )
             built = event if isinstance(event, ev.Event) else event()
             # the clock is read under the lock: a claim that waited for it is not born stale
             out = apply(state, built, utcnow(), self.policy)
@@ -140,18 +146,21 @@ class App:
         skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
         counts = {"0": score_task(task, cfg.stages.EXPLORE.maxParallelAgents).count}
         planning = cfg.stages.PLAN.planning
-        counts[SIZED_PHASE] = 1 if planning.mode == "single" else \
-            score_task(task, planning.maxParallelAgents).count
+        counts[SIZED_PHASE] = (
+            1 if planning.mode == "single" else score_task(task, planning.maxParallelAgents).count
+        )
         event = ev.Start(task=task, agent_counts=counts, skipped=skipped)
         archive: list[Archive] = []
 
         def mutate(state: State | None) -> Outcome:
             if state is not None and state.active and not replace:
                 raise TransitionNotAllowedError(
-                    "workflow", f"active ({state.status}, phase {state.currentPhase})",
+                    "workflow",
+                    f"active ({state.status}, phase {state.currentPhase})",
                     "start another",
                     hint=f"task: {state.task!r}; continue it with: agents-state next, or "
-                    "archive it and start anew with: agents-state dispatch --replace \"<task>\"")
+                    'archive it and start anew with: agents-state dispatch --replace "<task>"',
+                )
             archived = None
             if state is not None and self.store_url is not None:
                 archived = self.store.archive(state)
@@ -163,8 +172,9 @@ class App:
             shown = archive[0].shown if archive else archived
             if shown:
                 record["archived"] = shown
-            msg = f"workflow started: {task}" + (f" (previous one archived to {shown})"
-                                                  if shown else "")
+            msg = f"workflow started: {task}" + (
+                f" (previous one archived to {shown})" if shown else ""
+            )
             return Outcome(new, msg, True, record)
 
         try:
@@ -177,8 +187,13 @@ class App:
             a.clear_phases()
         return out
 
-    def complete_phase(self, phase_id: str, artifact: bytes | None, shown: str | None = None,
-                       next_agents: int | None = None) -> Outcome:
+    def complete_phase(
+        self,
+        phase_id: str,
+        artifact: bytes | None,
+        shown: str | None = None,
+        next_agents: int | None = None,
+    ) -> Outcome:
         """Complete a phase; ``shown`` is the artifact's name as the caller passed it."""
         check_phase_id(phase_id)
         spec = get_phase(phase_id)
@@ -189,10 +204,15 @@ class App:
             issues, blocking = self._review_counts(phase_id, data, name)
             run = self._test_run(phase_id, data, name)
             same = artifact is not None and self._stored(spec.artifact) == artifact
-            return ev.PhaseComplete(phase=phase_id, issues=issues, blocking_issues=blocking,
-                                    tests_passed=run.passed if run else None,
-                                    failed_commands=run.failed if run else (),
-                                    same_artifact=same, next_agent_count=next_agents)
+            return ev.PhaseComplete(
+                phase=phase_id,
+                issues=issues,
+                blocking_issues=blocking,
+                tests_passed=run.passed if run else None,
+                failed_commands=run.failed if run else (),
+                same_artifact=same,
+                next_agent_count=next_agents,
+            )
 
         def write(state: State, out: Outcome) -> None:
             if artifact is not None:
@@ -208,8 +228,9 @@ class App:
         from agents_state.jsonio import MAX_INPUT_BYTES
 
         try:
-            return read_regular(self.store.phases_dir / name, f".agents/phases/{name}",
-                                MAX_INPUT_BYTES)
+            return read_regular(
+                self.store.phases_dir / name, f".agents/phases/{name}", MAX_INPUT_BYTES
+            )
         except OSError:
             return None
 
@@ -219,7 +240,8 @@ class App:
         if data is None:
             raise NotFoundError(
                 f"phase {phase_id} needs its artifact: write .agents/phases/{spec.artifact} or "
-                f"pass --artifact FILE (or --artifact - for stdin)")
+                f"pass --artifact FILE (or --artifact - for stdin)"
+            )
         return data
 
     def _test_run(self, phase_id: str, data: bytes, shown: str) -> TestRun | None:

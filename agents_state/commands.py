@@ -40,9 +40,15 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _run_one(command: str, timeout: int, cwd: Path) -> tuple[int | None, bool, str]:
-    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        command,
+        shell=True,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
         code: int | None = proc.returncode
@@ -65,13 +71,18 @@ def run_phase_commands(commands: dict[str, str], timeout: int, cwd: Path) -> byt
         code, timed_out, output = _run_one(command, timeout, cwd)
         tail = output.splitlines()[-TAIL:]
         if timed_out:
-            tail.append(f"[agents-state: timed out after {timeout}s; its process group was "
-                        "killed]")
-        results.append({
-            "name": name, "command": command, "exitCode": code, "timedOut": timed_out,
-            "durationSeconds": round(time.monotonic() - start, 3),
-            "outputTail": "\n".join(tail),
-        })
+            tail.append(f"[agents-state: timed out after {timeout}s; its process group was killed]")
+        results.append(
+            {
+                "name": name,
+                "command": command,
+                "exitCode": code,
+                "timedOut": timed_out,
+                "durationSeconds": round(time.monotonic() - start, 3),
+                "outputTail": "\n".join(tail),
+            }
+        )
     failed = [r["name"] for r in results if r["exitCode"] != 0]
-    return orjson.dumps({"passed": not failed, "failed": failed, "commands": results},
-                        option=orjson.OPT_INDENT_2)
+    return orjson.dumps(
+        {"passed": not failed, "failed": failed, "commands": results}, option=orjson.OPT_INDENT_2
+    )

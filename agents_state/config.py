@@ -41,7 +41,6 @@ CODEX_TOOLS: dict[str, str] = {
 }
 
 
-
 def _check_model(name: str) -> str:
     resolve_model(name)
     return name

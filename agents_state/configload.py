@@ -101,7 +101,7 @@ def _env_layer() -> dict[str, Any]:
     for name, raw in sorted(os.environ.items()):
         if not name.startswith(ENV_PREFIX):
             continue
-        parts = name[len(ENV_PREFIX):].split("__")
+        parts = name[len(ENV_PREFIX) :].split("__")
         try:
             value: Any = json.loads(raw)
         except ValueError:

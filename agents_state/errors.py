@@ -84,8 +84,14 @@ class TransitionNotAllowedError(AgentsStateError):
     code = "refused"
     exit_code = ExitCode.REFUSED
 
-    def __init__(self, subject: str, current: str, event: str, allowed: list[str] | None = None,
-                 hint: str = "") -> None:
+    def __init__(
+        self,
+        subject: str,
+        current: str,
+        event: str,
+        allowed: list[str] | None = None,
+        hint: str = "",
+    ) -> None:
         self.subject, self.current, self.event = subject, current, event
         self.allowed = allowed or []
         msg = f"{subject} is {current}: cannot {event}"

@@ -20,7 +20,7 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def strip_bom(data: bytes) -> bytes:
-    return data[len(_BOM):] if data.startswith(_BOM) else data
+    return data[len(_BOM) :] if data.startswith(_BOM) else data
 
 
 def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> bytes:
@@ -46,11 +46,14 @@ def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> by
         if not stat.S_ISREG(st.st_mode):
             from agents_state.store.fsops import _kind
 
-            raise InvalidInputError(shown, "", f"is {_kind(st.st_mode)}, not a regular file; "
-                                    "pass a file, or - to read standard input")
+            raise InvalidInputError(
+                shown,
+                "",
+                f"is {_kind(st.st_mode)}, not a regular file; "
+                "pass a file, or - to read standard input",
+            )
         if st.st_size > limit:
-            raise InvalidInputError(shown, "", f"is {st.st_size} bytes; the limit is {limit} "
-                                    "bytes")
+            raise InvalidInputError(shown, "", f"is {st.st_size} bytes; the limit is {limit} bytes")
         chunks, left = [], limit + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
@@ -101,30 +104,38 @@ def _no_lone_surrogates(data: bytes, shown: str) -> None:
         orjson.loads(strip_bom(data))
     except orjson.JSONDecodeError as e:
         if "surrogate" in str(e):
-            raise InvalidInputError(shown, "", "holds a lone \\u surrogate escape, which is no "
-                                    "character; write the character itself, as UTF-8") from None
+            raise InvalidInputError(
+                shown,
+                "",
+                "holds a lone \\u surrogate escape, which is no "
+                "character; write the character itself, as UTF-8",
+            ) from None
 
 
 def loads_strict(data: bytes, shown: str) -> Any:
     """Decode JSON strictly; raise ``InvalidInputError`` naming the file and position."""
     if len(data) > MAX_INPUT_BYTES:
-        raise InvalidInputError(shown, "", f"is {len(data)} bytes; the limit is "
-                                f"{MAX_INPUT_BYTES} bytes")
+        raise InvalidInputError(
+            shown, "", f"is {len(data)} bytes; the limit is {MAX_INPUT_BYTES} bytes"
+        )
     try:
         text = strip_bom(data).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InvalidInputError(shown, "", f"is not valid UTF-8 (byte {e.start}); save it as "
-                                "UTF-8") from None
+        raise InvalidInputError(
+            shown, "", f"is not valid UTF-8 (byte {e.start}); save it as UTF-8"
+        ) from None
     if not text.strip():
         raise InvalidInputError(shown, "", "is empty; expected a JSON document")
     if "\\u" in text:
         _no_lone_surrogates(data, shown)
     try:
-        return json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constant,
-                          parse_float=_finite)
+        return json.loads(
+            text, object_pairs_hook=_no_dupes, parse_constant=_no_constant, parse_float=_finite
+        )
     except json.JSONDecodeError as e:
-        raise InvalidInputError(shown, "", f"not valid JSON: {e.msg} (line {e.lineno}, "
-                                f"column {e.colno})") from None
+        raise InvalidInputError(
+            shown, "", f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        ) from None
     except ValueError as e:
         raise InvalidInputError(shown, "", f"not valid JSON: {e}") from None
     except RecursionError:
@@ -148,5 +159,6 @@ def read_text_input(source: str, limit: int = MAX_INPUT_BYTES) -> str:
     try:
         return strip_bom(data).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InvalidInputError(shown, "", f"is not valid UTF-8 (byte {e.start}); save it as "
-                                "UTF-8") from None
+        raise InvalidInputError(
+            shown, "", f"is not valid UTF-8 (byte {e.start}); save it as UTF-8"
+        ) from None

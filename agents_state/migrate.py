@@ -29,9 +29,13 @@ def from_v1(raw: Any, shown: str, now: datetime) -> State:
         raise StateFileError(shown, "", "expected a JSON object")
     version = raw.get("version", 1)
     if str(version) not in ("1", "1.0"):
-        raise StateFileError(shown, "version", f"{version!r} is not a version 1 file; "
-                             "migrate understands versions 1 (subagents-state.json) and the "
-                             ".agents/tmp/ layout")
+        raise StateFileError(
+            shown,
+            "version",
+            f"{version!r} is not a version 1 file; "
+            "migrate understands versions 1 (subagents-state.json) and the "
+            ".agents/tmp/ layout",
+        )
     task = raw.get("task")
     if not isinstance(task, str) or not task.strip():
         raise StateFileError(shown, "task", "missing; a version 1 state needs its task text")
@@ -39,8 +43,11 @@ def from_v1(raw: Any, shown: str, now: datetime) -> State:
     stages: dict[str, Any] = stages_raw if isinstance(stages_raw, dict) else {}
     test_raw = stages.get("TEST")
     test: dict[str, Any] = test_raw if isinstance(test_raw, dict) else {}
-    skipped = {"0"} | ({p.id for p in phases_of("TEST")}
-                       if str(test.get("enabled", True)).lower() == "false" else set())
+    skipped = {"0"} | (
+        {p.id for p in phases_of("TEST")}
+        if str(test.get("enabled", True)).lower() == "false"
+        else set()
+    )
     state = new_state(ev.Start(task=task.strip(), skipped=tuple(sorted(skipped))), now)
     current = raw.get("currentPhase")
     current = str(current) if current is not None else None
@@ -51,11 +58,15 @@ def from_v1(raw: Any, shown: str, now: datetime) -> State:
             ph = state.phase(p.id)
             if ph.status == "skipped":
                 continue
-            if status == "completed" or (status == "in_progress" and current in PHASE_IDS
-                                         and PHASE_IDS.index(p.id) < PHASE_IDS.index(current)):
+            if status == "completed" or (
+                status == "in_progress"
+                and current in PHASE_IDS
+                and PHASE_IDS.index(p.id) < PHASE_IDS.index(current)
+            ):
                 ph.status = "completed"
-    nxt = next((p for p in PHASES if state.phase(p.id).status not in ("completed", "skipped")),
-               None)
+    nxt = next(
+        (p for p in PHASES if state.phase(p.id).status not in ("completed", "skipped")), None
+    )
     state.currentPhase = nxt.id if nxt else None
     state.currentStage = get_phase(nxt.id).stage if nxt else None
     state.status = "in_progress" if nxt else "completed"

@@ -105,9 +105,7 @@ class StageState(_Model):
     startedAt: IsoTime | None = None
     completedAt: IsoTime | None = None
     agentCount: OptCount = None
-    phases: Annotated[dict[str, PhaseState], Before(_list_to_dict)] = field(
-        default_factory=dict
-    )
+    phases: Annotated[dict[str, PhaseState], Before(_list_to_dict)] = field(default_factory=dict)
 
 
 class FailureContext(_Model):
@@ -169,9 +167,7 @@ class State(_Model):
     currentPhase: Annotated[str | None, Before(_phase_str)] = None
     stages: dict[str, StageState] = field(default_factory=dict)
     files: Annotated[dict[str, str], Before(_list_to_dict)] = field(default_factory=dict)
-    compaction: Annotated[Compaction, Before(_empty_if_none)] = field(
-        default_factory=Compaction
-    )
+    compaction: Annotated[Compaction, Before(_empty_if_none)] = field(default_factory=Compaction)
     failure: Annotated[Failure | None, Before(_failure)] = None
     blockedReason: str | None = None
     stopRequested: bool = False

@@ -33,14 +33,26 @@ __all__ = [
 # MCP tools are granted one by one: the read-only ones to every profile that reads code, the
 # ones that change files (or the server) only to writers.  ``mcp__server__*`` still works in
 # custom profiles.
-CCLSP_READ = tuple(f"mcp__cclsp__{t}" for t in (
-    "find_definition", "find_references", "find_workspace_symbols", "find_implementation",
-    "get_hover", "get_diagnostics", "prepare_call_hierarchy", "get_incoming_calls",
-    "get_outgoing_calls"))
-CCLSP_EDIT = tuple(f"mcp__cclsp__{t}" for t in ("rename_symbol", "rename_symbol_strict",
-                                                 "restart_server"))
-CONTEXT7 = tuple(f"mcp__context7__{t}" for t in ("resolve-library-id", "get-library-docs",
-                                                 "query-docs"))
+CCLSP_READ = tuple(
+    f"mcp__cclsp__{t}"
+    for t in (
+        "find_definition",
+        "find_references",
+        "find_workspace_symbols",
+        "find_implementation",
+        "get_hover",
+        "get_diagnostics",
+        "prepare_call_hierarchy",
+        "get_incoming_calls",
+        "get_outgoing_calls",
+    )
+)
+CCLSP_EDIT = tuple(
+    f"mcp__cclsp__{t}" for t in ("rename_symbol", "rename_symbol_strict", "restart_server")
+)
+CONTEXT7 = tuple(
+    f"mcp__context7__{t}" for t in ("resolve-library-id", "get-library-docs", "query-docs")
+)
 _READ = ("Read", "Grep", "Glob", *CCLSP_READ)
 
 
@@ -60,15 +72,45 @@ class Profile:
 
 PROFILES: tuple[Profile, ...] = (
     Profile("reader", ("read-only",), _READ, True, "Read and search only, no modifications"),
-    Profile("researcher", ("research",), (*_READ, "WebFetch", "WebSearch", *CONTEXT7),
-            True, "Read, search and web lookup"),
-    Profile("validator", ("qa",), (*_READ, "Bash"), True,
-            "reader + Bash: runs type checks, lint, tests and builds (Bash allowlist)"),
-    Profile("writer", (), ("Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Grep",
-                           "Glob", *CCLSP_READ, *CCLSP_EDIT), False,
-            "Full file operations and build commands"),
-    Profile("orchestrator", ("full-access",), ("*",), False,
-            "All tools, including Task / Agent for spawning sub-agents"),
+    Profile(
+        "researcher",
+        ("research",),
+        (*_READ, "WebFetch", "WebSearch", *CONTEXT7),
+        True,
+        "Read, search and web lookup",
+    ),
+    Profile(
+        "validator",
+        ("qa",),
+        (*_READ, "Bash"),
+        True,
+        "reader + Bash: runs type checks, lint, tests and builds (Bash allowlist)",
+    ),
+    Profile(
+        "writer",
+        (),
+        (
+            "Read",
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "NotebookEdit",
+            "Bash",
+            "Grep",
+            "Glob",
+            *CCLSP_READ,
+            *CCLSP_EDIT,
+        ),
+        False,
+        "Full file operations and build commands",
+    ),
+    Profile(
+        "orchestrator",
+        ("full-access",),
+        ("*",),
+        False,
+        "All tools, including Task / Agent for spawning sub-agents",
+    ),
 )
 
 _BY_NAME: dict[str, Profile] = {n: p for p in PROFILES for n in (p.name, *p.aliases)}
@@ -77,20 +119,35 @@ _BY_NAME: dict[str, Profile] = {n: p for p in PROFILES for n in (p.name, *p.alia
 # otherwise.  Names are agent types without the plugin prefix (``subagents:worker`` -> ``worker``).
 DEFAULT_AGENT_PROFILES: dict[str, str] = {
     # design 004 workflow agents
-    "explore": "researcher", "plan": "researcher", "task": "writer", "worker": "writer",
+    "explore": "researcher",
+    "plan": "researcher",
+    "task": "writer",
+    "worker": "writer",
     "reviewer": "reader",
     # the plugin's own agents (agents/*.md), as their files say (issue 18: without these,
     # subagents:explore-agent had no profile outside the plugin and its writes were allowed)
-    "explore-agent": "reader", "plan-agent": "reader", "task-agent": "writer",
+    "explore-agent": "reader",
+    "plan-agent": "reader",
+    "task-agent": "writer",
     # design 000 consolidated templates
-    "domain-researcher": "researcher", "domain-writer": "writer",
-    "quality-validator": "validator", "quality-checker": "validator",
-    "spec-analyzer": "researcher", "git-content-generator": "validator",
-    "code-analyzer": "researcher+Bash", "git-executor": "validator", "pr-reviewer": "reader",
-    "security-scanner": "validator", "parallel-executor": "orchestrator",
+    "domain-researcher": "researcher",
+    "domain-writer": "writer",
+    "quality-validator": "validator",
+    "quality-checker": "validator",
+    "spec-analyzer": "researcher",
+    "git-content-generator": "validator",
+    "code-analyzer": "researcher+Bash",
+    "git-executor": "validator",
+    "pr-reviewer": "reader",
+    "security-scanner": "validator",
+    "parallel-executor": "orchestrator",
     # designs 001 / 002
-    "researcher": "researcher", "writer": "writer", "validator": "validator",
-    "code-researcher": "researcher", "code-writer": "writer", "code-qa": "validator",
+    "researcher": "researcher",
+    "writer": "writer",
+    "validator": "validator",
+    "code-researcher": "researcher",
+    "code-writer": "writer",
+    "code-qa": "validator",
 }
 
 _SPAWN = ("Task", "Agent")  # the sub-agent tool was renamed from Task to Agent
@@ -112,9 +169,13 @@ def get_profile(spec: str, custom: dict[str, Any] | None = None) -> Profile | No
         return None
     if not extra:
         return profile
-    return replace(profile, name=spec, aliases=(),
-                   tools=(*profile.tools, *[t for t in extra if t]),
-                   description=f"{profile.name} + {', '.join(extra)}")
+    return replace(
+        profile,
+        name=spec,
+        aliases=(),
+        tools=(*profile.tools, *[t for t in extra if t]),
+        description=f"{profile.name} + {', '.join(extra)}",
+    )
 
 
 def _bash_allow(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -128,8 +189,14 @@ def _custom(name: str, data: dict[str, Any]) -> Profile | None:
     tools = data.get("tools")
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         return None
-    return Profile(name, (), tuple(tools), bool(data.get("protectSecrets", True)),
-                   str(data.get("description", "custom profile")), _bash_allow(data))
+    return Profile(
+        name,
+        (),
+        tuple(tools),
+        bool(data.get("protectSecrets", True)),
+        str(data.get("description", "custom profile")),
+        _bash_allow(data),
+    )
 
 
 def tool_allowed(profile: Profile, tool: str) -> bool:
@@ -160,15 +227,19 @@ def tools_text(profile: Profile) -> str:
 
 
 def tool_denial(profile: Profile, agent: str, tool: str) -> str:
-    return (f"agents-state: agent '{agent}' runs with the {profile.name} profile "
-            f"({tools_text(profile)}); {tool} is not in it. Do this step with those tools, or "
-            "finish with decision STOP or CLARIFY in your handoff and say what you need.")
+    return (
+        f"agents-state: agent '{agent}' runs with the {profile.name} profile "
+        f"({tools_text(profile)}); {tool} is not in it. Do this step with those tools, or "
+        "finish with decision STOP or CLARIFY in your handoff and say what you need."
+    )
 
 
 def credential_denial(profile: Profile, what: str) -> str:
-    return (f"agents-state: the {profile.name} profile may not read or search credential "
-            f"files: {what}; handoffs must stay free of secrets: continue without it, and if the "
-            "task needs a value from it, finish with decision CLARIFY and ask the user.")
+    return (
+        f"agents-state: the {profile.name} profile may not read or search credential "
+        f"files: {what}; handoffs must stay free of secrets: continue without it, and if the "
+        "task needs a value from it, finish with decision CLARIFY and ask the user."
+    )
 
 
 def check_tool(profile: Profile, agent: str, tool: str, tool_input: Any) -> str | None:

@@ -42,5 +42,9 @@ def escape(text: object) -> str:
 def check_length(text: str, kind: str, file: str, field: str) -> None:
     limit = LIMITS[kind]
     if len(text) > limit:
-        raise InvalidInputError(file, field, f"{len(text)} characters; the limit is {limit} "
-                                "(put the details in a file and refer to it)")
+        raise InvalidInputError(
+            file,
+            field,
+            f"{len(text)} characters; the limit is {limit} "
+            "(put the details in a file and refer to it)",
+        )

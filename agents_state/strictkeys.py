@@ -33,8 +33,13 @@ def suggest(key: str, known: Iterable[str], synonyms: Mapping[str, str] | None =
     return f"known keys: {', '.join(names)}"
 
 
-def check_keys(doc: Mapping[str, Any], known: Iterable[str], file: str, where: str,
-               synonyms: Mapping[str, str] | None = None) -> None:
+def check_keys(
+    doc: Mapping[str, Any],
+    known: Iterable[str],
+    file: str,
+    where: str,
+    synonyms: Mapping[str, str] | None = None,
+) -> None:
     """Refuse the first key of ``doc`` not in ``known`` (``where`` is the path to ``doc``)."""
     names = tuple(known)
     for key in doc:

@@ -7,8 +7,16 @@ from typing import Annotated, Any, Literal
 
 from agents_state.records.base import After, Before
 
-__all__ = ["MAX_COUNT", "STATUSES", "Count", "IsoTime", "OptCount", "Status", "format_time",
-           "parse_time"]
+__all__ = [
+    "MAX_COUNT",
+    "STATUSES",
+    "Count",
+    "IsoTime",
+    "OptCount",
+    "Status",
+    "format_time",
+    "parse_time",
+]
 
 STATUSES: tuple[str, ...] = (
     "pending",
@@ -65,8 +73,9 @@ def _check_time(v: str) -> str:
     except ValueError:
         raise ValueError(f"not an ISO 8601 time: {v!r} (write e.g. 2026-01-29T10:00:00Z)") from None
     if not MIN_YEAR <= dt.year <= MAX_YEAR:
-        raise ValueError(f"{v!r} is out of range (a time between the years {MIN_YEAR} and "
-                         f"{MAX_YEAR})")
+        raise ValueError(
+            f"{v!r} is out of range (a time between the years {MIN_YEAR} and {MAX_YEAR})"
+        )
     return v
 
 

@@ -72,53 +72,147 @@ class Phase:
 STAGES: tuple[str, ...] = ("EXPLORE", "PLAN", "IMPLEMENT", "TEST", "FINAL")
 
 PHASES: tuple[Phase, ...] = (
-    Phase("0", "EXPLORE", "Parallel Explore", PhaseKind.AGENTS, "0-explore.md", "explore",
-          agent_type="explore",
-          instructions="Each explore agent maps one area of the codebase relevant to the task; "
-          "merge their findings into the artifact."),
-    Phase("1.1", "PLAN", "Brainstorm", PhaseKind.INLINE, "1.1-brainstorm.md", "brainstorm",
-          inputs=('0',), role=PhaseRole.SIZES_NEXT,
-          instructions="Read the explore findings and decide the approach and the plan areas."),
-    Phase("1.2", "PLAN", "Parallel Plan", PhaseKind.AGENTS, "1.2-plan.md", "plan",
-          agent_type="plan",
-          inputs=('0', '1.1'),
-          instructions="Each plan agent plans one area (db, api, ui, tests, ...); merge the "
-          "plans into one implementation plan."),
-    Phase("1.3", "PLAN", "Plan Review", PhaseKind.REVIEW, "1.3-plan-review.json", "planReview",
-          reviews="1.2",
-          inputs=('1.2',),
-          instructions="Review the plan; write the issues found as JSON."),
-    Phase("2.1", "IMPLEMENT", "Parallel Task Execution", PhaseKind.TASKS, "2.1-tasks.json",
-          "tasks", agent_type="task",
-          inputs=('1.2',),
-          instructions="Task agents implement the plan in dependency waves."),
-    Phase("2.2", "IMPLEMENT", "Simplify", PhaseKind.INLINE, "2.2-simplify.md", "simplify",
-          inputs=('1.2', '2.1'),
-          instructions="Simplify the implementation: remove duplication and dead code."),
-    Phase("2.3", "IMPLEMENT", "Implementation Review", PhaseKind.REVIEW, "2.3-impl-review.json",
-          "implReview", reviews="2.2",
-          inputs=('1.2', '2.2'),
-          instructions="Review the implementation against the plan; write the issues as JSON."),
-    Phase("3.1", "TEST", "Run Tests", PhaseKind.COMMANDS, "3.1-test-results.json", "testResults",
-          role=PhaseRole.TEST_RUN,
-          instructions="Run the configured lint and test commands and record the results."),
-    Phase("3.2", "TEST", "Analyze Failures", PhaseKind.INLINE, "3.2-analysis.md", "testAnalysis",
-          inputs=('3.1',), role=PhaseRole.TEST_ANALYSIS,
-          instructions="Analyze failing tests and fix them; note what was fixed."),
-    Phase("3.3", "TEST", "Test Review", PhaseKind.REVIEW, "3.3-test-review.json", "testReview",
-          reviews="3.2",
-          inputs=('3.1', '3.2'),
-          instructions="Review the test results and fixes; write the issues as JSON."),
-    Phase("4.1", "FINAL", "Documentation Updates", PhaseKind.INLINE, "4.1-docs.md", "docs",
-          inputs=('1.2', '2.2'),
-          instructions="Update the documentation for the change; list what was updated."),
-    Phase("4.2", "FINAL", "Final Review", PhaseKind.REVIEW, "4.2-final-review.json",
-          "finalReview", reviews="4.1",
-          inputs=('1.2', '4.1', '3.1'),
-          instructions="Final review of the whole change; write the issues as JSON."),
-    Phase("4.3", "FINAL", "Completion", PhaseKind.COMMANDS, "4.3-completion.md", "completion",
-          inputs=('4.1', '4.2'), role=PhaseRole.COMPLETION,
-          instructions="Commit the change (and open a PR if configured); record what was done."),
+    Phase(
+        "0",
+        "EXPLORE",
+        "Parallel Explore",
+        PhaseKind.AGENTS,
+        "0-explore.md",
+        "explore",
+        agent_type="explore",
+        instructions="Each explore agent maps one area of the codebase relevant to the task; "
+        "merge their findings into the artifact.",
+    ),
+    Phase(
+        "1.1",
+        "PLAN",
+        "Brainstorm",
+        PhaseKind.INLINE,
+        "1.1-brainstorm.md",
+        "brainstorm",
+        inputs=("0",),
+        role=PhaseRole.SIZES_NEXT,
+        instructions="Read the explore findings and decide the approach and the plan areas.",
+    ),
+    Phase(
+        "1.2",
+        "PLAN",
+        "Parallel Plan",
+        PhaseKind.AGENTS,
+        "1.2-plan.md",
+        "plan",
+        agent_type="plan",
+        inputs=("0", "1.1"),
+        instructions="Each plan agent plans one area (db, api, ui, tests, ...); merge the "
+        "plans into one implementation plan.",
+    ),
+    Phase(
+        "1.3",
+        "PLAN",
+        "Plan Review",
+        PhaseKind.REVIEW,
+        "1.3-plan-review.json",
+        "planReview",
+        reviews="1.2",
+        inputs=("1.2",),
+        instructions="Review the plan; write the issues found as JSON.",
+    ),
+    Phase(
+        "2.1",
+        "IMPLEMENT",
+        "Parallel Task Execution",
+        PhaseKind.TASKS,
+        "2.1-tasks.json",
+        "tasks",
+        agent_type="task",
+        inputs=("1.2",),
+        instructions="Task agents implement the plan in dependency waves.",
+    ),
+    Phase(
+        "2.2",
+        "IMPLEMENT",
+        "Simplify",
+        PhaseKind.INLINE,
+        "2.2-simplify.md",
+        "simplify",
+        inputs=("1.2", "2.1"),
+        instructions="Simplify the implementation: remove duplication and dead code.",
+    ),
+    Phase(
+        "2.3",
+        "IMPLEMENT",
+        "Implementation Review",
+        PhaseKind.REVIEW,
+        "2.3-impl-review.json",
+        "implReview",
+        reviews="2.2",
+        inputs=("1.2", "2.2"),
+        instructions="Review the implementation against the plan; write the issues as JSON.",
+    ),
+    Phase(
+        "3.1",
+        "TEST",
+        "Run Tests",
+        PhaseKind.COMMANDS,
+        "3.1-test-results.json",
+        "testResults",
+        role=PhaseRole.TEST_RUN,
+        instructions="Run the configured lint and test commands and record the results.",
+    ),
+    Phase(
+        "3.2",
+        "TEST",
+        "Analyze Failures",
+        PhaseKind.INLINE,
+        "3.2-analysis.md",
+        "testAnalysis",
+        inputs=("3.1",),
+        role=PhaseRole.TEST_ANALYSIS,
+        instructions="Analyze failing tests and fix them; note what was fixed.",
+    ),
+    Phase(
+        "3.3",
+        "TEST",
+        "Test Review",
+        PhaseKind.REVIEW,
+        "3.3-test-review.json",
+        "testReview",
+        reviews="3.2",
+        inputs=("3.1", "3.2"),
+        instructions="Review the test results and fixes; write the issues as JSON.",
+    ),
+    Phase(
+        "4.1",
+        "FINAL",
+        "Documentation Updates",
+        PhaseKind.INLINE,
+        "4.1-docs.md",
+        "docs",
+        inputs=("1.2", "2.2"),
+        instructions="Update the documentation for the change; list what was updated.",
+    ),
+    Phase(
+        "4.2",
+        "FINAL",
+        "Final Review",
+        PhaseKind.REVIEW,
+        "4.2-final-review.json",
+        "finalReview",
+        reviews="4.1",
+        inputs=("1.2", "4.1", "3.1"),
+        instructions="Final review of the whole change; write the issues as JSON.",
+    ),
+    Phase(
+        "4.3",
+        "FINAL",
+        "Completion",
+        PhaseKind.COMMANDS,
+        "4.3-completion.md",
+        "completion",
+        inputs=("4.1", "4.2"),
+        role=PhaseRole.COMPLETION,
+        instructions="Commit the change (and open a PR if configured); record what was done.",
+    ),
 )
 
 PHASE_IDS: tuple[str, ...] = tuple(p.id for p in PHASES)
@@ -128,8 +222,10 @@ _BY_ID: dict[str, Phase] = {p.id: p for p in PHASES}
 
 def _the_one(ids: list[str], what: str) -> str:
     if len(ids) != 1:
-        raise RuntimeError(f"workflow catalogue: exactly one phase must be {what}; "
-                           f"found: {', '.join(ids) or 'none'}")
+        raise RuntimeError(
+            f"workflow catalogue: exactly one phase must be {what}; "
+            f"found: {', '.join(ids) or 'none'}"
+        )
     return ids[0]
 
 
@@ -185,23 +281,38 @@ def _check_stage_order() -> None:
 
 
 def _check_reviews() -> None:
-    bad = [p.id for p in PHASES if (p.kind is PhaseKind.REVIEW) != (p.reviews is not None)
-           or (p.reviews is not None and (p.reviews not in _BY_ID
-                                          or PHASE_INDEX[p.reviews] >= PHASE_INDEX[p.id]))]
+    bad = [
+        p.id
+        for p in PHASES
+        if (p.kind is PhaseKind.REVIEW) != (p.reviews is not None)
+        or (
+            p.reviews is not None
+            and (p.reviews not in _BY_ID or PHASE_INDEX[p.reviews] >= PHASE_INDEX[p.id])
+        )
+    ]
     if bad:
         raise RuntimeError(f"workflow catalogue: bad review targets: {', '.join(bad)}")
 
 
 def _check_inputs() -> None:
-    bad = [p.id for p in PHASES for i in p.inputs
-           if i not in _BY_ID or PHASE_INDEX[i] >= PHASE_INDEX[p.id]]
+    bad = [
+        p.id
+        for p in PHASES
+        for i in p.inputs
+        if i not in _BY_ID or PHASE_INDEX[i] >= PHASE_INDEX[p.id]
+    ]
     if bad:
         raise RuntimeError(f"workflow catalogue: inputs must be earlier phases: {', '.join(bad)}")
 
 
 def _check_artifacts() -> None:
-    bad = [p.id for p in PHASES if not p.artifact.startswith(p.id + "-") or "/" in p.artifact
-           or (p.kind is PhaseKind.REVIEW and not p.is_json)]
+    bad = [
+        p.id
+        for p in PHASES
+        if not p.artifact.startswith(p.id + "-")
+        or "/" in p.artifact
+        or (p.kind is PhaseKind.REVIEW and not p.is_json)
+    ]
     if bad:
         raise RuntimeError(f"workflow catalogue: bad artifact names: {', '.join(bad)}")
 

@@ -45,13 +45,25 @@ def main() -> int:
     for n in (int(x) for x in args.sizes.split(",")):
         root = Path(tempfile.mkdtemp(prefix="agents-state-bench-"))
         workflow_at_tasks(root, chained_tasks(n), 10)
-        size = len(subprocess.run([CLI, "--root", str(root), "status", "--json"], check=True,
-                                  capture_output=True).stdout)
-        print(f"\n{n} tasks (state.json {(root / '.agents/state.json').stat().st_size} bytes, "
-              f"status --json {size} bytes)")
-        hook_in = json.dumps({"hook_event_name": "PreToolUse", "cwd": str(root),
-                              "tool_name": "Write", "tool_input": {"file_path": "a.py"},
-                              "agent_id": "a1", "agent_type": "subagents:explore"}).encode()
+        size = len(
+            subprocess.run(
+                [CLI, "--root", str(root), "status", "--json"], check=True, capture_output=True
+            ).stdout
+        )
+        print(
+            f"\n{n} tasks (state.json {(root / '.agents/state.json').stat().st_size} bytes, "
+            f"status --json {size} bytes)"
+        )
+        hook_in = json.dumps(
+            {
+                "hook_event_name": "PreToolUse",
+                "cwd": str(root),
+                "tool_name": "Write",
+                "tool_input": {"file_path": "a.py"},
+                "agent_id": "a1",
+                "agent_type": "subagents:explore",
+            }
+        ).encode()
         cmds: dict[str, list[str] | None] = {
             "status": [CLI, "--root", str(root), "status"],
             "next": [CLI, "--root", str(root), "next", "--json"],
@@ -71,8 +83,10 @@ def main() -> int:
             if (n == 1000 or name == "hook") and ratio > TARGETS[name]:
                 misses.append(f"{name} at {n} tasks: {ratio:.1f}x")
             target = f" (target {TARGETS[name]:.0f}x)" if n == 1000 or name == "hook" else ""
-            print(f"  {name:<10} {fmt_ms(xs)}   python -c pass {fmt_ms(base)}   "
-                  f"ratio {ratio:4.1f}x{target}")
+            print(
+                f"  {name:<10} {fmt_ms(xs)}   python -c pass {fmt_ms(base)}   "
+                f"ratio {ratio:4.1f}x{target}"
+            )
         shutil.rmtree(root)
     sizes = sorted({n for _, n in medians})
     if len(sizes) > 1:

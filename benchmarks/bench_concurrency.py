@@ -28,8 +28,11 @@ from common import CLI, compile_package, workflow_at_tasks
 def _workflow(root: Path, n: int) -> None:
     """Phase 2.1 with n independent tasks in wave 1 and a task 'final' after all of them."""
     ids = [f"t{i}" for i in range(n)]
-    workflow_at_tasks(root, [{"id": t, "dependencies": []} for t in ids]
-                      + [{"id": "final", "dependencies": ids}], n)
+    workflow_at_tasks(
+        root,
+        [{"id": t, "dependencies": []} for t in ids] + [{"id": "final", "dependencies": ids}],
+        n,
+    )
 
 
 def _snapshot(root: Path) -> tuple[int, int]:
@@ -55,18 +58,29 @@ def _check(root: Path, n: int, before: tuple[int, int], codes: list[int]) -> int
 def _serial(root: Path, n: int) -> tuple[float, int]:
     before = _snapshot(root)
     start = time.perf_counter()
-    codes = [subprocess.run([CLI, "--root", str(root), "task", "done", f"t{i}"], check=False,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-             for i in range(n)]
+    codes = [
+        subprocess.run(
+            [CLI, "--root", str(root), "task", "done", f"t{i}"],
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ).returncode
+        for i in range(n)
+    ]
     return time.perf_counter() - start, _check(root, n, before, codes)
 
 
 def _concurrent(root: Path, n: int) -> tuple[float, int]:
     before = _snapshot(root)
     start = time.perf_counter()
-    procs = [subprocess.Popen([CLI, "--root", str(root), "task", "done", f"t{i}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for i in range(n)]
+    procs = [
+        subprocess.Popen(
+            [CLI, "--root", str(root), "task", "done", f"t{i}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for i in range(n)
+    ]
     codes = [p.wait() for p in procs]
     return time.perf_counter() - start, _check(root, n, before, codes)
 
@@ -78,8 +92,10 @@ def main() -> int:
     args = ap.parse_args()
     compile_package()
     cores = os.cpu_count() or 1
-    print(f"python {sys.version.split()[0]}, {cores} cores, {args.runs} runs per figure "
-          "(median; min-max)")
+    print(
+        f"python {sys.version.split()[0]}, {cores} cores, {args.runs} runs per figure "
+        "(median; min-max)"
+    )
     worst = 0.0
     total_lost = 0
     for n in (int(x) for x in args.writers.split(",")):
@@ -98,11 +114,15 @@ def main() -> int:
         s, c = statistics.median(serial), statistics.median(concurrent)
         ratio = c / (s / cores)
         worst = max(worst, ratio) if n >= 10 else worst
-        print(f"  N={n:<3} serial {s * 1000:7.0f} ms ({n / s:5.1f} updates/s)   concurrent "
-              f"{c * 1000:7.0f} ms ({n / c:5.1f} updates/s; {min(concurrent) * 1000:.0f}-"
-              f"{max(concurrent) * 1000:.0f})   concurrent / (serial / cores) {ratio:4.2f}x")
-    print(f"lost updates: {total_lost} (target 0); worst ratio for N >= 10: {worst:.2f}x "
-          "(target at most 1.5x)")
+        print(
+            f"  N={n:<3} serial {s * 1000:7.0f} ms ({n / s:5.1f} updates/s)   concurrent "
+            f"{c * 1000:7.0f} ms ({n / c:5.1f} updates/s; {min(concurrent) * 1000:.0f}-"
+            f"{max(concurrent) * 1000:.0f})   concurrent / (serial / cores) {ratio:4.2f}x"
+        )
+    print(
+        f"lost updates: {total_lost} (target 0); worst ratio for N >= 10: {worst:.2f}x "
+        "(target at most 1.5x)"
+    )
     return 1 if total_lost else 0
 
 

@@ -35,13 +35,21 @@ def _project(root: Path, files: int) -> None:
 
 
 def _payload(root: Path, tool: str, tool_input: dict[str, Any], agent: str) -> dict[str, Any]:
-    return {"cwd": str(root), "tool_name": tool, "tool_input": tool_input, "agent_id": "a",
-            "agent_type": agent, "hook_event_name": "PreToolUse"}
+    return {
+        "cwd": str(root),
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "agent_id": "a",
+        "agent_type": agent,
+        "hook_event_name": "PreToolUse",
+    }
 
 
 def _line(name: str, xs: list[float]) -> str:
-    return (f"  {name:<44} median {statistics.median(xs):7.2f} ms   min {min(xs):7.2f}   "
-            f"max {max(xs):7.2f}")
+    return (
+        f"  {name:<44} median {statistics.median(xs):7.2f} ms   min {min(xs):7.2f}   "
+        f"max {max(xs):7.2f}"
+    )
 
 
 def main() -> int:
@@ -54,15 +62,31 @@ def main() -> int:
 
     cases = [
         ("Read src/m1/f1.ts (reader)", "Read", {"file_path": "src/m1/f1.ts"}, "subagents:explore"),
-        ("Grep path=src/m1 (reader)", "Grep", {"pattern": "x", "path": "src/m1"},
-         "subagents:explore"),
-        ("Grep glob=*.ts over the tree (reader)", "Grep", {"pattern": "x", "glob": "*.ts"},
-         "subagents:explore"),
+        (
+            "Grep path=src/m1 (reader)",
+            "Grep",
+            {"pattern": "x", "path": "src/m1"},
+            "subagents:explore",
+        ),
+        (
+            "Grep glob=*.ts over the tree (reader)",
+            "Grep",
+            {"pattern": "x", "glob": "*.ts"},
+            "subagents:explore",
+        ),
         ("Glob **/*.ts (reader)", "Glob", {"pattern": "**/*.ts"}, "subagents:explore"),
-        ("Bash 'pytest -q 2>&1 | tail' (validator)", "Bash",
-         {"command": "pytest -q 2>&1 | tail -5"}, "subagents:quality-checker"),
-        ("Bash 'cat src/m1/*.ts' (validator)", "Bash", {"command": "cat src/m1/*.ts"},
-         "subagents:quality-checker"),
+        (
+            "Bash 'pytest -q 2>&1 | tail' (validator)",
+            "Bash",
+            {"command": "pytest -q 2>&1 | tail -5"},
+            "subagents:quality-checker",
+        ),
+        (
+            "Bash 'cat src/m1/*.ts' (validator)",
+            "Bash",
+            {"command": "cat src/m1/*.ts"},
+            "subagents:quality-checker",
+        ),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "proj"
@@ -79,13 +103,19 @@ def main() -> int:
             print(_line(name, times))
         exe = Path(sys.executable).with_name("agents-state")
         hook = [str(exe)] if exe.exists() else [sys.executable, "-m", "agents_state"]
-        stdin = json.dumps(_payload(root, "Grep", {"pattern": "x", "glob": "*.ts"},
-                                    "subagents:explore")).encode()
+        stdin = json.dumps(
+            _payload(root, "Grep", {"pattern": "x", "glob": "*.ts"}, "subagents:explore")
+        ).encode()
         proc_times = []
         for _ in range(max(5, args.runs // 3)):
             start = time.perf_counter()
-            subprocess.run([*hook, "hook", "pre-tool-use"], input=stdin, capture_output=True,
-                           cwd=root, check=True)
+            subprocess.run(
+                [*hook, "hook", "pre-tool-use"],
+                input=stdin,
+                capture_output=True,
+                cwd=root,
+                check=True,
+            )
             proc_times.append((time.perf_counter() - start) * 1000)
         print("real process:")
         print(_line("hook pre-tool-use, Grep glob=*.ts (reader)", proc_times))

@@ -24,8 +24,9 @@ from common import compile_package
 
 def _time(cmd: list[str], stdin: bytes, cwd: str) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   cwd=cwd, check=False)
+    subprocess.run(
+        cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, check=False
+    )
     return (time.perf_counter() - start) * 1000
 
 
@@ -39,14 +40,29 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         agents = Path(tmp) / ".agents"
         agents.mkdir()
-        (agents / "state.json").write_text(json.dumps(
-            {"version": 2, "task": "Add user authentication", "status": "in_progress",
-             "currentPhase": "0"}))
-        payload = json.dumps({
-            "session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": tmp,
-            "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": "a.ts", "content": "x"}, "tool_use_id": "t",
-            "agent_id": "a1", "agent_type": "subagents:explore"}).encode()
+        (agents / "state.json").write_text(
+            json.dumps(
+                {
+                    "version": 2,
+                    "task": "Add user authentication",
+                    "status": "in_progress",
+                    "currentPhase": "0",
+                }
+            )
+        )
+        payload = json.dumps(
+            {
+                "session_id": "s",
+                "transcript_path": "/tmp/t.jsonl",
+                "cwd": tmp,
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Write",
+                "tool_input": {"file_path": "a.ts", "content": "x"},
+                "tool_use_id": "t",
+                "agent_id": "a1",
+                "agent_type": "subagents:explore",
+            }
+        ).encode()
         env_note = f"python {sys.version.split()[0]}, {os.uname().sysname} {os.uname().machine}"
         base: list[float] = []
         hooked: list[float] = []
@@ -58,8 +74,10 @@ def main() -> int:
             hooked.append(_time([*hook, "hook", "pre-tool-use"], payload, tmp))
     print(f"{args.runs} paired runs ({env_note})")
     for name, xs in (("python -c pass", base), ("hook pre-tool-use", hooked)):
-        print(f"  {name:<18} median {statistics.median(xs):6.1f} ms   min {min(xs):6.1f} ms   "
-              f"max {max(xs):6.1f} ms")
+        print(
+            f"  {name:<18} median {statistics.median(xs):6.1f} ms   min {min(xs):6.1f} ms   "
+            f"max {max(xs):6.1f} ms"
+        )
     ratio = statistics.median(hooked) / statistics.median(base)
     print(f"  ratio of medians: {ratio:.2f}x (target: within 3x)")
     return 0

@@ -23,18 +23,32 @@ from pathlib import Path
 
 from common import chained_tasks, compile_package, workflow_at_tasks
 
-THIRD_PARTY = ("agents_state", "click", "pydantic", "pydantic_core", "filelock", "orjson",
-               "typing_extensions", "annotated_types", "watchdog")
+THIRD_PARTY = (
+    "agents_state",
+    "click",
+    "pydantic",
+    "pydantic_core",
+    "filelock",
+    "orjson",
+    "typing_extensions",
+    "annotated_types",
+    "watchdog",
+)
 
 
 def _import_times(argv: list[str], stdin: bytes, cwd: Path) -> dict[str, int]:
     """Module -> its own import time in microseconds, for one run."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "agents_state", *argv],
-                          input=stdin, capture_output=True, cwd=cwd, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agents_state", *argv],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        check=False,
+    )
     out: dict[str, int] = {}
     for line in proc.stderr.decode().splitlines():
         if line.startswith("import time:") and "self [us]" not in line:
-            own, _cumulative, name = line[len("import time:"):].split("|")
+            own, _cumulative, name = line[len("import time:") :].split("|")
             out[name.strip()] = int(own)
     return out
 
@@ -53,26 +67,42 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="agents-state-bench-"))
     try:
         workflow_at_tasks(root, chained_tasks(1000), 10)
-        hook_in = json.dumps({"hook_event_name": "PreToolUse", "cwd": str(root),
-                              "tool_name": "Write", "tool_input": {"file_path": "a.py"},
-                              "agent_id": "a1", "agent_type": "subagents:explore"}).encode()
-        commands = {"status": ["status"], "next --json": ["next", "--json"],
-                    "task done": ["task", "done", "t0"], "hook pre-tool-use": ["hook",
-                                                                             "pre-tool-use"]}
-        print(f"python {sys.version.split()[0]}, median of {args.runs} runs, 1,000-task "
-              "workflow; times in ms")
+        hook_in = json.dumps(
+            {
+                "hook_event_name": "PreToolUse",
+                "cwd": str(root),
+                "tool_name": "Write",
+                "tool_input": {"file_path": "a.py"},
+                "agent_id": "a1",
+                "agent_type": "subagents:explore",
+            }
+        ).encode()
+        commands = {
+            "status": ["status"],
+            "next --json": ["next", "--json"],
+            "task done": ["task", "done", "t0"],
+            "hook pre-tool-use": ["hook", "pre-tool-use"],
+        }
+        print(
+            f"python {sys.version.split()[0]}, median of {args.runs} runs, 1,000-task "
+            "workflow; times in ms"
+        )
         for label, argv in commands.items():
-            runs = [_import_times(argv, hook_in if argv[0] == "hook" else b"", root)
-                    for _ in range(args.runs)]
+            runs = [
+                _import_times(argv, hook_in if argv[0] == "hook" else b"", root)
+                for _ in range(args.runs)
+            ]
             modules = {m: statistics.median(r.get(m, 0) for r in runs) for m in runs[0]}
             per_package: dict[str, float] = defaultdict(float)
             for m, us in modules.items():
                 per_package[_package(m)] += us
             total = sum(modules.values())
-            shares = ", ".join(f"{p} {us / 1000:.1f}" for p, us in
-                               sorted(per_package.items(), key=lambda kv: -kv[1]))
+            shares = ", ".join(
+                f"{p} {us / 1000:.1f}"
+                for p, us in sorted(per_package.items(), key=lambda kv: -kv[1])
+            )
             print(f"\n{label}: {len(modules)} modules, {total / 1000:.1f} ms ({shares})")
-            for m, us in sorted(modules.items(), key=lambda kv: -kv[1])[:args.top]:
+            for m, us in sorted(modules.items(), key=lambda kv: -kv[1])[: args.top]:
                 print(f"  {us / 1000:6.2f}  {m}")
     finally:
         shutil.rmtree(root)

@@ -29,8 +29,15 @@ LAUNCHER = Path(__file__).resolve().parents[1] / "bin" / "agents-state"
 
 def _time(cmd: list[str], stdin: bytes, cwd: str, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   cwd=cwd, env=env, check=False)
+    subprocess.run(
+        cmd,
+        input=stdin,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )
     return (time.perf_counter() - start) * 1000
 
 
@@ -44,14 +51,24 @@ def main() -> int:
         (Path(tmp) / ".agents" / "phases").mkdir(parents=True)
 
         def payload(command: str) -> bytes:
-            return json.dumps({"session_id": "s", "cwd": tmp, "hook_event_name": "PreToolUse",
-                               "tool_name": "Bash", "tool_input": {"command": command}}).encode()
+            return json.dumps(
+                {
+                    "session_id": "s",
+                    "cwd": tmp,
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": "Bash",
+                    "tool_input": {"command": command},
+                }
+            ).encode()
 
-        cases = {"python -c pass": ([sys.executable, "-c", "pass"], b""),
-                 "filtered (make test)": ([str(LAUNCHER), "hook", "permission"],
-                                          payload("make test")),
-                 "approved (engine step)": ([str(LAUNCHER), "hook", "permission"],
-                                            payload("agents-state next --json"))}
+        cases = {
+            "python -c pass": ([sys.executable, "-c", "pass"], b""),
+            "filtered (make test)": ([str(LAUNCHER), "hook", "permission"], payload("make test")),
+            "approved (engine step)": (
+                [str(LAUNCHER), "hook", "permission"],
+                payload("agents-state next --json"),
+            ),
+        }
         times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(3):  # warm the file cache
             for cmd, stdin in cases.values():
@@ -62,8 +79,10 @@ def main() -> int:
     print(f"{args.runs} runs each (python {sys.version.split()[0]}, {os.uname().sysname})")
     base = statistics.median(times["python -c pass"])
     for name, xs in times.items():
-        print(f"  {name:<24} median {statistics.median(xs):6.1f} ms   min {min(xs):6.1f} ms   "
-              f"ratio {statistics.median(xs) / base:4.2f}x")
+        print(
+            f"  {name:<24} median {statistics.median(xs):6.1f} ms   min {min(xs):6.1f} ms   "
+            f"ratio {statistics.median(xs) / base:4.2f}x"
+        )
     return 0
 
 

@@ -47,16 +47,29 @@ def _cli_sequential(cwd: Path, env: dict[str, str], ids: list[str]) -> list[floa
     out = []
     for t in ids:
         start = time.perf_counter()
-        subprocess.run([CLI, "task", "done", t, "--summary", "ok"], cwd=cwd, env=env,
-                       check=True, capture_output=True)
+        subprocess.run(
+            [CLI, "task", "done", t, "--summary", "ok"],
+            cwd=cwd,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         out.append(time.perf_counter() - start)
     return out
 
 
 def _cli_concurrent(cwd: Path, env: dict[str, str], ids: list[str]) -> float:
     start = time.perf_counter()
-    procs = [subprocess.Popen([CLI, "task", "done", t, "--summary", "ok"], cwd=cwd, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for t in ids]
+    procs = [
+        subprocess.Popen(
+            [CLI, "task", "done", t, "--summary", "ok"],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for t in ids
+    ]
     for p in procs:
         _, err = p.communicate()
         assert p.returncode == 0, err
@@ -100,37 +113,54 @@ def main() -> None:
             files, pg = Store(root), PgStore(url, root)
             size = len(files.read_bytes() or b"")
             print(f"workflow: {args.tasks} tasks, state {size} bytes; {args.runs} runs each")
-            print(f"in process, one commit   files:                  "
-                  f"{fmt_ms(_timed(lambda: files.commit(_touch), args.runs))}")
-            print(f"in process, one commit   postgresql (connected): "
-                  f"{fmt_ms(_timed(lambda: pg.commit(_touch), args.runs))}")
+            print(
+                f"in process, one commit   files:                  "
+                f"{fmt_ms(_timed(lambda: files.commit(_touch), args.runs))}"
+            )
+            print(
+                f"in process, one commit   postgresql (connected): "
+                f"{fmt_ms(_timed(lambda: pg.commit(_touch), args.runs))}"
+            )
 
             def fresh() -> None:
                 p = PgStore(url, root)
                 p.commit(_touch)
                 p.close()
 
-            print(f"in process, one commit   postgresql (+connect):  "
-                  f"{fmt_ms(_timed(fresh, args.runs))}")
+            print(
+                f"in process, one commit   postgresql (+connect):  "
+                f"{fmt_ms(_timed(fresh, args.runs))}"
+            )
             # real processes: fresh task ids for each store
             host = root / "host"
             host.mkdir()
             half = args.runs
             ids = [f"t{i}" for i in range(args.tasks)]
-            seq, conc = ids[:half], ids[half:half + args.procs]
-            file_env = {**os.environ, "AGENTS_STATE_ROOT": str(root),
-                        "AGENTS_STATE_LOCK_TIMEOUT": "600"}
+            seq, conc = ids[:half], ids[half : half + args.procs]
+            file_env = {
+                **os.environ,
+                "AGENTS_STATE_ROOT": str(root),
+                "AGENTS_STATE_LOCK_TIMEOUT": "600",
+            }
             file_env.pop("AGENTS_STATE_STORE", None)
             pg_env = {**os.environ, "AGENTS_STATE_STORE": url, "AGENTS_STATE_LOCK_TIMEOUT": "600"}
             # the file store's workflow and the database's are the same copy: same ids
-            print(f"CLI task done, sequential files:      "
-                  f"{fmt_ms(_cli_sequential(host, file_env, seq))}")
-            print(f"CLI task done, sequential postgresql: "
-                  f"{fmt_ms(_cli_sequential(host, pg_env, seq))}")
-            print(f"CLI {len(conc)} concurrent task done  files:      "
-                  f"{_cli_concurrent(host, file_env, conc):.1f} updates/s")
-            print(f"CLI {len(conc)} concurrent task done  postgresql: "
-                  f"{_cli_concurrent(host, pg_env, conc):.1f} updates/s")
+            print(
+                f"CLI task done, sequential files:      "
+                f"{fmt_ms(_cli_sequential(host, file_env, seq))}"
+            )
+            print(
+                f"CLI task done, sequential postgresql: "
+                f"{fmt_ms(_cli_sequential(host, pg_env, seq))}"
+            )
+            print(
+                f"CLI {len(conc)} concurrent task done  files:      "
+                f"{_cli_concurrent(host, file_env, conc):.1f} updates/s"
+            )
+            print(
+                f"CLI {len(conc)} concurrent task done  postgresql: "
+                f"{_cli_concurrent(host, pg_env, conc):.1f} updates/s"
+            )
     finally:
         if server is not None:
             server.close()

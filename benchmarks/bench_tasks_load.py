@@ -24,8 +24,13 @@ CLI = str(Path(sys.executable).parent / "agents-state")
 
 
 def _task_file(n: int, path: Path) -> None:
-    tasks = [{"id": f"t{i}", "dependencies": [f"t{j}" for j in range(max(0, i - 5), i)]
-              if i % 100 else []} for i in range(n)]
+    tasks = [
+        {
+            "id": f"t{i}",
+            "dependencies": [f"t{j}" for j in range(max(0, i - 5), i)] if i % 100 else [],
+        }
+        for i in range(n)
+    ]
     path.write_text(json.dumps({"tasks": tasks}))
 
 
@@ -59,8 +64,10 @@ def _time(argv: list[str], runs: int, setup: object = None) -> list[float]:
 
 
 def _fmt(xs: list[float]) -> str:
-    return f"median {statistics.median(xs) * 1000:7.1f} ms  min {min(xs) * 1000:7.1f}  " \
-           f"max {max(xs) * 1000:7.1f}"
+    return (
+        f"median {statistics.median(xs) * 1000:7.1f} ms  min {min(xs) * 1000:7.1f}  "
+        f"max {max(xs) * 1000:7.1f}"
+    )
 
 
 def main() -> None:
@@ -78,10 +85,12 @@ def main() -> None:
             shutil.rmtree(tmp / ".agents", ignore_errors=True)
             _at_phase_21(tmp)
 
-        xs = _time([CLI, "--root", str(tmp), "tasks", "load", str(tmp / "tasks.json")],
-                   args.runs, setup)
-        deps = sum(len(t["dependencies"]) for t in json.loads((tmp / "tasks.json")
-                                                               .read_text())["tasks"])
+        xs = _time(
+            [CLI, "--root", str(tmp), "tasks", "load", str(tmp / "tasks.json")], args.runs, setup
+        )
+        deps = sum(
+            len(t["dependencies"]) for t in json.loads((tmp / "tasks.json").read_text())["tasks"]
+        )
         from agents_state.engine.waves import parse_tasks, plan_waves
         from agents_state.jsonio import loads_strict
 
@@ -90,9 +99,11 @@ def main() -> None:
         waves = plan_waves(defs, 10)
         core = time.perf_counter() - t
         size = (tmp / ".agents/state.json").stat().st_size
-        print(f"tasks load {n:>6} tasks ({deps} deps, {len(waves)} waves)  {_fmt(xs)}  "
-              f"ratio {statistics.median(xs) / statistics.median(base):4.1f}x  "
-              f"validate+plan {core * 1000:6.1f} ms  state.json {size} bytes")
+        print(
+            f"tasks load {n:>6} tasks ({deps} deps, {len(waves)} waves)  {_fmt(xs)}  "
+            f"ratio {statistics.median(xs) / statistics.median(base):4.1f}x  "
+            f"validate+plan {core * 1000:6.1f} ms  state.json {size} bytes"
+        )
         shutil.rmtree(tmp)
 
 

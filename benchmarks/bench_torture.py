@@ -29,14 +29,17 @@ def main() -> int:
         ids = torture.prepare(Path(d), args.tasks)
         r = torture.run(Path(d), ids, writers=args.writers, min_kills=args.kills)
         print(r.summary())
-        print(f"  unexpected exits {len(r.unexpected)}, revision went backwards {r.backwards}, "
-              f"phantom updates {len(r.phantom)}")
+        print(
+            f"  unexpected exits {len(r.unexpected)}, revision went backwards {r.backwards}, "
+            f"phantom updates {len(r.phantom)}"
+        )
     with tempfile.TemporaryDirectory() as d:
         ids = torture.prepare(Path(d), 200)
-        r = torture.run(Path(d), ids, writers=4, kill_share=0.0, max_commands=60,
-                        lock=False)
-        print(f"control without the lock: {r.commands} commands, {len(r.acked)} acknowledged, "
-              f"lost {len(r.lost)}, events.jsonl out of order {r.log_disorder}")
+        r = torture.run(Path(d), ids, writers=4, kill_share=0.0, max_commands=60, lock=False)
+        print(
+            f"control without the lock: {r.commands} commands, {len(r.acked)} acknowledged, "
+            f"lost {len(r.lost)}, events.jsonl out of order {r.log_disorder}"
+        )
     return 0
 
 

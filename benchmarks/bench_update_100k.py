@@ -64,17 +64,23 @@ def main() -> int:
         workflow_at_tasks(root, chained_tasks(n), 10)
         store = Store(root)
         size = store.state_path.stat().st_size
-        print(f"python {sys.version.split()[0]}, {n} tasks, state.json {size} bytes, "
-              f"{args.runs} runs per figure")
+        print(
+            f"python {sys.version.split()[0]}, {n} tasks, state.json {size} bytes, "
+            f"{args.runs} runs per figure"
+        )
 
         def done(i: list[int] = [0]) -> None:  # noqa: B006 - a counter across runs
-            subprocess.run([CLI, "--root", str(root), "task", "done", f"t{i[0]}"], check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [CLI, "--root", str(root), "task", "done", f"t{i[0]}"],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             i[0] += 1
 
         whole, whole_cpu = _median(done, args.runs)
-        times: dict[str, list[float]] = {k: [] for k in ("read", "decode", "apply", "encode",
-                                                          "durable write")}
+        times: dict[str, list[float]] = {
+            k: [] for k in ("read", "decode", "apply", "encode", "durable write")
+        }
         now = datetime.now(UTC)
         clock = time.process_time  # CPU time: the machine is shared, wall time is noisy
         for i in range(args.runs):  # the steps of one commit, in its order
@@ -90,18 +96,23 @@ def main() -> int:
             t4 = clock()
             store.write_file(store.dir / "bench.json", encoded, "bench.json")
             t5 = clock()
-            for name, seconds in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4),
-                                     strict=True):
+            for name, seconds in zip(
+                times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True
+            ):
                 times[name].append(seconds)
         steps = {name: statistics.median(xs) for name, xs in times.items()}
-        print(f"\ntask done (whole process)  wall {whole:6.2f} s   CPU {whole_cpu:6.2f} s   "
-              f"{whole_cpu / n * 1e6:5.1f} us CPU per task   target {TARGET_SECONDS:g} s CPU: "
-              f"{'met' if whole_cpu <= TARGET_SECONDS else 'MISSED'}")
+        print(
+            f"\ntask done (whole process)  wall {whole:6.2f} s   CPU {whole_cpu:6.2f} s   "
+            f"{whole_cpu / n * 1e6:5.1f} us CPU per task   target {TARGET_SECONDS:g} s CPU: "
+            f"{'met' if whole_cpu <= TARGET_SECONDS else 'MISSED'}"
+        )
         print("steps of one commit in one process (CPU time):")
         for name, seconds in steps.items():
             per = seconds / n * 1e6
-            print(f"  {name:<14} {seconds * 1000:8.1f} ms  {per:5.1f} us per task"
-                  + ("  (over the per-step target)" if per > TARGET_STEP_US else ""))
+            print(
+                f"  {name:<14} {seconds * 1000:8.1f} ms  {per:5.1f} us per task"
+                + ("  (over the per-step target)" if per > TARGET_STEP_US else "")
+            )
     finally:
         shutil.rmtree(root)
     return 0

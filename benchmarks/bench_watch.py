@@ -50,8 +50,9 @@ def main() -> int:
     delays: list[float] = []
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
-        workflow_at_tasks(root, [{"id": f"t{i}", "dependencies": []}
-                                 for i in range(args.runs)], args.runs)
+        workflow_at_tasks(
+            root, [{"id": f"t{i}", "dependencies": []} for i in range(args.runs)], args.runs
+        )
         env = {**os.environ, **({"AGENTS_STATE_WATCH_POLL": "1"} if args.poll else {})}
         cmd = [CLI, "--root", str(root), "watch", "--plain", "--interval", "0.2"]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
@@ -60,8 +61,11 @@ def main() -> int:
             revision = _revision(state)
             _frame_of(proc, revision)
             for i in range(args.runs):
-                subprocess.run([CLI, "--root", str(root), "task", "done", f"t{i}"], check=True,
-                               capture_output=True)
+                subprocess.run(
+                    [CLI, "--root", str(root), "task", "done", f"t{i}"],
+                    check=True,
+                    capture_output=True,
+                )
                 revision += 1
                 shown = _frame_of(proc, revision)
                 delays.append(shown - os.stat(state).st_mtime)
@@ -69,8 +73,9 @@ def main() -> int:
             proc.terminate()
             proc.wait()
     mode = "polling (0.2 s)" if args.poll else "file system events"
-    print(f"watch, {mode}: state replaced -> frame shown  {fmt_ms(delays)}  ({len(delays)} "
-          "updates)")
+    print(
+        f"watch, {mode}: state replaced -> frame shown  {fmt_ms(delays)}  ({len(delays)} updates)"
+    )
     return 0
 
 

@@ -35,19 +35,24 @@ def workflow_at_tasks(root: Path, tasks: list[dict[str, Any]], wave_size: int) -
         state.phase(pid).status = "completed"
     state.currentPhase, state.currentStage = "2.1", "IMPLEMENT"
     defs = parse_tasks({"tasks": tasks}, "bench")
-    load = ev.TasksLoad(tasks=tuple((d.id, d.as_state()) for d in defs),
-                        waves=tuple(tuple(w) for w in plan_waves(defs, wave_size)))
+    load = ev.TasksLoad(
+        tasks=tuple((d.id, d.as_state()) for d in defs),
+        waves=tuple(tuple(w) for w in plan_waves(defs, wave_size)),
+    )
     state = apply(state, load, now).state
     Store(root).commit(lambda _: Outcome(state, "bench", True, {}))
 
 
 def chained_tasks(n: int, width: int = 10) -> list[dict[str, Any]]:
     """``n`` tasks in layers of ``width``, each depending on the one ``width`` before it."""
-    return [{"id": f"t{i}", "dependencies": [f"t{i - width}"] if i >= width else []}
-            for i in range(n)]
+    return [
+        {"id": f"t{i}", "dependencies": [f"t{i - width}"] if i >= width else []} for i in range(n)
+    ]
 
 
 def fmt_ms(xs: list[float]) -> str:
     """Median, min and max of seconds, in milliseconds."""
-    return (f"median {statistics.median(xs) * 1000:7.1f} ms  min {min(xs) * 1000:7.1f}  "
-            f"max {max(xs) * 1000:7.1f}")
+    return (
+        f"median {statistics.median(xs) * 1000:7.1f} ms  min {min(xs) * 1000:7.1f}  "
+        f"max {max(xs) * 1000:7.1f}"
+    )

@@ -16,9 +16,12 @@ DATA = Path(__file__).parent / "data"
 CLI = str(Path(sys.executable).parent / "agents-state")
 
 
-def invoke(argv: list[str], stdin: str | bytes | None = None,
-           env: dict[str, str] | None = None,
-           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def invoke(
+    argv: list[str],
+    stdin: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run ``agents-state ARGV`` in this process, through the same entry point as the script.
 
     ``agents_state.__main__.main`` is called inside ``CliRunner.isolation`` (stdin, stdout,
@@ -29,8 +32,10 @@ def invoke(argv: list[str], stdin: str | bytes | None = None,
 
     runner = CliRunner()
     # --store sets AGENTS_STATE_STORE for the rest of its process: restore it after the call
-    scoped: dict[str, str | None] = {"AGENTS_STATE_STORE": os.environ.get("AGENTS_STATE_STORE"),
-                                     **(env or {})}
+    scoped: dict[str, str | None] = {
+        "AGENTS_STATE_STORE": os.environ.get("AGENTS_STATE_STORE"),
+        **(env or {}),
+    }
     with runner.isolation(input=stdin, env=scoped) as (out, err, _mixed):
         old_argv, old_cwd = sys.argv, os.getcwd()
         sys.argv = ["agents-state", *argv]
@@ -46,23 +51,34 @@ def invoke(argv: list[str], stdin: str | bytes | None = None,
             sys.stdout.flush()
             sys.stderr.flush()
         stdout, stderr = out.getvalue(), err.getvalue()
-    return subprocess.CompletedProcess(["agents-state", *argv], code,
-                                       stdout.decode(errors="replace"),
-                                       stderr.decode(errors="replace"))
+    return subprocess.CompletedProcess(
+        ["agents-state", *argv],
+        code,
+        stdout.decode(errors="replace"),
+        stderr.decode(errors="replace"),
+    )
 
 
-def run_cli(root: Path, *args: str, stdin: str | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    root: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``agents-state --root ROOT ARGS`` in process (see ``invoke``)."""
     return invoke(["--root", str(root), *args], stdin=stdin, env=env)
 
 
-def run_proc(root: Path, *args: str, stdin: str | None = None,
-             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_proc(
+    root: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the installed console script as a real process."""
-    return subprocess.run([CLI, "--root", str(root), *args], capture_output=True, text=True,
-                          input=stdin, env={**os.environ, **(env or {})}, timeout=120,
-                          check=False)
+    return subprocess.run(
+        [CLI, "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        check=False,
+    )
 
 
 def cli_json(root: Path, *args: str) -> Any:
@@ -101,8 +117,10 @@ def wave_of(root: Path, n: int, task: str = "test") -> list[str]:
     """A workflow at phase 2.1 whose first wave holds ``n`` independent tasks, then 'final'."""
     walk_to(root, "2.1", task)
     ids = [f"t{i}" for i in range(n)]
-    tasks = {"tasks": [{"id": t, "dependencies": []} for t in ids]
-             + [{"id": "final", "dependencies": ids}]}
+    tasks = {
+        "tasks": [{"id": t, "dependencies": []} for t in ids]
+        + [{"id": "final", "dependencies": ids}]
+    }
     (root / "tasks.json").write_text(json.dumps(tasks))
     proc = run_cli(root, "tasks", "load", str(root / "tasks.json"), "--wave-size", str(n))
     assert proc.returncode == 0, proc.stderr

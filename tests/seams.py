@@ -25,8 +25,9 @@ HERE = Path(__file__).resolve().parent
 __all__ = ["command", "fault_checker", "install", "no_lock"]
 
 
-def fault_checker(fault: str = "", trace: Callable[[str], None] | None = None
-                  ) -> Callable[[str], None]:
+def fault_checker(
+    fault: str = "", trace: Callable[[str], None] | None = None
+) -> Callable[[str], None]:
     """A replacement for ``fsops._check``: trace each call, fail the one ``fault`` names."""
     counts: dict[str, int] = {}
     name, nth, code, *mode = fault.split(":") if fault else ("", "0", "", "")
@@ -59,8 +60,14 @@ def _stdout_trace(op: str) -> None:
     sys.stdout.flush()
 
 
-def install(setattr: Callable[[Any, str, Any], None], *, fault: str = "", trace: bool = False,
-            lock: bool = True, mountinfo: str | None = None) -> None:
+def install(
+    setattr: Callable[[Any, str, Any], None],
+    *,
+    fault: str = "",
+    trace: bool = False,
+    lock: bool = True,
+    mountinfo: str | None = None,
+) -> None:
     """Install seams with ``setattr`` (``monkeypatch.setattr`` in a test, plain ``setattr`` in
     a child process)."""
     from agents_state.store import fsops, lockfile, netfs

@@ -13,19 +13,23 @@ AGENTS = Path(__file__).resolve().parent.parent / "agents"
 # Disagreements found by this test and left for a decision (docs/decisions.md, issue 18): the
 # agent file grants Bash (validator) where the defaults say reader, and no sub-agent spawning
 # (validator) where the defaults say orchestrator.
-KNOWN_DISAGREEMENTS = {"pr-reviewer": ("validator", "reader"),
-                       "parallel-executor": ("validator", "orchestrator")}
+KNOWN_DISAGREEMENTS = {
+    "pr-reviewer": ("validator", "reader"),
+    "parallel-executor": ("validator", "orchestrator"),
+}
 
 
 def _frontmatter_profile(path: Path) -> str:
     head = path.read_text(encoding="utf-8").split("---")[1]
-    return next(line.split(":", 1)[1].strip() for line in head.splitlines()
-                if line.startswith("profile:"))
+    return next(
+        line.split(":", 1)[1].strip() for line in head.splitlines() if line.startswith("profile:")
+    )
 
 
 def test_templates_and_defaults_agree() -> None:
-    assert {n: t.profile for n, t in TEMPLATES.items()} \
-        == {n: DEFAULT_AGENT_PROFILES[n] for n in TEMPLATES}
+    assert {n: t.profile for n, t in TEMPLATES.items()} == {
+        n: DEFAULT_AGENT_PROFILES[n] for n in TEMPLATES
+    }
 
 
 def test_every_plugin_agent_has_the_default_profile_its_file_declares() -> None:

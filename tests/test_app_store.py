@@ -116,9 +116,12 @@ def test_a_held_lock_times_out_naming_the_holder(root: Path) -> None:
     before = _files(root)
     with store.locked(), pytest.raises(LockTimeoutError) as e:
         Store(root, lock_timeout=0).commit(_move(ev.Stop()))  # type: ignore[arg-type]
-    assert re.fullmatch(rf"\.agents/: lock still held after 0s by pid {os.getpid()} "
-                        r"\(running, took it -?\d+s ago\); retry, or run 'agents-state doctor' "
-                        "if that process is gone", str(e.value)), str(e.value)
+    assert re.fullmatch(
+        rf"\.agents/: lock still held after 0s by pid {os.getpid()} "
+        r"\(running, took it -?\d+s ago\); retry, or run 'agents-state doctor' "
+        "if that process is gone",
+        str(e.value),
+    ), str(e.value)
     assert _files(root) == before
 
 
@@ -128,8 +131,10 @@ def test_lock_timeout_from_the_environment(root: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("AGENTS_STATE_LOCK_TIMEOUT", "soon")
     with pytest.raises(InvalidInputError) as e:
         Store(root)
-    assert str(e.value) == ("environment AGENTS_STATE_LOCK_TIMEOUT: 'soon' is not a number of "
-                            "seconds to wait for the lock (write e.g. 10)")
+    assert str(e.value) == (
+        "environment AGENTS_STATE_LOCK_TIMEOUT: 'soon' is not a number of "
+        "seconds to wait for the lock (write e.g. 10)"
+    )
 
 
 def test_a_state_lost_next_to_its_backup_is_not_no_workflow(root: Path) -> None:
@@ -191,8 +196,9 @@ def test_dispatch_refuses_a_second_workflow_and_replace_archives_it(root: Path) 
     app.complete_phase("0", b"# notes\n")
     with pytest.raises(TransitionNotAllowedError) as e:
         App(root).dispatch("second task")
-    assert str(e.value).startswith("workflow is active (in_progress, phase 1.1): cannot start "
-                                   "another")
+    assert str(e.value).startswith(
+        "workflow is active (in_progress, phase 1.1): cannot start another"
+    )
     old = (root / A / "state.json").read_bytes()
     out = App(root).dispatch("second task", replace=True)
     archived = out.record["archived"]
@@ -209,8 +215,9 @@ def test_run_without_a_workflow_creates_nothing(root: Path) -> None:
     app = App(root)
     with pytest.raises(NotFoundError) as e:
         app.run(ev.PhaseStart(phase="0"))
-    assert str(e.value) == ('no workflow in this directory; start one with: agents-state '
-                            'dispatch "<task>"')
+    assert str(e.value) == (
+        'no workflow in this directory; start one with: agents-state dispatch "<task>"'
+    )
     assert not (root / A).exists()
     with pytest.raises(NotFoundError):
         app.require()
@@ -243,8 +250,10 @@ def test_complete_phase_reads_an_artifact_already_written(root: Path) -> None:
     app.dispatch("x")
     with pytest.raises(NotFoundError) as e:
         app.complete_phase("0", None)
-    assert str(e.value) == ("phase 0 needs its artifact: write .agents/phases/0-explore.md or "
-                            "pass --artifact FILE (or --artifact - for stdin)")
+    assert str(e.value) == (
+        "phase 0 needs its artifact: write .agents/phases/0-explore.md or "
+        "pass --artifact FILE (or --artifact - for stdin)"
+    )
     (root / A / "phases" / "0-explore.md").write_text("# by the agent\n")
     assert app.complete_phase("0", None).state.currentPhase == "1.1"
 

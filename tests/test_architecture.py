@@ -14,8 +14,17 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "agents_state"
 
-WRITE_CALLS = {"write_text", "write_bytes", "unlink", "rmtree", "mkdir", "makedirs", "fdopen",
-               "symlink_to", "rmdir"}
+WRITE_CALLS = {
+    "write_text",
+    "write_bytes",
+    "unlink",
+    "rmtree",
+    "mkdir",
+    "makedirs",
+    "fdopen",
+    "symlink_to",
+    "rmdir",
+}
 OS_WRITE_CALLS = {"replace", "rename", "remove"}  # as ``os.*`` (``str.replace`` is no write)
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 
@@ -39,8 +48,10 @@ WRITERS: dict[tuple[str, str], str] = {
 
 
 def _modules() -> list[tuple[str, ast.Module]]:
-    return [(str(p.relative_to(PKG)), ast.parse(p.read_text(encoding="utf-8")))
-            for p in sorted(PKG.rglob("*.py"))]
+    return [
+        (str(p.relative_to(PKG)), ast.parse(p.read_text(encoding="utf-8")))
+        for p in sorted(PKG.rglob("*.py"))
+    ]
 
 
 def _imports(tree: ast.Module) -> list[str]:
@@ -61,26 +72,39 @@ def _writes(tree: ast.Module) -> set[str]:
         f = node.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         flags = {n.attr for a in node.args for n in ast.walk(a) if isinstance(n, ast.Attribute)}
-        if name in WRITE_CALLS or (name in OS_WRITE_CALLS and isinstance(f, ast.Attribute) \
-                and isinstance(f.value, ast.Name) and f.value.id == "os"):
+        if name in WRITE_CALLS or (
+            name in OS_WRITE_CALLS
+            and isinstance(f, ast.Attribute)
+            and isinstance(f.value, ast.Name)
+            and f.value.id == "os"
+        ):
             found.add(name)
         elif name == "open" and isinstance(f, ast.Attribute) and flags & WRITE_FLAGS:
             found.add("os.open")
-        elif name == "open" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
-                and set(str(node.args[1].value)) & set("wax+"):
+        elif (
+            name == "open"
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and set(str(node.args[1].value)) & set("wax+")
+        ):
             found.add("open")
     return found
 
 
 def test_only_cli_imports_click() -> None:
-    wrong = [m for m, tree in _modules() if not m.startswith("cli/")
-             and any(i == "click" or i.startswith("click.") for i in _imports(tree))]
+    wrong = [
+        m
+        for m, tree in _modules()
+        if not m.startswith("cli/")
+        and any(i == "click" or i.startswith("click.") for i in _imports(tree))
+    ]
     assert wrong == []
 
 
 def test_only_the_store_writes_to_disk() -> None:
-    found = {(m, call) for m, tree in _modules() if not m.startswith("store/")
-             for call in _writes(tree)}
+    found = {
+        (m, call) for m, tree in _modules() if not m.startswith("store/") for call in _writes(tree)
+    }
     assert sorted(found - set(WRITERS)) == [], "write through agents_state.store.files instead"
     assert sorted(set(WRITERS) - found) == [], "a listed exception is gone: remove it"
 
@@ -97,6 +121,11 @@ def test_engine_imports_flow_one_way() -> None:
 
 
 def test_nothing_outside_hooks_imports_a_hook_module() -> None:
-    wrong = [(m, i) for m, tree in _modules() if not m.startswith("hooks/")
-             for i in _imports(tree) if i.startswith("agents_state.hooks.")]
+    wrong = [
+        (m, i)
+        for m, tree in _modules()
+        if not m.startswith("hooks/")
+        for i in _imports(tree)
+        if i.startswith("agents_state.hooks.")
+    ]
     assert wrong == []

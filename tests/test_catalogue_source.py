@@ -32,17 +32,23 @@ def test_roles_and_kinds_name_the_phases_the_engine_keys_on() -> None:
 def test_a_role_held_twice_is_refused_at_import() -> None:
     with pytest.raises(RuntimeError) as e:
         workflow._the_one(["3.1", "4.3"], "role test_run")
-    assert str(e.value) == ("workflow catalogue: exactly one phase must be role test_run; "
-                            "found: 3.1, 4.3")
+    assert str(e.value) == (
+        "workflow catalogue: exactly one phase must be role test_run; found: 3.1, 4.3"
+    )
 
 
 def test_policy_defaults_are_the_config_defaults() -> None:
     """``Policy()`` (the engine without a config) and the default config agree."""
     default, from_config = Policy(), policy_from(Config.model_validate({}))
-    assert {p: default.review_rounds(p) for p in REVIEW_PHASES} \
-        == from_config.review_max_retries
-    for name in ("compact_between_stages", "compact_between_phases", "max_per_phase",
-                 "max_per_task", "backoff_seconds", "lease_seconds"):
+    assert {p: default.review_rounds(p) for p in REVIEW_PHASES} == from_config.review_max_retries
+    for name in (
+        "compact_between_stages",
+        "compact_between_phases",
+        "max_per_phase",
+        "max_per_task",
+        "backoff_seconds",
+        "lease_seconds",
+    ):
         assert getattr(default, name) == getattr(from_config, name), name
 
 

@@ -27,8 +27,9 @@ def _state_bytes(tmp_path: Path) -> bytes:
 def test_unchanged_tasks_are_written_as_read(tmp_path: Path) -> None:
     data = _state_bytes(tmp_path)
     now = datetime.now(UTC)
-    out = apply(decode_state(data, "s", for_update=True), ev.TaskDone(task_id="t3", summary="ok"),
-                now)
+    out = apply(
+        decode_state(data, "s", for_update=True), ev.TaskDone(task_id="t3", summary="ok"), now
+    )
     assert codec._READ_TASKS  # the tasks read for an update were remembered
     fast = encode_state(out.state, "s")
     codec._READ_TASKS.clear()

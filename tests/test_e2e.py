@@ -9,11 +9,13 @@ from typing import Any
 
 from clitools import artifact_body, cli_json, run_cli
 
-TASKS = {"tasks": [
-    {"id": "t1", "title": "model", "complexity": "easy", "dependencies": []},
-    {"id": "t2", "title": "api", "complexity": "medium", "dependencies": ["t1"]},
-    {"id": "t3", "title": "ui", "complexity": "hard", "dependencies": ["t1"]},
-]}
+TASKS = {
+    "tasks": [
+        {"id": "t1", "title": "model", "complexity": "easy", "dependencies": []},
+        {"id": "t2", "title": "api", "complexity": "medium", "dependencies": ["t1"]},
+        {"id": "t3", "title": "ui", "complexity": "hard", "dependencies": ["t1"]},
+    ]
+}
 
 
 def _do(root: Path, action: dict[str, Any]) -> None:
@@ -52,8 +54,20 @@ def test_walk_every_phase_by_following_next(root: Path) -> None:
     else:
         raise AssertionError("workflow did not finish")
     # the tests pass at once: 3.2 (analyse failures) is skipped (issue 15)
-    assert seen_phases == ["0", "1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.3",
-                           "4.1", "4.2", "4.3"]
+    assert seen_phases == [
+        "0",
+        "1.1",
+        "1.2",
+        "1.3",
+        "2.1",
+        "2.2",
+        "2.3",
+        "3.1",
+        "3.3",
+        "4.1",
+        "4.2",
+        "4.3",
+    ]
     assert {"dispatch_agents", "work_inline", "review", "run_commands", "compact"} <= kinds
     state = json.loads((root / ".agents/state.json").read_text())
     assert state["status"] == "completed"
@@ -65,7 +79,8 @@ def test_walk_every_phase_by_following_next(root: Path) -> None:
     phases = sorted(p.name for p in (root / ".agents/phases").iterdir())
     # 12 phase artifacts (3.2 skipped), the task summary and one output file per stage
     assert [p for p in phases if "output" in p] == [
-        f"{s}-output.md" for s in sorted(["EXPLORE", "PLAN", "IMPLEMENT", "TEST", "FINAL"])]
+        f"{s}-output.md" for s in sorted(["EXPLORE", "PLAN", "IMPLEMENT", "TEST", "FINAL"])
+    ]
     assert len(phases) == 12 + 1 + 5 and "2.1-summary.md" in phases
     assert "Tests: passed." in cli_json(root, "next")["instructions"]
     events = (root / ".agents/events.jsonl").read_text().splitlines()
@@ -82,7 +97,8 @@ def test_dispatch_refuses_while_active_and_replaces_on_request(root: Path) -> No
     assert proc.stderr == (
         "agents-state: error: workflow is active (in_progress, phase 0): cannot start another "
         "(task: 'first'; continue it with: agents-state next, or archive it and start anew "
-        "with: agents-state dispatch --replace \"<task>\")\n")
+        'with: agents-state dispatch --replace "<task>")\n'
+    )
     proc = run_cli(root, "dispatch", "--replace", "second")
     assert proc.returncode == 0
     assert "previous one archived to .agents/archive/" in proc.stdout
@@ -101,7 +117,8 @@ def test_no_workflow_is_a_normal_answer(root: Path) -> None:
         proc = run_cli(root, *cmd)
         assert proc.returncode == 0, cmd
     assert run_cli(root, "status").stdout == (
-        'No active workflow. Start one: agents-state dispatch "<task>"\n')
+        'No active workflow. Start one: agents-state dispatch "<task>"\n'
+    )
     assert cli_json(root, "next")["kind"] == "start"
     assert not (root / ".agents").exists()
 
@@ -112,6 +129,5 @@ def test_dry_run_writes_nothing(root: Path) -> None:
     assert proc.returncode == 0
     assert "DRY RUN" in proc.stdout and "4.3" in proc.stdout
     plan = cli_json(root, "dispatch", "--dry-run", "Refactor the auth module")
-    assert [s["stage"] for s in plan["stages"]] == ["EXPLORE", "PLAN", "IMPLEMENT", "TEST",
-                                                    "FINAL"]
+    assert [s["stage"] for s in plan["stages"]] == ["EXPLORE", "PLAN", "IMPLEMENT", "TEST", "FINAL"]
     assert sorted(p.name for p in root.iterdir()) == before

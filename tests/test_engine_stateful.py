@@ -86,7 +86,7 @@ class TaskMachine(RuleBasedStateMachine):
         if open_:
             first = open_[0]
             assert statuses[first] == "in_progress"
-            assert all(s == "pending" for s in statuses[first + 1:])
+            assert all(s == "pending" for s in statuses[first + 1 :])
             assert statuses.count("in_progress") == 1
         else:
             assert self.state.phase("2.1").status in ("completed", "skipped")
@@ -99,14 +99,14 @@ class TaskMachine(RuleBasedStateMachine):
             assert f is not None and f.context is not None
             assert f.context.failedTask is not None
             assert tasks[f.context.failedTask].status == "failed"
-            assert set(f.context.completedTasks) <= {t for t, s in tasks.items()
-                                                     if s.status == "completed"}
+            assert set(f.context.completedTasks) <= {
+                t for t, s in tasks.items() if s.status == "completed"
+            }
         else:
             assert f is None
 
 
-TaskMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40,
-                                         deadline=None)
+TaskMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
 TestTaskMachine = TaskMachine.TestCase
 
 
@@ -353,6 +353,5 @@ class PhaseMachine(RuleBasedStateMachine):
             assert s.status != "completed" and s.currentPhase is not None
 
 
-PhaseMachine.TestCase.settings = settings(max_examples=100, stateful_step_count=50,
-                                          deadline=None)
+PhaseMachine.TestCase.settings = settings(max_examples=100, stateful_step_count=50, deadline=None)
 TestPhaseMachine = PhaseMachine.TestCase

@@ -80,7 +80,7 @@ class GatePhaseMachine(PhaseMachine):
     @rule(at=st.sampled_from(LATE_STARTS))
     def start_late(self, at: str) -> None:
         self.policy = LATE_POLICY
-        skipped = tuple(PHASE_IDS[:PHASE_IDS.index(at)])
+        skipped = tuple(PHASE_IDS[: PHASE_IDS.index(at)])
         self.state = new_state(ev.Start(task="t", skipped=skipped), self.now)
 
     @precondition(lambda self: self.state is not None)
@@ -88,8 +88,13 @@ class GatePhaseMachine(PhaseMachine):
     def test_run(self, passed: bool) -> None:
         assert self.state is not None
         if self.state.currentPhase == TEST_RUN:
-            self._apply(ev.PhaseComplete(phase=TEST_RUN, tests_passed=passed,
-                                         failed_commands=() if passed else ("pytest",)))
+            self._apply(
+                ev.PhaseComplete(
+                    phase=TEST_RUN,
+                    tests_passed=passed,
+                    failed_commands=() if passed else ("pytest",),
+                )
+            )
         elif self.state.currentPhase == TEST_ANALYSIS:
             self._apply(ev.PhaseComplete(phase=TEST_ANALYSIS))
 
@@ -103,8 +108,9 @@ class GatePhaseMachine(PhaseMachine):
         done = {p for p in PHASES if s.phase(p).status in ("completed", "skipped")}
         for p in self.done - done:
             assert s.phase(p).status in ("pending", "blocked"), p
-            assert p in (TEST_RUN, TEST_ANALYSIS) \
-                or any(s.phase(r).reviewRounds > 0 for r in REVIEWS), p
+            assert p in (TEST_RUN, TEST_ANALYSIS) or any(
+                s.phase(r).reviewRounds > 0 for r in REVIEWS
+            ), p
         self.done = done
 
 
@@ -123,13 +129,17 @@ class ResumingTaskMachine(TaskMachine):
 
 def _load_into_listed_waves() -> None:
     """Design 004: definitions for waves the state lists, some done (not in the machines)."""
-    state = new_state(ev.Start(task="t", skipped=tuple(PHASE_IDS[:PHASE_IDS.index(TASK_PHASE)])),
-                      T0)
-    state.phase(TASK_PHASE).waves = [Wave(tasks=["a"], status="completed"),
-                                     Wave(tasks=["b"], status="skipped"),
-                                     Wave(tasks=["c"], status="pending")]
-    load = ev.TasksLoad(tasks=tuple((t, {"dependencies": []}) for t in "abc"),
-                        waves=(("a",), ("b",), ("c",)))
+    state = new_state(
+        ev.Start(task="t", skipped=tuple(PHASE_IDS[: PHASE_IDS.index(TASK_PHASE)])), T0
+    )
+    state.phase(TASK_PHASE).waves = [
+        Wave(tasks=["a"], status="completed"),
+        Wave(tasks=["b"], status="skipped"),
+        Wave(tasks=["c"], status="pending"),
+    ]
+    load = ev.TasksLoad(
+        tasks=tuple((t, {"dependencies": []}) for t in "abc"), waves=(("a",), ("b",), ("c",))
+    )
     out = apply(state, load, T0)
     tasks = out.state.phase(TASK_PHASE).tasks or {}
     assert [tasks[t].status for t in "abc"] == ["completed", "skipped", "pending"]
@@ -137,7 +147,7 @@ def _load_into_listed_waves() -> None:
 
 def _walk(start_at: str, policy: Policy, *events: ev.Event, skip: tuple[str, ...] = ()) -> None:
     """Apply ``events`` in order from a workflow that starts at ``start_at``; none is refused."""
-    before = tuple(PHASE_IDS[:PHASE_IDS.index(start_at)])
+    before = tuple(PHASE_IDS[: PHASE_IDS.index(start_at)])
     state = new_state(ev.Start(task="t", skipped=before + skip), T0)
     for event in events:
         state = apply(state, event, T0, policy).state
@@ -148,29 +158,63 @@ def _scenarios() -> None:
     start, done = ev.PhaseStart, ev.PhaseComplete
     one_round = Policy(max_per_phase=1, review_max_retries={"1.3": 1})
     sent_back = (start("1.2"), done("1.2"), start("1.3"), done("1.3", blocking_issues=1))
-    _walk("1.2", one_round, *sent_back, *sent_back, ev.Retry(), done("1.3", blocking_issues=1),
-          done("1.2"), done("1.3", blocking_issues=1), ev.Skip())
+    _walk(
+        "1.2",
+        one_round,
+        *sent_back,
+        *sent_back,
+        ev.Retry(),
+        done("1.3", blocking_issues=1),
+        done("1.2"),
+        done("1.3", blocking_issues=1),
+        ev.Skip(),
+    )
     fail = done(TEST_RUN, tests_passed=False, failed_commands=("pytest",))
     run_fail = (start(TEST_RUN), fail)
-    _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Retry(),
-          done(TEST_ANALYSIS), start(TEST_RUN), done(TEST_RUN, tests_passed=True))
+    _walk(
+        TEST_RUN,
+        one_round,
+        *run_fail,
+        done(TEST_ANALYSIS),
+        *run_fail,
+        ev.Retry(),
+        done(TEST_ANALYSIS),
+        start(TEST_RUN),
+        done(TEST_RUN, tests_passed=True),
+    )
     _walk(TEST_RUN, one_round, *run_fail, done(TEST_ANALYSIS), *run_fail, ev.Skip())
     _walk(TEST_RUN, Policy(max_per_phase=2), *run_fail, done(TEST_ANALYSIS), *run_fail)
     _walk(TEST_RUN, one_round, done(TEST_RUN, tests_passed=True))
     pf = ev.PhaseFail(phase=PHASE_IDS[1], error="x")
     _walk(PHASE_IDS[1], one_round, pf, start(PHASE_IDS[1]), pf, ev.Retry(), pf, ev.Skip())
-    _walk(PHASE_IDS[1], one_round, start(PHASE_IDS[1]), pf, pf, ev.Retry(), start(PHASE_IDS[1]),
-          ev.Retry())
+    _walk(
+        PHASE_IDS[1],
+        one_round,
+        start(PHASE_IDS[1]),
+        pf,
+        pf,
+        ev.Retry(),
+        start(PHASE_IDS[1]),
+        ev.Retry(),
+    )
     no_rounds = Policy(max_per_phase=0)
     _walk(TEST_RUN, no_rounds, fail, ev.Retry())
     _walk(TEST_RUN, no_rounds, fail, ev.Skip())
     _walk(TEST_RUN, one_round, fail, skip=(TEST_ANALYSIS,))
     _walk(TEST_RUN, no_rounds, fail, ev.Retry(), skip=(TEST_ANALYSIS,))
     _walk(PHASE_IDS[0], one_round, start(PHASE_IDS[0]), ev.Block(reason="r"), ev.Skip())
-    load = ev.TasksLoad(tasks=(("a", {"dependencies": []}), ("b", {"dependencies": ["a"]})),
-                        waves=(("a",), ("b",)))
-    _walk(TASK_PHASE, Policy(max_per_task=0), load, ev.TaskClaim(agent="w"),
-          ev.Block(reason="r"), ev.TaskFail(task_id="a", error="x"), ev.Skip())
+    load = ev.TasksLoad(
+        tasks=(("a", {"dependencies": []}), ("b", {"dependencies": ["a"]})), waves=(("a",), ("b",))
+    )
+    _walk(
+        TASK_PHASE,
+        Policy(max_per_task=0),
+        load,
+        ev.TaskClaim(agent="w"),
+        ev.Block(reason="r"),
+        ev.TaskFail(task_id="a", error="x"),
+        ev.Skip(),
+    )
     # a hand-edited state at the last phase whose last test run failed
     state = new_state(ev.Start(task="t", skipped=PHASE_IDS[:-1]), T0)
     state.phase(TEST_RUN).passed, state.phase(TEST_RUN).status = False, "completed"
@@ -186,10 +230,14 @@ class Witness:
     result: dict[str, Any]
 
 
-def _witnessing(real: Callable[..., Outcome], tables: tuple[Recording, Recording],
-                witnesses: dict[tuple[str, Key], list[Witness]]) -> Callable[..., Outcome]:
-    def apply_and_witness(state: State, event: ev.Event, now: datetime,
-                          policy: Policy | None = None) -> Outcome:
+def _witnessing(
+    real: Callable[..., Outcome],
+    tables: tuple[Recording, Recording],
+    witnesses: dict[tuple[str, Key], list[Witness]],
+) -> Callable[..., Outcome]:
+    def apply_and_witness(
+        state: State, event: ev.Event, now: datetime, policy: Policy | None = None
+    ) -> Outcome:
         for t in tables:
             t.fresh.clear()
         out = real(state, event, now, policy)
@@ -199,13 +247,19 @@ def _witnessing(real: Callable[..., Outcome], tables: tuple[Recording, Recording
                 if len(seen) < WITNESSES:
                     seen.append(Witness(state, event, now, policy, out.state.to_json_dict()))
         return out
+
     return apply_and_witness
 
 
 def _drive(examples: int) -> None:
-    fast = settings(max_examples=examples, stateful_step_count=50, deadline=None,
-                    database=None, derandomize=True,
-                    phases=[Phase.explicit, Phase.generate])  # a failure is reported unshrunk
+    fast = settings(
+        max_examples=examples,
+        stateful_step_count=50,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],
+    )  # a failure is reported unshrunk
     run_state_machine_as_test(GatePhaseMachine, settings=fast)
     run_state_machine_as_test(ResumingTaskMachine, settings=fast)
     _load_into_listed_waves()
@@ -230,24 +284,35 @@ def recorded() -> Iterator[Recorded]:
     yield phases, tasks, witnesses
 
 
-def test_every_reached_pair_is_a_table_entry_and_every_entry_is_reached(
-        recorded: Recorded) -> None:
+def test_every_reached_pair_is_a_table_entry_and_every_entry_is_reached(recorded: Recorded) -> None:
     phases, tasks, _ = recorded
     assert phases.misses == set() and tasks.misses == set()
-    unreached = {k for k in table.PHASE_MOVES if k not in phases.hits} \
-        | {k for k in table.TASK_MOVES if k not in tasks.hits}
+    unreached = {k for k in table.PHASE_MOVES if k not in phases.hits} | {
+        k for k in table.TASK_MOVES if k not in tasks.hits
+    }
     assert sorted(unreached) == sorted(UNREACHED_BY_DESIGN)
 
 
-OTHER = {"pending": "in_progress", "in_progress": "pending", "completed": "pending",
-         "failed": "pending", "blocked": "pending", "skipped": "completed"}
-ENTRIES = [(name, key) for name in ("PHASE_MOVES", "TASK_MOVES")
-           for key in getattr(table, name) if key not in UNREACHED_BY_DESIGN]
+OTHER = {
+    "pending": "in_progress",
+    "in_progress": "pending",
+    "completed": "pending",
+    "failed": "pending",
+    "blocked": "pending",
+    "skipped": "completed",
+}
+ENTRIES = [
+    (name, key)
+    for name in ("PHASE_MOVES", "TASK_MOVES")
+    for key in getattr(table, name)
+    if key not in UNREACHED_BY_DESIGN
+]
 
 
 @pytest.mark.parametrize(("name", "key"), ENTRIES, ids=lambda v: str(v))
 def test_changing_a_target_changes_what_the_engine_does(
-        recorded: Recorded, monkeypatch: pytest.MonkeyPatch, name: str, key: Key) -> None:
+    recorded: Recorded, monkeypatch: pytest.MonkeyPatch, name: str, key: Key
+) -> None:
     witnesses = recorded[2][(name, key)]
     mutated = dict(getattr(table, name))
     mutated[key] = OTHER[mutated[key]]

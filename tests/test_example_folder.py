@@ -21,7 +21,10 @@ def test_example_folder_loads_and_shows(root: Path) -> None:
     assert state["taskCounts"] == {"completed": 3, "in_progress": 1, "pending": 2}
     verbose = cli_json(root, "status", "--verbose")["workflow"]
     assert [w["status"] for w in verbose["stages"]["IMPLEMENT"]["phases"]["2.1"]["waves"]] == [
-        "completed", "in_progress", "pending"]
+        "completed",
+        "in_progress",
+        "pending",
+    ]
     for path in status["files"].values():
         assert (root / path).is_file(), path
     proc = run_cli(root, "status", "--verbose")

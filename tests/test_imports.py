@@ -14,13 +14,26 @@ from pathlib import Path
 import pytest
 from clitools import run_cli, wave_of
 
-HEAVY = ("watchdog", "agents_state.views.watch", "agents_state.views.graph",
-         "agents_state.views.schema_export",
-         "pydantic", "pydantic_core", "agents_state.handoff.models", "jsonschema")
+HEAVY = (
+    "watchdog",
+    "agents_state.views.watch",
+    "agents_state.views.graph",
+    "agents_state.views.schema_export",
+    "pydantic",
+    "pydantic_core",
+    "agents_state.handoff.models",
+    "jsonschema",
+)
 # the project's folder goes in for @ROOT@: a profiled agent's relative path needs the cwd
-READ = json.dumps({"tool_name": "Read", "tool_input": {"file_path": "README.md"},
-                   "agent_type": "subagents:explore-agent", "hook_event_name": "PreToolUse",
-                   "cwd": "@ROOT@"})
+READ = json.dumps(
+    {
+        "tool_name": "Read",
+        "tool_input": {"file_path": "README.md"},
+        "agent_type": "subagents:explore-agent",
+        "hook_event_name": "PreToolUse",
+        "cwd": "@ROOT@",
+    }
+)
 
 
 def _in(root: Path, stdin: str) -> str:
@@ -28,9 +41,15 @@ def _in(root: Path, stdin: str) -> str:
 
 
 def _imported(root: Path, *args: str, stdin: str = "") -> tuple[set[str], str]:
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "agents_state", *args],
-                          capture_output=True, text=True, input=stdin, cwd=root, check=False,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agents_state", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=root,
+        check=False,
+        timeout=120,
+    )
     lines = proc.stderr.splitlines()
     assert proc.returncode == 0, [ln for ln in lines if not ln.startswith("import time:")]
     errors = [ln for ln in lines if not ln.startswith("import time:")]
@@ -46,8 +65,12 @@ CASES = [
     (("next",), "", "started", "NEXT: dispatch"),
     (("next", "--json"), "", "started", '"kind": "dispatch_agents"'),
     (("phase", "start", "0"), "", "started", "phase 0 Parallel Explore started"),
-    (("phase", "complete", "0", "--artifact", "-"), "# notes\n", "started",
-     "phase 0 Parallel Explore completed"),
+    (
+        ("phase", "complete", "0", "--artifact", "-"),
+        "# notes\n",
+        "started",
+        "phase 0 Parallel Explore completed",
+    ),
     (("task", "done", "t0", "--summary", "ok"), "", "tasks", "t0 completed"),
     (("task", "claim", "--agent", "w1"), "", "tasks", "t0"),
     (("context",), "", "started", "hot"),
@@ -56,10 +79,12 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("args", "stdin", "setup", "shows"), CASES,
-                         ids=[" ".join(c[0]) for c in CASES])
-def test_hot_path_imports_stay_light(root: Path, args: tuple[str, ...], stdin: str, setup: str,
-                                     shows: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "stdin", "setup", "shows"), CASES, ids=[" ".join(c[0]) for c in CASES]
+)
+def test_hot_path_imports_stay_light(
+    root: Path, args: tuple[str, ...], stdin: str, setup: str, shows: str
+) -> None:
     if setup == "tasks":
         wave_of(root, 2, "hot")
     else:

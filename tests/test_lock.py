@@ -25,7 +25,8 @@ def _holder(root: Path, seconds: float) -> subprocess.Popen[str]:
         f"fd = os.open({str(root / A)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
         f"open({str(root / A / 'lock-owner')!r}, 'w')"
         ".write(f'{os.getpid()} {time.time():.0f}')\n"
-        f"print('held', flush=True)\ntime.sleep({seconds})\n")
+        f"print('held', flush=True)\ntime.sleep({seconds})\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline() == "held\n"
     return proc
@@ -43,7 +44,8 @@ def test_a_held_lock_times_out_naming_the_holder(root: Path) -> None:
     assert proc.returncode == 6
     assert proc.stderr.startswith(
         f"agents-state: error: .agents/: lock still held after 0.5s by pid "
-        f"{holder.pid} (running, took it ")
+        f"{holder.pid} (running, took it "
+    )
     assert proc.stderr.endswith("retry, or run 'agents-state doctor' if that process is gone\n")
     assert (root / A / "state.json").read_bytes() == before
 
@@ -122,7 +124,9 @@ def test_a_bad_lock_timeout_is_refused_in_one_line(root: Path, value: str) -> No
     before = (root / A / "state.json").read_bytes()
     proc = run_cli(root, "stop", env={"AGENTS_STATE_LOCK_TIMEOUT": value})
     assert proc.returncode == 5
-    assert proc.stderr == (f"agents-state: error: environment AGENTS_STATE_LOCK_TIMEOUT: "
-                           f"{value!r} is not a number of seconds to wait for the lock (write "
-                           "e.g. 10)\n")
+    assert proc.stderr == (
+        f"agents-state: error: environment AGENTS_STATE_LOCK_TIMEOUT: "
+        f"{value!r} is not a number of seconds to wait for the lock (write "
+        "e.g. 10)\n"
+    )
     assert (root / A / "state.json").read_bytes() == before

@@ -46,19 +46,30 @@ def _config(root: Path, doc: dict[str, Any]) -> None:
 
 
 def _retried(line: str, attempt: int, error: str, of: int) -> None:
-    assert re.fullmatch(rf"phase 0 failed \(attempt {attempt}\): {error}; retry {attempt} of "
-                        rf"{of} not before \d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\dZ", line), line
+    assert re.fullmatch(
+        rf"phase 0 failed \(attempt {attempt}\): {error}; retry {attempt} of "
+        rf"{of} not before \d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\dZ",
+        line,
+    ), line
 
 
 def test_phase_fail_is_retried_until_max_per_phase_then_fails_the_workflow(root: Path) -> None:
     # retries.maxPerPhase (3 by default) counts retries after the first attempt (issue 15)
     _ok(root, "dispatch", "Add a health endpoint")
     _ok(root, "phase", "start", "0")
-    _retried(_first_line(root, "phase", "fail", "0", "--error", "agent timed out"), 1,
-             "agent timed out", 3)
+    _retried(
+        _first_line(root, "phase", "fail", "0", "--error", "agent timed out"),
+        1,
+        "agent timed out",
+        3,
+    )
     phase = _phase(root, "0")
     assert {k: phase[k] for k in ("status", "attempts", "reviewRounds", "error")} == {
-        "status": "pending", "attempts": 1, "reviewRounds": 0, "error": "agent timed out"}
+        "status": "pending",
+        "attempts": 1,
+        "reviewRounds": 0,
+        "error": "agent timed out",
+    }
     assert phase["retryAt"] > phase["startedAt"]
     assert _state(root)["status"] == "in_progress"
     # the next action waits out the backoff and says why the step runs again
@@ -70,13 +81,17 @@ def test_phase_fail_is_retried_until_max_per_phase_then_fails_the_workflow(root:
     out = run_cli(root, "phase", "fail", "0", "--error", "fourth", "--json")
     assert out.returncode == 0
     doc = json.loads(out.stdout)
-    assert doc["message"] == ("phase 0 failed after 4 attempt(s): fourth; workflow failed "
-                              "(see: agents-state resume)")
+    assert doc["message"] == (
+        "phase 0 failed after 4 attempt(s): fourth; workflow failed (see: agents-state resume)"
+    )
     assert (doc["status"], doc["revision"]) == ("failed", 6)
     # a failed workflow asks the user; the model does not pick an option by itself
     assert doc["next"]["kind"] == "ask_user" and doc["next"]["command"] is None
     assert [o["command"] for o in doc["next"]["options"]] == [
-        "agents-state resume --retry", "agents-state resume --skip", "agents-state resume --abort"]
+        "agents-state resume --retry",
+        "agents-state resume --skip",
+        "agents-state resume --abort",
+    ]
     state = _state(root)
     assert state["status"] == "failed" and state["stages"]["EXPLORE"]["status"] == "failed"
     assert state["failure"]["phase"] == "0" and state["failure"]["error"] == "fourth"
@@ -87,16 +102,20 @@ def test_max_per_phase_from_the_config_file(root: Path) -> None:
     _config(root, {"retries": {"maxPerPhase": 1}})
     _ok(root, "dispatch", "x")
     _retried(_first_line(root, "phase", "fail", "0", "--error", "boom"), 1, "boom", 1)
-    assert _first_line(root, "phase", "fail", "0", "--error", "boom") == \
-        "phase 0 failed after 2 attempt(s): boom; workflow failed (see: agents-state resume)"
+    assert (
+        _first_line(root, "phase", "fail", "0", "--error", "boom")
+        == "phase 0 failed after 2 attempt(s): boom; workflow failed (see: agents-state resume)"
+    )
     assert _state(root)["status"] == "failed"
 
 
 def test_max_per_phase_zero_fails_at_the_first_failure(root: Path) -> None:
     _config(root, {"retries": {"maxPerPhase": 0}})
     _ok(root, "dispatch", "x")
-    assert _first_line(root, "phase", "fail", "0", "--error", "boom") == \
-        "phase 0 failed after 1 attempt(s): boom; workflow failed (see: agents-state resume)"
+    assert (
+        _first_line(root, "phase", "fail", "0", "--error", "boom")
+        == "phase 0 failed after 1 attempt(s): boom; workflow failed (see: agents-state resume)"
+    )
     assert _state(root)["status"] == "failed"
 
 
@@ -105,7 +124,9 @@ def test_phase_fail_of_a_phase_that_is_not_current_is_refused_untouched(root: Pa
     before = (root / A / "state.json").read_bytes()
     proc = run_cli(root, "phase", "fail", "1.1", "--error", "boom")
     assert (proc.returncode, proc.stderr) == (
-        4, "agents-state: error: phase 1.1 is pending: cannot fail (the current phase is 0)\n")
+        4,
+        "agents-state: error: phase 1.1 is pending: cannot fail (the current phase is 0)\n",
+    )
     assert (root / A / "state.json").read_bytes() == before
     proc = run_cli(root, "phase", "fail", "9", "--error", "boom")
     assert proc.returncode == 3 and proc.stderr.startswith("agents-state: error: unknown phase '9'")
@@ -135,13 +156,19 @@ def test_resume_explains_a_failure_and_lists_the_options(root: Path) -> None:
         f"Failed in phase 0 at {at}: agent timed out\n"
         "  agents-state resume --retry      run phase 0 again (attempts are counted)\n"
         "  agents-state resume --skip       mark phase 0 (or its failed tasks) skipped and go on\n"
-        "  agents-state resume --abort      end the workflow, keep every file\n")
+        "  agents-state resume --abort      end the workflow, keep every file\n"
+    )
     doc = cli_json(root, "resume")
     assert {k: doc[k] for k in ("status", "phase", "explanation")} == {
-        "status": "failed", "phase": "0", "explanation": f"Failed in phase 0 at {at}: agent "
-        "timed out"}
+        "status": "failed",
+        "phase": "0",
+        "explanation": f"Failed in phase 0 at {at}: agent timed out",
+    }
     assert [o["command"] for o in doc["options"]] == [
-        "agents-state resume --retry", "agents-state resume --skip", "agents-state resume --abort"]
+        "agents-state resume --retry",
+        "agents-state resume --skip",
+        "agents-state resume --abort",
+    ]
     assert doc["next"]["kind"] == "ask_user"
     before = (root / A / "state.json").read_bytes()
     _ok(root, "resume")  # explaining writes nothing
@@ -152,9 +179,11 @@ def test_failed_workflow_refuses_phase_moves_until_resumed(root: Path) -> None:
     _failed(root)
     proc = run_cli(root, "phase", "complete", "0", "--artifact", "-", stdin="x")
     assert proc.returncode == 4
-    assert proc.stderr == ("agents-state: error: workflow is failed: cannot phase complete; "
-                           "allowed from here: abort, compact, retry, skip, task done, task fail, "
-                           "task start (run: agents-state resume)\n")
+    assert proc.stderr == (
+        "agents-state: error: workflow is failed: cannot phase complete; "
+        "allowed from here: abort, compact, retry, skip, task done, task fail, "
+        "task start (run: agents-state resume)\n"
+    )
     assert not (root / A / "phases" / "0-explore.md").exists()
 
 
@@ -164,8 +193,10 @@ def test_resume_retry_runs_the_failed_phase_again(root: Path) -> None:
     state = _state(root)
     assert state["status"] == "in_progress" and "failure" not in state
     assert _phase(root, "0")["status"] == "pending" and _phase(root, "0")["attempts"] == 1
-    assert _first_line(root, "phase", "complete", "0", "--artifact", "-", stdin="notes") == \
-        "phase 0 Parallel Explore completed"
+    assert (
+        _first_line(root, "phase", "complete", "0", "--artifact", "-", stdin="notes")
+        == "phase 0 Parallel Explore completed"
+    )
     assert _state(root)["currentPhase"] == "1.1"
     assert "error" not in _phase(root, "0")  # cleared once the phase completed
 
@@ -181,8 +212,9 @@ def test_resume_skip_marks_the_failed_phase_skipped_and_goes_on(root: Path) -> N
 
 def test_resume_abort_ends_the_workflow_and_keeps_the_files(root: Path) -> None:
     _failed(root)
-    assert _first_line(root, "resume", "--abort") == \
-        "workflow aborted; every file is kept in .agents/"
+    assert (
+        _first_line(root, "resume", "--abort") == "workflow aborted; every file is kept in .agents/"
+    )
     assert _ok(root, "resume") == "The workflow is aborted: nothing to resume.\n"
     assert (root / A / "state.json").exists() and (root / A / "events.jsonl").exists()
 
@@ -191,8 +223,10 @@ def test_resume_options_are_exclusive(root: Path) -> None:
     _failed(root)
     proc = run_cli(root, "resume", "--retry", "--answer", "yes")
     assert (proc.returncode, proc.stderr) == (
-        2, "agents-state: error: --answer cannot be combined with --retry, --skip or --abort "
-        "(see: agents-state resume --help)\n")
+        2,
+        "agents-state: error: --answer cannot be combined with --retry, --skip or --abort "
+        "(see: agents-state resume --help)\n",
+    )
 
 
 # -- stop ---------------------------------------------------------------------------------------
@@ -204,8 +238,10 @@ def test_stop_during_a_phase_stops_after_it(root: Path) -> None:
     assert _first_line(root, "stop") == "workflow will stop after phase 0"
     assert _state(root)["stopRequested"] is True and _state(root)["status"] == "in_progress"
     assert _first_line(root, "stop") == "stop already requested"
-    assert _first_line(root, "phase", "complete", "0", "--artifact", "-", stdin="notes") == \
-        "phase 0 Parallel Explore completed; workflow stopped as requested"
+    assert (
+        _first_line(root, "phase", "complete", "0", "--artifact", "-", stdin="notes")
+        == "phase 0 Parallel Explore completed; workflow stopped as requested"
+    )
     state = _state(root)
     assert (state["status"], state["currentPhase"]) == ("stopped", "1.1")
     assert "stopRequested" not in state or state["stopRequested"] is False
@@ -219,8 +255,10 @@ def test_stop_during_a_phase_stops_after_it(root: Path) -> None:
 
 def test_stop_before_a_phase_starts_stops_at_once(root: Path) -> None:
     _ok(root, "dispatch", "x")
-    assert _first_line(root, "stop") == ("workflow stopped at phase 0: nothing new starts; a step "
-                                         "already in flight can still be recorded")
+    assert _first_line(root, "stop") == (
+        "workflow stopped at phase 0: nothing new starts; a step "
+        "already in flight can still be recorded"
+    )
     assert _state(root)["status"] == "stopped"
     nxt = cli_json(root, "next")
     assert (nxt["kind"], nxt["command"]) == ("blocked", "agents-state resume --retry")
@@ -236,8 +274,10 @@ def test_compaction_between_phases_when_configured(root: Path) -> None:
     assert _state(root)["compaction"]["pending"] == "0"
     action = cli_json(root, "next")
     assert (action["kind"], action["command"]) == ("compact", "agents-state compact")
-    assert _first_line(root, "compact") == \
-        "compaction after 0 recorded; continue with: agents-state context"
+    assert (
+        _first_line(root, "compact")
+        == "compaction after 0 recorded; continue with: agents-state context"
+    )
     compaction = _state(root)["compaction"]
     assert compaction["history"] == ["0"] and compaction.get("pending") is None
     assert cli_json(root, "next")["phase"] == "1.1"
@@ -266,9 +306,9 @@ def test_starting_the_next_phase_drops_a_pending_compaction(root: Path) -> None:
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_a_crash_exits_1_and_names_the_logged_traceback(root: Path, as_json: bool,
-                                                        monkeypatch: pytest.MonkeyPatch,
-                                                        tmp_path: Path) -> None:
+def test_a_crash_exits_1_and_names_the_logged_traceback(
+    root: Path, as_json: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import agents_state.engine.resume
 
     def boom(state: object) -> dict[str, Any]:
@@ -289,9 +329,8 @@ def test_a_crash_exits_1_and_names_the_logged_traceback(root: Path, as_json: boo
         message = err["message"]
     else:
         assert proc.stderr.startswith("agents-state: error: ") and proc.stderr.count("\n") == 1
-        message = proc.stderr[len("agents-state: error: "):-1]
-    m = re.fullmatch(r"internal error \(RuntimeError: boom\); traceback written to (\S+)",
-                     message)
+        message = proc.stderr[len("agents-state: error: ") : -1]
+    m = re.fullmatch(r"internal error \(RuntimeError: boom\); traceback written to (\S+)", message)
     assert m, message
     log = Path(m.group(1))
     assert log.parent == tmp_path and log.name.startswith("agents-state-crash-")
@@ -307,14 +346,17 @@ def test_resume_explains_a_review_that_ran_out_of_rounds(root: Path) -> None:
     walk_to(root, "1.3")
     review = json.dumps({"issues": [{"severity": "critical", "description": "no tests"}]})
     out = _first_line(root, "phase", "complete", "1.3", "--artifact", "-", stdin=review)
-    reason = ("review 1.3 still finds 1 blocking issue(s) after 0 rework round(s); see "
-              ".agents/phases/1.3-plan-review.json")
+    reason = (
+        "review 1.3 still finds 1 blocking issue(s) after 0 rework round(s); see "
+        ".agents/phases/1.3-plan-review.json"
+    )
     assert out == f"workflow blocked: {reason}"
     assert _state(root)["status"] == "blocked"
     assert _ok(root, "resume").splitlines() == [
         f"Blocked in phase 1.3: {reason}",
         "  agents-state resume --retry      run phase 1.3 again (attempts are counted)",
         "  agents-state resume --skip       mark phase 1.3 (or its failed tasks) skipped and go on",
-        "  agents-state resume --abort      end the workflow, keep every file"]
+        "  agents-state resume --abort      end the workflow, keep every file",
+    ]
     assert _first_line(root, "resume", "--skip") == "phase 1.3 Plan Review skipped"
     assert _state(root)["status"] == "in_progress" and "blockedReason" not in _state(root)

@@ -18,8 +18,16 @@ RACE_ENV = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"}
 
 
 def _spawn_all(root: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
-    procs = [subprocess.Popen([CLI, "--root", str(root), *a], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=RACE_ENV) for a in argvs]
+    procs = [
+        subprocess.Popen(
+            [CLI, "--root", str(root), *a],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=RACE_ENV,
+        )
+        for a in argvs
+    ]
     out = []
     for p, a in zip(procs, argvs, strict=True):
         stdout, stderr = p.communicate(timeout=900)
@@ -47,8 +55,12 @@ def test_30_concurrent_phase_complete_give_one_success(root: Path) -> None:
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
     firsts = [r.stdout.splitlines()[0] for r in results]
     assert firsts.count("phase 0 Parallel Explore completed") == 1
-    assert firsts.count("phase 0 Parallel Explore was already recorded with this artifact; "
-                        "nothing changed") == 29
+    assert (
+        firsts.count(
+            "phase 0 Parallel Explore was already recorded with this artifact; nothing changed"
+        )
+        == 29
+    )
     assert _state(root)["revision"] == rev + 1
     assert len(_events(root)) == rev + 1
 
@@ -115,18 +127,27 @@ def test_50_concurrent_task_done_all_recorded(root: Path, rep: int) -> None:
 def test_50_processes_race_claim_on_20_task_wave(root: Path, rep: int) -> None:
     _to_tasks(root, 20)
     rev0 = _state(root)["revision"]
-    results = _spawn_all(root, [["task", "claim", "--agent", f"a{i}", "--json"]
-                                for i in range(50)])
+    results = _spawn_all(root, [["task", "claim", "--agent", f"a{i}", "--json"] for i in range(50)])
     won = [json.loads(r.stdout)["task"] for r in results if r.returncode == 0]
     lost = [r for r in results if r.returncode != 0]
     assert sorted(won) == sorted(f"t{i}" for i in range(20))  # each exactly once
     assert len(lost) == 30 and all(r.returncode == 3 for r in lost)
-    assert all(json.loads(r.stderr) == {"error": {
-        "code": "not_found", "exit": 3,
-        "message": "nothing to claim: wave 1 is still running (20 task(s) in progress)"}}
-        for r in lost)
+    assert all(
+        json.loads(r.stderr)
+        == {
+            "error": {
+                "code": "not_found",
+                "exit": 3,
+                "message": "nothing to claim: wave 1 is still running (20 task(s) in progress)",
+            }
+        }
+        for r in lost
+    )
     state = _state(root)
-    owners = {t: s["owner"] for t, s in state["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]
-              .items() if t != "final"}
+    owners = {
+        t: s["owner"]
+        for t, s in state["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"].items()
+        if t != "final"
+    }
     assert len(set(owners.values())) == 20
     assert state["revision"] == rev0 + 20

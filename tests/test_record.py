@@ -48,7 +48,8 @@ class Sample(Record):
 
 
 PInner = pydantic.create_model(  # named as the record, for the same messages
-    "Inner", __config__=pydantic.ConfigDict(extra="forbid"), n=(int, ...))
+    "Inner", __config__=pydantic.ConfigDict(extra="forbid"), n=(int, ...)
+)
 
 
 class PSample(pydantic.BaseModel):
@@ -72,11 +73,58 @@ class PSample(pydantic.BaseModel):
 
 INPUTS: dict[str, list[Any]] = {
     "s": ["x", 5, None, True, b"raw", 1.5, [], {}],
-    "i": [3, True, False, " 5 ", "5.0", "5.00", 5.0, 5.5, "5.5", "1e3", "0x10", "+3", "-0",
-          "1_000", "", "many", None, [], 10**30, float("nan"), float("inf"), "5.", 1e29, -1e20,
-          2.0**63, 9.2e18],
-    "b": [True, False, "yes", "YES", "No", " yes", "on", "off", "t", "F", "1", "0", "", 2, 1, 0,
-          1.0, 0.0, 1.5, None, [], "maybe"],
+    "i": [
+        3,
+        True,
+        False,
+        " 5 ",
+        "5.0",
+        "5.00",
+        5.0,
+        5.5,
+        "5.5",
+        "1e3",
+        "0x10",
+        "+3",
+        "-0",
+        "1_000",
+        "",
+        "many",
+        None,
+        [],
+        10**30,
+        float("nan"),
+        float("inf"),
+        "5.",
+        1e29,
+        -1e20,
+        2.0**63,
+        9.2e18,
+    ],
+    "b": [
+        True,
+        False,
+        "yes",
+        "YES",
+        "No",
+        " yes",
+        "on",
+        "off",
+        "t",
+        "F",
+        "1",
+        "0",
+        "",
+        2,
+        1,
+        0,
+        1.0,
+        0.0,
+        1.5,
+        None,
+        [],
+        "maybe",
+    ],
     "lit": ["a", "c", "A", "d", 1, None],
     "one": ["x", "y"],
     "opt": [None, 1, "2", "x"],
@@ -107,23 +155,30 @@ def test_each_field_agrees_with_pydantic(name: str) -> None:
         assert _outcome(Sample, data) == _outcome(PSample, data), (name, value)
 
 
-@pytest.mark.parametrize("data", [
-    {}, {"req": "r", "extra1": None, "extra2": {"z": None}},
-    {"i": "x", "b": "x", "lit": "z", "inners": [{"n": "q", "o": 1}], "extra": 1},
-    {"req": "r", "opt": None, "inner": None, "more": [1, {"a": None}]},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"req": "r", "extra1": None, "extra2": {"z": None}},
+        {"i": "x", "b": "x", "lit": "z", "inners": [{"n": "q", "o": 1}], "extra": 1},
+        {"req": "r", "opt": None, "inner": None, "more": [1, {"a": None}]},
+    ],
+)
 def test_whole_records_agree_with_pydantic(data: dict[str, Any]) -> None:
     assert _outcome(Sample, data) == _outcome(PSample, data)
     if not isinstance(_outcome(Sample, data), list):
-        assert Sample.model_validate(data).model_dump(exclude_none=True) == \
-            PSample.model_validate(data).model_dump(mode="json", exclude_none=True)
+        assert Sample.model_validate(data).model_dump(exclude_none=True) == PSample.model_validate(
+            data
+        ).model_dump(mode="json", exclude_none=True)
 
 
 def test_error_names_the_record_and_field() -> None:
     with pytest.raises(RecordError) as info:
         Sample.model_validate({"i": "x"})
-    assert str(info.value) == ("2 validation error(s) for Sample: i: Input should be a valid "
-                               "integer, unable to parse string as an integer")
+    assert str(info.value) == (
+        "2 validation error(s) for Sample: i: Input should be a valid "
+        "integer, unable to parse string as an integer"
+    )
     with pytest.raises(RecordError):
         Sample(req=5)  # type: ignore[arg-type]
 

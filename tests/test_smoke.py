@@ -22,8 +22,9 @@ def test_installed_script_walks_a_phase_and_refuses_cleanly(root: Path) -> None:
     assert (root / ".agents/phases/0-explore.md").read_text() == "# notes\n"
     refused = run_proc(root, "phase", "start", "2.1")
     assert (refused.returncode, refused.stdout) == (4, "")
-    assert refused.stderr == ("agents-state: error: phase 2.1 is pending: cannot start (the "
-                              "current phase is 1.1)\n")
+    assert refused.stderr == (
+        "agents-state: error: phase 2.1 is pending: cannot start (the current phase is 1.1)\n"
+    )
     status = json.loads(run_proc(root, "status", "--json").stdout)["workflow"]
     assert (status["revision"], status["currentPhase"]) == (2, "1.1")
     usage = run_proc(root, "phase", "frobnicate")

@@ -35,8 +35,10 @@ def _refused(state: State) -> str:
 def test_a_string_revision_is_refused_not_written() -> None:
     state = _state()
     state.revision = "7"  # type: ignore[assignment]
-    assert _refused(state) == (".agents/state.json: revision: refusing to write an invalid "
-                               "state: revision: '7' is not canonical (expected 7)")
+    assert _refused(state) == (
+        ".agents/state.json: revision: refusing to write an invalid "
+        "state: revision: '7' is not canonical (expected 7)"
+    )
 
 
 def test_a_status_the_reader_would_normalise_is_refused() -> None:
@@ -54,8 +56,9 @@ def test_a_phase_status_out_of_the_vocabulary_is_refused() -> None:
 def test_two_running_phases_break_an_invariant() -> None:
     state = _state()
     state.phase("0").status = state.phase("1.1").status = "in_progress"
-    assert _refused(state).endswith("refusing to write an invalid state: more than one phase "
-                                    "in progress: 0, 1.1")
+    assert _refused(state).endswith(
+        "refusing to write an invalid state: more than one phase in progress: 0, 1.1"
+    )
 
 
 def test_what_is_written_is_the_validated_canonical_object() -> None:

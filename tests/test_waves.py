@@ -35,22 +35,43 @@ def _defs(spec: dict[str, list[str]]) -> list[dict[str, Any]]:
     return [{"id": k, "dependencies": v} for k, v in spec.items()]
 
 
-@pytest.mark.parametrize("data,message", [
-    ({"tasks": []}, "f.json: tasks: the task list is empty; define at least one task"),
-    ({"tasks": {}}, 'f.json: tasks: expected a list of task objects (write {"tasks": [{"id": '
-                    '"task-1", "dependencies": []}]})'),
-    ({"tasks": _defs({"a": [], "b": ["a"]}) + _defs({"a": ["x"], "c": ["y", "b"]})},
-     "f.json: tasks: duplicate ids: a; unknown dependencies: a -> x, c -> y"),
-    ({"tasks": _defs({"a": ["c"], "b": ["a"], "c": ["b"], "d": []})},
-     "f.json: tasks: dependency cycle: a -> c -> b -> a"),
-    ({"tasks": [{"id": "a/../b"}, {"id": 5, "complexity": "extreme"}, "x",
-                {"id": "ok", "dependencies": "a", "title": 3}]},
-     "f.json: tasks: tasks[0].id: 'a/../b' is not a valid id (letters, digits, '.', '_', '-'; "
-     "at most 128); tasks[1].complexity: 'extreme' is not one of easy, medium, hard; tasks[2]: "
-     "expected an object with an id; tasks[3].title: expected a string; unknown dependencies: "
-     "ok -> a"),
-    ({"tasks": _defs({"a": ["a"]})}, "f.json: tasks: tasks that depend on themselves: a"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"tasks": []}, "f.json: tasks: the task list is empty; define at least one task"),
+        (
+            {"tasks": {}},
+            'f.json: tasks: expected a list of task objects (write {"tasks": [{"id": '
+            '"task-1", "dependencies": []}]})',
+        ),
+        (
+            {"tasks": _defs({"a": [], "b": ["a"]}) + _defs({"a": ["x"], "c": ["y", "b"]})},
+            "f.json: tasks: duplicate ids: a; unknown dependencies: a -> x, c -> y",
+        ),
+        (
+            {"tasks": _defs({"a": ["c"], "b": ["a"], "c": ["b"], "d": []})},
+            "f.json: tasks: dependency cycle: a -> c -> b -> a",
+        ),
+        (
+            {
+                "tasks": [
+                    {"id": "a/../b"},
+                    {"id": 5, "complexity": "extreme"},
+                    "x",
+                    {"id": "ok", "dependencies": "a", "title": 3},
+                ]
+            },
+            "f.json: tasks: tasks[0].id: 'a/../b' is not a valid id (letters, digits, '.', "
+            "'_', '-'; "
+            "at most 128); tasks[1].complexity: 'extreme' is not one of easy, medium, hard; "
+            "tasks[2]: "
+            "expected an object with an id; tasks[3].title: expected a string; unknown "
+            "dependencies: "
+            "ok -> a",
+        ),
+        ({"tasks": _defs({"a": ["a"]})}, "f.json: tasks: tasks that depend on themselves: a"),
+    ],
+)
 def test_bad_task_files_list_every_problem(data: object, message: str) -> None:
     with pytest.raises(InvalidInputError) as e:
         parse_tasks(data, "f.json")
@@ -58,16 +79,19 @@ def test_bad_task_files_list_every_problem(data: object, message: str) -> None:
 
 
 def test_waves_are_levels_split_by_max_parallel() -> None:
-    defs = parse_tasks({"tasks": _defs({"a": [], "b": [], "c": [], "d": ["a"], "e": ["d", "b"],
-                                        "f": []})}, "f")
+    defs = parse_tasks(
+        {"tasks": _defs({"a": [], "b": [], "c": [], "d": ["a"], "e": ["d", "b"], "f": []})}, "f"
+    )
     assert plan_waves(defs, 10) == [["a", "b", "c", "f"], ["d"], ["e"]]
     assert plan_waves(defs, 3) == [["a", "b", "c"], ["f"], ["d"], ["e"]]
     assert find_cycle(defs) == []
 
 
 def test_ten_thousand_tasks_plan_linearly() -> None:
-    spec = [{"id": f"t{i}", "dependencies": [f"t{j}" for j in range(max(0, i - 5), i)]}
-            for i in range(10_000)]
+    spec = [
+        {"id": f"t{i}", "dependencies": [f"t{j}" for j in range(max(0, i - 5), i)]}
+        for i in range(10_000)
+    ]
     waves = plan_waves(parse_tasks({"tasks": spec}, "f"), 10)
     assert len(waves) == 10_000 and waves[0] == ["t0"]
 
@@ -78,8 +102,10 @@ def _at_tasks(spec: dict[str, list[str]], policy: Policy | None = None) -> State
     for pid in ("0", "1.1", "1.2", "1.3"):
         state.phase(pid).status = "completed"
     defs = parse_tasks({"tasks": _defs(spec)}, "f")
-    load = ev.TasksLoad(tasks=tuple((d.id, d.as_state()) for d in defs),
-                        waves=tuple(tuple(w) for w in plan_waves(defs, 10)))
+    load = ev.TasksLoad(
+        tasks=tuple((d.id, d.as_state()) for d in defs),
+        waves=tuple(tuple(w) for w in plan_waves(defs, 10)),
+    )
     return apply(state, load, T0, policy).state
 
 
@@ -88,8 +114,11 @@ def test_claim_done_advances_waves_exactly_once() -> None:
     out = apply(s, ev.TaskClaim(agent="w1"), T0)
     assert out.data["task"] == "a" and _tasks(out.state)["a"].owner == "w1"
     s = apply(out.state, ev.TaskClaim(agent="w2"), T0).state
-    with pytest.raises(NotFoundError, match="nothing to claim: wave 1 is still running "
-                       r"\(2 task\(s\) in progress\)"):
+    with pytest.raises(
+        NotFoundError,
+        match="nothing to claim: wave 1 is still running "
+        r"\(2 task\(s\) in progress\)",
+    ):
         apply(s, ev.TaskClaim(agent="w3"), T0)
     s = apply(s, ev.TaskDone(task_id="a", agent="w1"), T0).state
     assert _waves(s)[0].status == "in_progress"
@@ -127,8 +156,11 @@ def test_failed_task_waits_for_backoff_then_fails_workflow() -> None:
     assert s.failure.phase == "2.1"
     assert s.failure.error == "task a failed after 3 attempt(s): boom 3"
     assert s.failure.context is not None
-    assert (s.failure.context.completedTasks, s.failure.context.failedTask,
-            s.failure.context.pendingTasks) == (["b"], "a", ["c"])
+    assert (
+        s.failure.context.completedTasks,
+        s.failure.context.failedTask,
+        s.failure.context.pendingTasks,
+    ) == (["b"], "a", ["c"])
     assert next_action(s, Config(), t2)["kind"] == "ask_user"
     # resume --retry: the task runs again, attempts counted
     r = apply(s, ev.Retry(), t2, pol).state

@@ -23,29 +23,60 @@ from agents_state.types import format_time
 __all__ = ["CHAINS_DIR", "chain_action", "new_chain", "requests_for", "slot_paths"]
 
 CHAINS_DIR = ".agents/chains"
-EXPECTED = {"research": "structured_findings", "write": "files_changed",
-            "validate": "validation_result"}
-_ANSWER_WITH = (" Answer with the handoff JSON only: decision PROCEED, STOP (with a reason) or "
-                "CLARIFY (with questions), and a context_summary of at most 500 tokens.")
+EXPECTED = {
+    "research": "structured_findings",
+    "write": "files_changed",
+    "validate": "validation_result",
+}
+_ANSWER_WITH = (
+    " Answer with the handoff JSON only: decision PROCEED, STOP (with a reason) or "
+    "CLARIFY (with questions), and a context_summary of at most 500 tokens."
+)
 
 
-def new_chain(defn: ChainDef, chain_id: str, feature: str, steps: tuple[Step, ...], *,
-              now: datetime, sizing: Sizing | None, inputs: dict[str, object], shape: str,
-              only: str | None, submode: str | None, models: dict[str, str],
-              files: tuple[str, ...] = (), constraints: tuple[str, ...] = (),
-              spec_path: str | None = None, prior_summary: str | None = None,
-              workflow: dict[str, Any] | None = None) -> ChainState:
+def new_chain(
+    defn: ChainDef,
+    chain_id: str,
+    feature: str,
+    steps: tuple[Step, ...],
+    *,
+    now: datetime,
+    sizing: Sizing | None,
+    inputs: dict[str, object],
+    shape: str,
+    only: str | None,
+    submode: str | None,
+    models: dict[str, str],
+    files: tuple[str, ...] = (),
+    constraints: tuple[str, ...] = (),
+    spec_path: str | None = None,
+    prior_summary: str | None = None,
+    workflow: dict[str, Any] | None = None,
+) -> ChainState:
     ts = format_time(now)
     runs = step_runs(steps, models)
     runs[0].status, runs[0].runs = "running", 1
     sized = {"count": sum(r.count for r in runs), "shape": shape, "inputs": inputs}
     if sizing is not None:
         sized.update(designed=sizing.count, level=sizing.level, reasons=list(sizing.reasons))
-    chain = ChainState(id=chain_id, name=defn.name, pattern=defn.pattern, feature=feature,
-                       only=only, submode=submode, sizing=sized, steps=runs, files=list(files),
-                       constraints=list(constraints), specPath=spec_path,
-                       priorSummary=prior_summary, workflow=workflow, models=models,
-                       createdAt=ts, updatedAt=ts)
+    chain = ChainState(
+        id=chain_id,
+        name=defn.name,
+        pattern=defn.pattern,
+        feature=feature,
+        only=only,
+        submode=submode,
+        sizing=sized,
+        steps=runs,
+        files=list(files),
+        constraints=list(constraints),
+        specPath=spec_path,
+        priorSummary=prior_summary,
+        workflow=workflow,
+        models=models,
+        createdAt=ts,
+        updatedAt=ts,
+    )
     chain.history.append({"rev": 1, "at": ts, "event": "start", "step": runs[0].id})
     return chain
 
@@ -59,12 +90,14 @@ def slot_paths(chain: ChainState, step: StepRun) -> list[tuple[str | None, str, 
     base = f"{CHAINS_DIR}/{chain.id}/{step.id}-{step.runs}"
     if not step.instances:
         return [(None, f"{base}.request.json", f"{base}.response.json")]
-    return [(i, f"{base}-{_slug(i)}.request.json", f"{base}-{_slug(i)}.response.json")
-            for i in step.instances]
+    return [
+        (i, f"{base}-{_slug(i)}.request.json", f"{base}-{_slug(i)}.response.json")
+        for i in step.instances
+    ]
 
 
 def _previous_summary(chain: ChainState) -> str | None:
-    for s in reversed(chain.steps[:chain.current]):
+    for s in reversed(chain.steps[: chain.current]):
         if s.status == "completed" and s.summary:
             return s.summary
     return chain.priorSummary
@@ -81,27 +114,37 @@ def _instructions(chain: ChainState, step: StepRun, instance: str | None) -> str
     if instance and instance not in t.modes:
         parts.append(f"Your part: {instance} (split by module boundaries; touch only it).")
     if step.role == "write":
-        parts.append("Work from context.previous_findings only (the research summary), "
-                     "tests first; list every file you change.")
+        parts.append(
+            "Work from context.previous_findings only (the research summary), "
+            "tests first; list every file you change."
+        )
     if step.id == "triage":
-        parts.append("Put complexity (simple, medium or complex) and your estimate of files, "
-                     "tasks, modules and effort (small, medium, large) in analysis: they pick "
-                     "the branch and the number of sub-agents.")
+        parts.append(
+            "Put complexity (simple, medium or complex) and your estimate of files, "
+            "tasks, modules and effort (small, medium, large) in analysis: they pick "
+            "the branch and the number of sub-agents."
+        )
     if step.role == "validate" and chain.index_of("write") is not None:
-        parts.append("Check the files in context.files_changed; STOP with the failures if any "
-                     "check fails.")
+        parts.append(
+            "Check the files in context.files_changed; STOP with the failures if any check fails."
+        )
     if chain.retry and step.role == "write":
-        parts.append(f"Attempt {chain.retry['attempt']}: fix the failures in "
-                     "context.retry_context first.")
+        parts.append(
+            f"Attempt {chain.retry['attempt']}: fix the failures in context.retry_context first."
+        )
     if chain.simplified:
-        parts = [f"Simplified retry after a timeout: {_lower(t.does)}; do the minimum, in few "
-                 "tool calls, and answer even with partial results (status partial)."]
+        parts = [
+            f"Simplified retry after a timeout: {_lower(t.does)}; do the minimum, in few "
+            "tool calls, and answer even with partial results (status partial)."
+        ]
     return " ".join(parts) + _ANSWER_WITH
 
 
 def _constraints(chain: ChainState) -> list[str]:
-    answers = [f"The user answered {' / '.join(a.get('questions') or [])!r}: {a['answer']}"
-               for a in chain.answers]
+    answers = [
+        f"The user answered {' / '.join(a.get('questions') or [])!r}: {a['answer']}"
+        for a in chain.answers
+    ]
     return answers if chain.simplified else [*chain.constraints, *answers]
 
 
@@ -114,8 +157,11 @@ def requests_for(chain: ChainState) -> list[dict[str, Any]]:
     out = []
     for instance, _req, _resp in slot_paths(chain, step):
         context: dict[str, Any] = {
-            "feature": chain.feature, "spec_path": chain.specPath, "relevant_files": files,
-            "constraints": _constraints(chain), "previous_findings": _previous_summary(chain),
+            "feature": chain.feature,
+            "spec_path": chain.specPath,
+            "relevant_files": files,
+            "constraints": _constraints(chain),
+            "previous_findings": _previous_summary(chain),
         }
         writer = chain.index_of("write")
         if step.role == "validate" and writer is not None and writer < chain.current:
@@ -123,9 +169,13 @@ def requests_for(chain: ChainState) -> list[dict[str, Any]]:
         if step.id == "write" and chain.retry:
             context["retry_context"] = dict(chain.retry)
         suffix = f"-{_slug(instance)}" if instance else ""
-        request = {"task_id": f"{chain.id}-{step.id}-{step.runs}{suffix}", "phase": step.role,
-                   "context": context, "instructions": _instructions(chain, step, instance),
-                   "expected_output": EXPECTED[step.role]}
+        request = {
+            "task_id": f"{chain.id}-{step.id}-{step.runs}{suffix}",
+            "phase": step.role,
+            "context": context,
+            "instructions": _instructions(chain, step, instance),
+            "expected_output": EXPECTED[step.role],
+        }
         check_handoff(request, f"{chain.id} {step.id} request", "request")
         out.append(request)
     return out
@@ -134,15 +184,32 @@ def requests_for(chain: ChainState) -> list[dict[str, Any]]:
 # -- the next action ---------------------------------------------------------------------------
 
 
-def _action(kind: str, chain: ChainState, *, instructions: str, command: str | None,
-            read: list[str] | None = None, write: str | None = None,
-            agents: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def _action(
+    kind: str,
+    chain: ChainState,
+    *,
+    instructions: str,
+    command: str | None,
+    read: list[str] | None = None,
+    write: str | None = None,
+    agents: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     step = chain.step
-    return {"kind": kind, "stage": None, "phase": None,
-            "phaseName": f"chain {chain.id}" + (f" / {step.id}" if step else ""),
-            "agents": agents, "read": read or [], "write": write, "command": command,
-            "instructions": instructions, "chain": chain.id,
-            "step": step.id if step else None, **extra}
+    return {
+        "kind": kind,
+        "stage": None,
+        "phase": None,
+        "phaseName": f"chain {chain.id}" + (f" / {step.id}" if step else ""),
+        "agents": agents,
+        "read": read or [],
+        "write": write,
+        "command": command,
+        "instructions": instructions,
+        "chain": chain.id,
+        "step": step.id if step else None,
+        **extra,
+    }
 
 
 def chain_action(chain: ChainState) -> dict[str, Any]:
@@ -153,25 +220,41 @@ def chain_action(chain: ChainState) -> dict[str, Any]:
         if chain.workflow:
             target = chain.workflow.get("task") or f"phase {chain.workflow.get('phase')}"
             where = f" Recorded on the workflow ({target}); continue it with: agents-state next."
-        return _action("done", chain, command="agents-state next" if chain.workflow else None,
-                       instructions=f"Chain {chain.id} completed: {final or chain.feature}. "
-                       f"Report it to the user in two lines.{where}")
+        return _action(
+            "done",
+            chain,
+            command="agents-state next" if chain.workflow else None,
+            instructions=f"Chain {chain.id} completed: {final or chain.feature}. "
+            f"Report it to the user in two lines.{where}",
+        )
     if chain.status == "aborted":
-        return _action("done", chain, command=None, instructions=f"Chain {chain.id} was "
-                       "aborted; its files are kept in .agents/chains/.")
+        return _action(
+            "done",
+            chain,
+            command=None,
+            instructions=f"Chain {chain.id} was aborted; its files are kept in .agents/chains/.",
+        )
     if chain.status == "waiting":
         assert chain.clarify is not None
-        return _action("ask_user", chain, questions=list(chain.clarify["questions"]),
-                       command='agents-state resume --answer "<the user\'s answer>"',
-                       instructions="Ask the user these questions and record the answer (or: "
-                       f"agents-state chain answer {cid} --answer-file -).")
+        return _action(
+            "ask_user",
+            chain,
+            questions=list(chain.clarify["questions"]),
+            command='agents-state resume --answer "<the user\'s answer>"',
+            instructions="Ask the user these questions and record the answer (or: "
+            f"agents-state chain answer {cid} --answer-file -).",
+        )
     if chain.status == "blocked":
         what = "escalated to the user" if chain.escalated else "blocked"
-        return _action("blocked", chain, reason=chain.blockedReason,
-                       command=f"agents-state chain retry {cid}",
-                       instructions=f"Chain {chain.id} {what}: {chain.blockedReason}. Show the "
-                       "user the reason and the options: fix it and run the command, or "
-                       f"abort with: agents-state chain abort {cid}.")
+        return _action(
+            "blocked",
+            chain,
+            reason=chain.blockedReason,
+            command=f"agents-state chain retry {cid}",
+            instructions=f"Chain {chain.id} {what}: {chain.blockedReason}. Show the "
+            "user the reason and the options: fix it and run the command, or "
+            f"abort with: agents-state chain abort {cid}.",
+        )
     return _dispatch_action(chain, cid)
 
 
@@ -180,23 +263,38 @@ def _dispatch_action(chain: ChainState, cid: str) -> dict[str, Any]:
     assert step is not None
     slots = slot_paths(chain, step)
     t = TEMPLATES[step.agent]
-    agents = {"count": step.count, "type": step.agent, "subagentType": f"subagents:{t.name}",
-              "model": step.model, "modelId": resolve_model(step.model)}
+    agents = {
+        "count": step.count,
+        "type": step.agent,
+        "subagentType": f"subagents:{t.name}",
+        "model": step.model,
+        "modelId": resolve_model(step.model),
+    }
     responses = " ".join(resp for _i, _req, resp in slots)
     n = len(slots)
-    how = ("one sub-agent" if n == 1 else f"{n} sub-agents in parallel, one per request")
-    retry = (f" Writer retry {chain.writerRetries} of {MAX_WRITER_RETRIES}."
-             if chain.retry and step.id == "write" else "")
+    how = "one sub-agent" if n == 1 else f"{n} sub-agents in parallel, one per request"
+    retry = (
+        f" Writer retry {chain.writerRetries} of {MAX_WRITER_RETRIES}."
+        if chain.retry and step.id == "write"
+        else ""
+    )
     simple = " Simplified handoff after a timeout." if chain.simplified else ""
     extra: dict[str, Any] = {}
     if n > 1:
-        extra["instances"] = [{"instance": i, "request": req, "response": resp}
-                              for i, req, resp in slots]
+        extra["instances"] = [
+            {"instance": i, "request": req, "response": resp} for i, req, resp in slots
+        ]
     return _action(
-        "dispatch_agents", chain, agents=agents, read=[req for _i, req, _resp in slots],
-        write=responses, command=f"agents-state chain record {cid} {responses}",
+        "dispatch_agents",
+        chain,
+        agents=agents,
+        read=[req for _i, req, _resp in slots],
+        write=responses,
+        command=f"agents-state chain record {cid} {responses}",
         instructions=f"Chain {chain.id} ({chain.name}), step {step.id}: launch {how} "
         f"(Agent tool, subagent_type {agents['subagentType']}, model {step.model}), passing "
         f"the request file's JSON as the prompt. Save each reply to its response file, then "
         f"run the command. If a sub-agent does not answer in time: agents-state chain timeout "
-        f"{cid}.{retry}{simple}", **extra)
+        f"{cid}.{retry}{simple}",
+        **extra,
+    )

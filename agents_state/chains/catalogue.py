@@ -47,30 +47,94 @@ class Template:
     does: str
 
 
-TEMPLATES: dict[str, Template] = {t.name: t for t in (
-    Template("domain-researcher", "opus", "researcher", ("plan", "code", "ui", "docs", "eval"),
-             "research", "Finds existing implementations, conflicts and reusable patterns"),
-    Template("domain-writer", "sonnet", "writer", ("code", "ui", "docs", "eval", "plan"),
-             "write", "Implements from the research summary only (TDD for code and ui)"),
-    Template("quality-validator", "haiku", "validator", (), "validate",
-             "Runs typecheck, lint, tests and build; PASS or FAIL with the errors"),
-    Template("quality-checker", "haiku", "validator", ("build", "type", "lint", "test",
-                                                      "security"),
-             "validate", "Runs one check; launched in parallel, one mode each"),
-    Template("spec-analyzer", "opus", "researcher", ("analyze", "review", "format", "reconcile"),
-             "validate", "Analyzes or reviews a spec for completeness and the EARS format"),
-    Template("git-content-generator", "sonnet", "validator", ("commit", "pr", "general"),
-             "write", "Writes the commit message or PR description from the changes"),
-    Template("code-analyzer", "opus", "researcher+Bash", ("workflow", "debug", "refactor", "fix"),
-             "research", "Analyzes complexity, failures or refactoring opportunities"),
-    Template("git-executor", "haiku", "validator", (), "validate",
-             "Runs the git commands with validation"),
-    Template("pr-reviewer", "opus", "reader", (), "validate", "Reviews a pull request in depth"),
-    Template("security-scanner", "haiku", "validator", (), "validate",
-             "Detects security patterns (secrets, injections)"),
-    Template("parallel-executor", "haiku", "orchestrator", (), "validate",
-             "Coordinates parallel sub-agent execution and aggregates the results"),
-)}
+TEMPLATES: dict[str, Template] = {
+    t.name: t
+    for t in (
+        Template(
+            "domain-researcher",
+            "opus",
+            "researcher",
+            ("plan", "code", "ui", "docs", "eval"),
+            "research",
+            "Finds existing implementations, conflicts and reusable patterns",
+        ),
+        Template(
+            "domain-writer",
+            "sonnet",
+            "writer",
+            ("code", "ui", "docs", "eval", "plan"),
+            "write",
+            "Implements from the research summary only (TDD for code and ui)",
+        ),
+        Template(
+            "quality-validator",
+            "haiku",
+            "validator",
+            (),
+            "validate",
+            "Runs typecheck, lint, tests and build; PASS or FAIL with the errors",
+        ),
+        Template(
+            "quality-checker",
+            "haiku",
+            "validator",
+            ("build", "type", "lint", "test", "security"),
+            "validate",
+            "Runs one check; launched in parallel, one mode each",
+        ),
+        Template(
+            "spec-analyzer",
+            "opus",
+            "researcher",
+            ("analyze", "review", "format", "reconcile"),
+            "validate",
+            "Analyzes or reviews a spec for completeness and the EARS format",
+        ),
+        Template(
+            "git-content-generator",
+            "sonnet",
+            "validator",
+            ("commit", "pr", "general"),
+            "write",
+            "Writes the commit message or PR description from the changes",
+        ),
+        Template(
+            "code-analyzer",
+            "opus",
+            "researcher+Bash",
+            ("workflow", "debug", "refactor", "fix"),
+            "research",
+            "Analyzes complexity, failures or refactoring opportunities",
+        ),
+        Template(
+            "git-executor",
+            "haiku",
+            "validator",
+            (),
+            "validate",
+            "Runs the git commands with validation",
+        ),
+        Template(
+            "pr-reviewer", "opus", "reader", (), "validate", "Reviews a pull request in depth"
+        ),
+        Template(
+            "security-scanner",
+            "haiku",
+            "validator",
+            (),
+            "validate",
+            "Detects security patterns (secrets, injections)",
+        ),
+        Template(
+            "parallel-executor",
+            "haiku",
+            "orchestrator",
+            (),
+            "validate",
+            "Coordinates parallel sub-agent execution and aggregates the results",
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -82,8 +146,13 @@ class Pattern:
     pseudocode: str
 
 
-PATTERNS: dict[str, Pattern] = {p.name: p for p in (
-    Pattern("sequential", "Sequential chain", "dependent phases, each building on the previous",
+PATTERNS: dict[str, Pattern] = {
+    p.name: p
+    for p in (
+        Pattern(
+            "sequential",
+            "Sequential chain",
+            "dependent phases, each building on the previous",
             "researcher -> writer -> validator; each receives only the previous context_summary",
             """\
 async function executeSequentialChain(task) {
@@ -99,8 +168,12 @@ async function executeSequentialChain(task) {
     failures = { failures: qa.failures, attempt: attempt + 1 };
   }
   return escalateToUser(failures);                       // QA failed after 2 retries
-}"""),
-    Pattern("parallel", "Parallel executor", "independent tasks that can run concurrently",
+}""",
+        ),
+        Pattern(
+            "parallel",
+            "Parallel executor",
+            "independent tasks that can run concurrently",
             "N sub-agents at once (one quality-checker per mode); results aggregated",
             """\
 async function executeParallel(tasks) {
@@ -117,8 +190,12 @@ function aggregateResults(results) {
     checks: Object.fromEntries(results.map((r) => [r.phase, r.findings])),
     issues: results.flatMap((r) => r.issues || []),
   };
-}"""),
-    Pattern("conditional", "Conditional branch", "workflows that vary with an analysis",
+}""",
+        ),
+        Pattern(
+            "conditional",
+            "Conditional branch",
+            "workflows that vary with an analysis",
             "an analyzer returns complexity (and files, tasks, modules, effort); the branch "
             "and the number of sub-agents follow from it",
             """\
@@ -129,8 +206,10 @@ async function executeConditional(task) {
     return spawnSubAgent(writer, buildRequest(task, analysis.context_summary));
   }
   return executeSequentialChain(task, { subAgents: size });
-}"""),
-)}
+}""",
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -170,31 +249,50 @@ CHECK_MODES = ("build", "type", "lint", "test", "security")
 
 
 def _domain(name: str, validator: Step, summary: str) -> ChainDef:
-    return ChainDef(name, "sequential", (
-        Step("research", "domain-researcher", name, submode="research"),
-        Step("write", "domain-writer", name, submode="implement"),
-        validator,
-    ), DOMAIN_SUBMODES, summary)
+    return ChainDef(
+        name,
+        "sequential",
+        (
+            Step("research", "domain-researcher", name, submode="research"),
+            Step("write", "domain-writer", name, submode="implement"),
+            validator,
+        ),
+        DOMAIN_SUBMODES,
+        summary,
+    )
 
 
 _QA = Step("validate", "quality-validator", submode="validate")
 
-CHAINS: dict[str, ChainDef] = {c.name: c for c in (
-    _domain("plan", Step("validate", "spec-analyzer", "review", submode="validate"),
+CHAINS: dict[str, ChainDef] = {
+    c.name: c
+    for c in (
+        _domain(
+            "plan",
+            Step("validate", "spec-analyzer", "review", submode="validate"),
             "Spec creation: research existing specs, write EARS requirements/design/tasks, "
-            "review the spec"),
-    _domain("code", _QA, "Backend code: research patterns, TDD implementation, quality checks"),
-    _domain("ui", _QA, "Frontend code: research components and hooks, TDD, quality checks"),
-    _domain("docs", _QA, "Documentation: research existing docs, write, check"),
-    _domain("eval", _QA, "Evaluations: research existing suites, EDD, check"),
-    ChainDef("check", "parallel", (Step("check", "quality-checker", instances=CHECK_MODES),),
-             CHECK_MODES, "Parallel quality checks (build, type, lint, test, security), "
-             "aggregated"),
-    ChainDef("git", "sequential", (Step("content", "git-content-generator", "commit"),
-                                   Step("execute", "git-executor")),
-             ("commit", "pr", "general"), "Commit message or PR description, then the git "
-             "commands"),
-)}
+            "review the spec",
+        ),
+        _domain("code", _QA, "Backend code: research patterns, TDD implementation, quality checks"),
+        _domain("ui", _QA, "Frontend code: research components and hooks, TDD, quality checks"),
+        _domain("docs", _QA, "Documentation: research existing docs, write, check"),
+        _domain("eval", _QA, "Evaluations: research existing suites, EDD, check"),
+        ChainDef(
+            "check",
+            "parallel",
+            (Step("check", "quality-checker", instances=CHECK_MODES),),
+            CHECK_MODES,
+            "Parallel quality checks (build, type, lint, test, security), aggregated",
+        ),
+        ChainDef(
+            "git",
+            "sequential",
+            (Step("content", "git-content-generator", "commit"), Step("execute", "git-executor")),
+            ("commit", "pr", "general"),
+            "Commit message or PR description, then the git commands",
+        ),
+    )
+}
 
 
 def get_chain(name: str) -> ChainDef:
@@ -208,12 +306,16 @@ def get_chain(name: str) -> ChainDef:
 # -- sizing ------------------------------------------------------------------------------------
 
 # a feature text's complexity level (design 004 signals) stands for these design 000 inputs
-_ESTIMATES = {"simple": (1, 1, 1, "small"), "medium": (3, 3, 1, "medium"),
-              "complex": (4, 3, 1, "medium")}
+_ESTIMATES = {
+    "simple": (1, 1, 1, "small"),
+    "medium": (3, 3, 1, "medium"),
+    "complex": (4, 3, 1, "medium"),
+}
 
 
-def size_feature(feature: str, files: int | None, tasks: int | None, modules: int | None,
-                 effort: str | None) -> tuple[Sizing, dict[str, object]]:
+def size_feature(
+    feature: str, files: int | None, tasks: int | None, modules: int | None, effort: str | None
+) -> tuple[Sizing, dict[str, object]]:
     """Design 000's sizing from the given inputs; missing ones estimated from the text."""
     level = score_task(feature, 10).level
     est = _ESTIMATES[level]
@@ -222,11 +324,19 @@ def size_feature(feature: str, files: int | None, tasks: int | None, modules: in
     f, t, m, eff = int(str(inputs[0])), int(str(inputs[1])), int(str(inputs[2])), str(inputs[3])
     sizing = size_chain(f, t, m, eff)
     if any(g is None for g in given):
-        guessed = [n for n, g in zip(("files", "tasks", "modules", "effort"), given, strict=True)
-                   if g is None]
-        sizing = replace(sizing, reasons=[
-            f"estimated {', '.join(guessed)} from the feature text ({level}); pass "
-            "--files/--tasks/--modules/--effort to size exactly", *sizing.reasons])
+        guessed = [
+            n
+            for n, g in zip(("files", "tasks", "modules", "effort"), given, strict=True)
+            if g is None
+        ]
+        sizing = replace(
+            sizing,
+            reasons=[
+                f"estimated {', '.join(guessed)} from the feature text ({level}); pass "
+                "--files/--tasks/--modules/--effort to size exactly",
+                *sizing.reasons,
+            ],
+        )
     return sizing, {"files": f, "tasks": t, "modules": m, "effort": eff}
 
 
@@ -241,21 +351,32 @@ def _sized_steps(defn: ChainDef, count: int, modules: int) -> tuple[tuple[Step, 
         return (research, write, validate), "3 sub-agents: researcher + writer + validator"
     if count == 4:
         analyze = Step("analyze", "code-analyzer", "refactor", submode="research")
-        return (research, analyze, write, validate), \
-            "4 sub-agents: researcher + analyzer + writer + validator"
+        return (
+            research,
+            analyze,
+            write,
+            validate,
+        ), "4 sub-agents: researcher + analyzer + writer + validator"
     writers = count - 2
     slices = tuple(f"module {i + 1} of {writers}" for i in range(writers))
     split = replace(write, instances=slices)
     return (research, split, validate), (
         f"{count} sub-agents: researcher + {writers} writers split by module boundaries "
-        f"({modules} module(s)) + validator")
+        f"({modules} module(s)) + validator"
+    )
 
 
 TRIAGE = Step("triage", "code-analyzer", "workflow", submode="research")
 
 
-def plan_steps(defn: ChainDef, sizing: Sizing | None, modules: int, only: str | None,
-               submode: str | None, analyze: bool = False) -> tuple[tuple[Step, ...], str]:
+def plan_steps(
+    defn: ChainDef,
+    sizing: Sizing | None,
+    modules: int,
+    only: str | None,
+    submode: str | None,
+    analyze: bool = False,
+) -> tuple[tuple[Step, ...], str]:
     """The concrete steps of a chain run and a one-line description of the shape.
 
     ``analyze`` (design 001's conditional branch): a code-analyzer runs first and its
@@ -265,8 +386,9 @@ def plan_steps(defn: ChainDef, sizing: Sizing | None, modules: int, only: str | 
         return (TRIAGE,), "conditional: code-analyzer first; its complexity picks the branch"
     if defn.name == "check":
         modes = (submode,) if submode else CHECK_MODES
-        return (replace(defn.steps[0], instances=modes),), \
-            f"{len(modes)} quality-checker(s) in parallel: {', '.join(modes)}"
+        return (
+            replace(defn.steps[0], instances=modes),
+        ), f"{len(modes)} quality-checker(s) in parallel: {', '.join(modes)}"
     if defn.name == "git":
         content = replace(defn.steps[0], mode=submode or "commit")
         return (content, defn.steps[1]), "git-content-generator + git-executor"

@@ -51,21 +51,27 @@ class ChainStore:
     def all(self) -> list[ChainState]:
         if not check_dir(self.dir, CHAINS_DIR):
             return []
-        out = [_decode(read_regular(p, f"{CHAINS_DIR}/{p.name}"), f"{CHAINS_DIR}/{p.name}")
-               for p in self.dir.glob("*.json") if _ID.match(p.stem)]
+        out = [
+            _decode(read_regular(p, f"{CHAINS_DIR}/{p.name}"), f"{CHAINS_DIR}/{p.name}")
+            for p in self.dir.glob("*.json")
+            if _ID.match(p.stem)
+        ]
         return sorted(out, key=lambda c: (c.updatedAt or "", c.revision, c.id))
 
     def latest(self, name: str | None = None) -> ChainState:
         """The most recently updated chain still in progress (of ``name``), else the latest."""
         chains = [c for c in self.all() if name is None or c.name == name]
         if not chains:
-            raise NotFoundError("no chain " + (f"{name!r} " if name else "") + "in this "
-                                'directory; start one with: agents-state chain start code "<f>"')
+            raise NotFoundError(
+                "no chain " + (f"{name!r} " if name else "") + "in this "
+                'directory; start one with: agents-state chain start code "<f>"'
+            )
         active = [c for c in chains if c.status not in ("completed", "aborted")]
         return (active or chains)[-1]
 
-    def commit(self, chain_id: str | None,
-               mutate: Callable[[ChainState | None, list[str]], ChainOutcome]) -> ChainOutcome:
+    def commit(
+        self, chain_id: str | None, mutate: Callable[[ChainState | None, list[str]], ChainOutcome]
+    ) -> ChainOutcome:
         """Run ``mutate(current, existing ids)`` under the lock and persist the new chain."""
         self.store.ensure_dirs()
         make_dir(self.dir, CHAINS_DIR)
@@ -95,8 +101,10 @@ class ChainStore:
 
 
 def _encode(chain: ChainState) -> bytes:
-    return orjson.dumps(chain.model_dump(mode="json", exclude_none=True),
-                        option=orjson.OPT_INDENT_2) + b"\n"
+    return (
+        orjson.dumps(chain.model_dump(mode="json", exclude_none=True), option=orjson.OPT_INDENT_2)
+        + b"\n"
+    )
 
 
 def _decode(data: bytes, shown: str) -> ChainState:
@@ -126,31 +134,59 @@ def _prior_research(chains: ChainStore, defn: ChainDef, feature: str) -> str | N
     return None
 
 
-def start_chain(chains: ChainStore, name: str, feature: str, now: datetime, *,
-                only: str | None = None, submode: str | None = None,
-                sizes: tuple[int | None, int | None, int | None, str | None] = (None,) * 4,
-                models: dict[str, str] | None = None, files: tuple[str, ...] = (),
-                constraints: tuple[str, ...] = (), spec_path: str | None = None,
-                workflow: dict[str, Any] | None = None, analyze: bool = False) -> ChainOutcome:
+def start_chain(
+    chains: ChainStore,
+    name: str,
+    feature: str,
+    now: datetime,
+    *,
+    only: str | None = None,
+    submode: str | None = None,
+    sizes: tuple[int | None, int | None, int | None, str | None] = (None,) * 4,
+    models: dict[str, str] | None = None,
+    files: tuple[str, ...] = (),
+    constraints: tuple[str, ...] = (),
+    spec_path: str | None = None,
+    workflow: dict[str, Any] | None = None,
+    analyze: bool = False,
+) -> ChainOutcome:
     defn = get_chain(name)
     if analyze and (not defn.sized or only):
-        raise UsageError("--analyze (the conditional branch) applies to the plan, code, ui, "
-                         "docs and eval chains, without --only")
+        raise UsageError(
+            "--analyze (the conditional branch) applies to the plan, code, ui, "
+            "docs and eval chains, without --only"
+        )
     if submode is not None and submode not in defn.submodes:
-        raise UsageError(f"chain {name} has no sub-mode {submode!r}; use one of "
-                         f"{', '.join(defn.submodes)}")
+        raise UsageError(
+            f"chain {name} has no sub-mode {submode!r}; use one of {', '.join(defn.submodes)}"
+        )
     if only is not None and defn.submodes != ("research", "implement", "validate"):
         raise UsageError(f"--only applies to the plan, code, ui, docs and eval chains, not {name}")
-    sizing, inputs = (size_feature(feature, *sizes) if defn.sized else (None, {}))
-    steps, shape = plan_steps(defn, sizing, int(str(inputs.get("modules", 1))), only, submode,
-                              analyze)
+    sizing, inputs = size_feature(feature, *sizes) if defn.sized else (None, {})
+    steps, shape = plan_steps(
+        defn, sizing, int(str(inputs.get("modules", 1))), only, submode, analyze
+    )
     prior = _prior_research(chains, defn, feature) if only == "implement" else None
 
     def mutate(_current: ChainState | None, ids: list[str]) -> ChainOutcome:
-        chain = new_chain(defn, _next_id(name, ids), feature, steps, now=now, sizing=sizing,
-                          inputs=inputs, shape=shape, only=only, submode=submode,
-                          models=models or {}, files=files, constraints=constraints,
-                          spec_path=spec_path, prior_summary=prior, workflow=workflow)
+        chain = new_chain(
+            defn,
+            _next_id(name, ids),
+            feature,
+            steps,
+            now=now,
+            sizing=sizing,
+            inputs=inputs,
+            shape=shape,
+            only=only,
+            submode=submode,
+            models=models or {},
+            files=files,
+            constraints=constraints,
+            spec_path=spec_path,
+            prior_summary=prior,
+            workflow=workflow,
+        )
         if analyze:
             chain.pattern = "conditional"
         return ChainOutcome(chain, f"chain {chain.id} started: {shape}")
@@ -158,8 +194,9 @@ def start_chain(chains: ChainStore, name: str, feature: str, now: datetime, *,
     return chains.commit(None, mutate)
 
 
-def apply_event(chains: ChainStore, chain_id: str, event: ChainEvent,
-                now: datetime) -> ChainOutcome:
+def apply_event(
+    chains: ChainStore, chain_id: str, event: ChainEvent, now: datetime
+) -> ChainOutcome:
     def mutate(current: ChainState | None, _ids: list[str]) -> ChainOutcome:
         assert current is not None
         return chain_apply(current, event, now)
@@ -176,11 +213,21 @@ def record_on_workflow(chains: ChainStore, chain: ChainState) -> str | None:
 
     summary = next((s.summary for s in reversed(chain.steps) if s.summary), None)
     files = [f for s in chain.steps for f in s.files]
-    h = Handoff(kind="writer", data={"chain": chain.id, "summary": summary, "files": files},
-                task_id=link.get("task"), phase="write", decision="PROCEED",
-                summary=summary or f"chain {chain.id} completed", status="complete")
-    out = record(str(chains.store.root), h, task=link.get("task"),
-                 phase=None if link.get("task") else link.get("phase"))
+    h = Handoff(
+        kind="writer",
+        data={"chain": chain.id, "summary": summary, "files": files},
+        task_id=link.get("task"),
+        phase="write",
+        decision="PROCEED",
+        summary=summary or f"chain {chain.id} completed",
+        status="complete",
+    )
+    out = record(
+        str(chains.store.root),
+        h,
+        task=link.get("task"),
+        phase=None if link.get("task") else link.get("phase"),
+    )
 
     def mark(current: ChainState | None, _ids: list[str]) -> ChainOutcome:
         assert current is not None
@@ -193,14 +240,17 @@ def record_on_workflow(chains: ChainStore, chain: ChainState) -> str | None:
     return str(out.message)
 
 
-def answer_open_chain(chains: ChainStore, text: str, now: datetime,
-                      workflow_waiting: bool) -> ChainOutcome | None:
+def answer_open_chain(
+    chains: ChainStore, text: str, now: datetime, workflow_waiting: bool
+) -> ChainOutcome | None:
     """``resume --answer``: the chain waiting for an answer takes it, unless none waits."""
     waiting = [c for c in chains.all() if c.status == "waiting"]
     if not waiting or workflow_waiting:
         return None  # the workflow's own question comes first; the chain has `chain answer`
     if len(waiting) > 1:
-        raise UsageError(f"{len(waiting)} chains wait for an answer "
-                         f"({', '.join(c.id for c in waiting)}); answer one with: "
-                         "agents-state chain answer ID --answer TEXT")
+        raise UsageError(
+            f"{len(waiting)} chains wait for an answer "
+            f"({', '.join(c.id for c in waiting)}); answer one with: "
+            "agents-state chain answer ID --answer TEXT"
+        )
     return apply_event(chains, waiting[0].id, ChainEvent("answer", text=text), now)

@@ -25,35 +25,45 @@ class PgChainStore(ChainStore):
         self.dir = self.store.dir / "chains"
 
     def load(self, chain_id: str) -> ChainState:
-        row = self.pg._one("SELECT data FROM agents_state.chains WHERE workflow = %s AND "
-                              "id = %s", (self.pg.workflow, chain_id))
+        row = self.pg._one(
+            "SELECT data FROM agents_state.chains WHERE workflow = %s AND id = %s",
+            (self.pg.workflow, chain_id),
+        )
         if row is None:
             known = ", ".join(c.id for c in self.all()) or "none"
             raise NotFoundError(f"no chain {chain_id!r} (chains: {known})")
         return _decode(bytes(row[0]), f"{CHAINS_DIR}/{chain_id}.json")
 
     def all(self) -> list[ChainState]:
-        rows = self.pg._all("SELECT id, data FROM agents_state.chains WHERE workflow = %s",
-                               (self.pg.workflow,))
+        rows = self.pg._all(
+            "SELECT id, data FROM agents_state.chains WHERE workflow = %s", (self.pg.workflow,)
+        )
         out = [_decode(bytes(r[1]), f"{CHAINS_DIR}/{r[0]}.json") for r in rows]
         return sorted(out, key=lambda c: (c.updatedAt or "", c.revision, c.id))
 
-    def commit(self, chain_id: str | None,
-               mutate: Callable[[ChainState | None, list[str]], Any]) -> Any:
+    def commit(
+        self, chain_id: str | None, mutate: Callable[[ChainState | None, list[str]], Any]
+    ) -> Any:
         with self.pg.locked() as conn:
             current = self.load(chain_id) if chain_id else None
-            ids = [r[0] for r in self.pg._all(
-                "SELECT id FROM agents_state.chains WHERE workflow = %s", (self.pg.workflow,))]
+            ids = [
+                r[0]
+                for r in self.pg._all(
+                    "SELECT id FROM agents_state.chains WHERE workflow = %s", (self.pg.workflow,)
+                )
+            ]
             out = mutate(current, ids)
             if not out.changed:
                 return out
             chain = ChainState.model_validate(out.chain.model_dump())
             requests = requests_for(chain)
             with self.pg.errors("write chain"):
-                conn.execute("INSERT INTO agents_state.chains (workflow, id, data) VALUES "
-                             "(%s, %s, %s) ON CONFLICT (workflow, id) DO UPDATE SET "
-                             "data = EXCLUDED.data", (self.pg.workflow, chain.id,
-                                                      _encode(chain)))
+                conn.execute(
+                    "INSERT INTO agents_state.chains (workflow, id, data) VALUES "
+                    "(%s, %s, %s) ON CONFLICT (workflow, id) DO UPDATE SET "
+                    "data = EXCLUDED.data",
+                    (self.pg.workflow, chain.id, _encode(chain)),
+                )
             if requests:
                 from agents_state.store.fsops import make_dir
 

@@ -79,8 +79,9 @@ def _move(c: ChainState, event: str, guard: str = "") -> None:
     try:
         c.status = CHAIN_MOVES[(c.status, event, guard)]
     except KeyError:
-        raise TransitionNotAllowedError(f"chain {c.id}", c.status, event,
-                                        hint=f"no move for guard '{guard}'") from None
+        raise TransitionNotAllowedError(
+            f"chain {c.id}", c.status, event, hint=f"no move for guard '{guard}'"
+        ) from None
 
 
 class _Model(BaseModel):
@@ -160,10 +161,18 @@ class ChainOutcome:
 
 
 def step_runs(steps: tuple[Step, ...], models: dict[str, str]) -> list[StepRun]:
-    return [StepRun(id=s.id, agent=s.agent, role=s.role, mode=s.mode, instances=list(s.instances),
-                    submode=s.submode,
-                    model=models.get(s.id) or models.get(s.agent) or TEMPLATES[s.agent].model)
-            for s in steps]
+    return [
+        StepRun(
+            id=s.id,
+            agent=s.agent,
+            role=s.role,
+            mode=s.mode,
+            instances=list(s.instances),
+            submode=s.submode,
+            model=models.get(s.id) or models.get(s.agent) or TEMPLATES[s.agent].model,
+        )
+        for s in steps
+    ]
 
 
 def chain_apply(chain: ChainState, event: ChainEvent, now: datetime) -> ChainOutcome:
@@ -171,15 +180,20 @@ def chain_apply(chain: ChainState, event: ChainEvent, now: datetime) -> ChainOut
     allowed = CHAIN_ACCEPTS[chain.status]
     if event.name not in allowed:
         raise TransitionNotAllowedError(
-            f"chain {chain.id}", chain.status, event.name, sorted(allowed),
-            hint="run: agents-state chain next " + chain.id)
+            f"chain {chain.id}",
+            chain.status,
+            event.name,
+            sorted(allowed),
+            hint="run: agents-state chain next " + chain.id,
+        )
     c = chain.model_copy(deep=True)
     ts = format_time(now)
     if event.name == "respond":
         assert event.handoff is not None
         if c.history and c.history[-1].get("digest") == digest(event.handoff):
-            return ChainOutcome(chain, "this response is already recorded; nothing changed",
-                                changed=False)
+            return ChainOutcome(
+                chain, "this response is already recorded; nothing changed", changed=False
+            )
         out = _respond(c, event.handoff, ts)
     else:
         out = _OTHER[event.name](c, event, ts)
@@ -190,9 +204,15 @@ def chain_apply(chain: ChainState, event: ChainEvent, now: datetime) -> ChainOut
 
 def _log(c: ChainState, ts: str, event: str, **data: Any) -> None:
     step = c.step
-    c.history.append({"rev": c.revision + 1, "at": ts, "event": event,
-                      "step": step.id if step else None,
-                      **{k: v for k, v in data.items() if v not in (None, [], "")}})
+    c.history.append(
+        {
+            "rev": c.revision + 1,
+            "at": ts,
+            "event": event,
+            "step": step.id if step else None,
+            **{k: v for k, v in data.items() if v not in (None, [], "")},
+        }
+    )
 
 
 def _dispatch(c: ChainState, index: int) -> None:
@@ -206,8 +226,15 @@ def _respond(c: ChainState, h: Handoff, ts: str) -> str:
     step = c.step
     assert step is not None
     decision = h.decision or "PROCEED"
-    _log(c, ts, "respond", decision=decision, summary=h.summary, digest=digest(h),
-         tokens=h.tokens_used)
+    _log(
+        c,
+        ts,
+        "respond",
+        decision=decision,
+        summary=h.summary,
+        digest=digest(h),
+        tokens=h.tokens_used,
+    )
     c.simplified = False
     if decision == "CLARIFY":
         _move(c, "respond", "clarify")
@@ -228,7 +255,10 @@ def _respond(c: ChainState, h: Handoff, ts: str) -> str:
 
 
 _COMPLEXITY: dict[str, tuple[int, int, int, str]] = {
-    "simple": (1, 1, 1, "small"), "medium": (3, 3, 1, "medium"), "complex": (8, 6, 2, "large")}
+    "simple": (1, 1, 1, "small"),
+    "medium": (3, 3, 1, "medium"),
+    "complex": (8, 6, 2, "large"),
+}
 
 
 def _branch(c: ChainState, h: Handoff) -> str:
@@ -239,6 +269,7 @@ def _branch(c: ChainState, h: Handoff) -> str:
     complexity = str(a.get("complexity", "medium")).lower()
     base = _COMPLEXITY.get(complexity, _COMPLEXITY["medium"])
     keys = ("files", "tasks", "modules", "effort")
+
     def num(key: str, default: int) -> int:
         v = a.get(key)
         return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else default
@@ -249,11 +280,15 @@ def _branch(c: ChainState, h: Handoff) -> str:
     if complexity == "simple":
         sizing = sizing.__class__(1, "simple", ["the analyzer said simple", *sizing.reasons])
     steps, shape = plan_steps(CHAINS[c.name], sizing, m, c.only, c.submode)
-    c.steps[c.current + 1:] = step_runs(steps, c.models)
-    c.sizing.update(designed=sizing.count, level=sizing.level, shape=shape,
-                    reasons=[f"analyzer: {complexity}", *sizing.reasons],
-                    inputs=dict(zip(keys, (f, t, m, eff), strict=True)),
-                    count=sum(s.count for s in c.steps))
+    c.steps[c.current + 1 :] = step_runs(steps, c.models)
+    c.sizing.update(
+        designed=sizing.count,
+        level=sizing.level,
+        shape=shape,
+        reasons=[f"analyzer: {complexity}", *sizing.reasons],
+        inputs=dict(zip(keys, (f, t, m, eff), strict=True)),
+        count=sum(s.count for s in c.steps),
+    )
     return f" ({complexity}: {shape})"
 
 
@@ -275,17 +310,21 @@ def _stop(c: ChainState, step: StepRun, h: Handoff) -> str:
         if c.writerRetries >= MAX_WRITER_RETRIES:
             _move(c, "respond", "escalate")
             c.escalated = True
-            c.blockedReason = (f"{step.id} failed after {MAX_WRITER_RETRIES} writer retries: "
-                               + "; ".join(failures))
+            c.blockedReason = (
+                f"{step.id} failed after {MAX_WRITER_RETRIES} writer retries: "
+                + "; ".join(failures)
+            )
             return f"{step.id}: STOP; escalated to the user ({c.blockedReason})"
         c.writerRetries += 1
         c.retry = {"failures": failures, "attempt": c.writerRetries + 1}
-        for s in c.steps[writer:c.current + 1]:
+        for s in c.steps[writer : c.current + 1]:
             s.status = "pending"
         _dispatch(c, writer)
         _move(c, "respond", "writer_retry")
-        return (f"{step.id}: STOP; the writer runs again with the failures (retry "
-                f"{c.writerRetries} of {MAX_WRITER_RETRIES})")
+        return (
+            f"{step.id}: STOP; the writer runs again with the failures (retry "
+            f"{c.writerRetries} of {MAX_WRITER_RETRIES})"
+        )
     _move(c, "respond", "stop")
     c.blockedReason = h.stop_reason
     return f"{step.id}: STOP; chain blocked: {h.stop_reason}"
@@ -303,8 +342,10 @@ def _timeout(c: ChainState, e: ChainEvent, ts: str) -> str:
         return f"{step.id}: timed out; it runs once more with a simplified handoff"
     _move(c, "timeout", "timed_out")
     done = [f"{s.id}: {s.summary}" for s in c.steps if s.status == "completed" and s.summary]
-    c.blockedReason = (f"{step.id} timed out twice (the retry had a simplified handoff); "
-                       "partial results: " + (" | ".join(done) if done else "none"))
+    c.blockedReason = (
+        f"{step.id} timed out twice (the retry had a simplified handoff); "
+        "partial results: " + (" | ".join(done) if done else "none")
+    )
     return f"{step.id}: timed out again; chain blocked"
 
 
@@ -323,7 +364,7 @@ def _retry(c: ChainState, e: ChainEvent, ts: str) -> str:
     _move(c, "retry")
     c.blockedReason, c.escalated = None, False
     c.writerRetries, c.simplified = 0, False
-    for s in c.steps[c.current:]:
+    for s in c.steps[c.current :]:
         s.timeouts = 0
     _dispatch(c, c.current)
     step = c.step

@@ -79,8 +79,13 @@ def _version() -> str:
     default=None,
     help="Directory that holds .agents/ (default: nearest ancestor with one, else the cwd).",
 )
-@click.option("--json", "as_json", is_flag=True, expose_value=True,
-              help="Print pure JSON on stdout (same as --json after the subcommand).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    expose_value=True,
+    help="Print pure JSON on stdout (same as --json after the subcommand).",
+)
 @store_option
 @click.pass_context
 def cli(ctx: click.Context, root: str | None, as_json: bool) -> None:

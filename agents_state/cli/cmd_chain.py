@@ -41,15 +41,26 @@ def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
 
     action = chain_action(c)
     if as_json:
-        emit_json({"message": message, "chain": c.id, "status": c.status,
-                   "revision": c.revision, "sizing": c.sizing, **extra, "next": action})
+        emit_json(
+            {
+                "message": message,
+                "chain": c.id,
+                "status": c.status,
+                "revision": c.revision,
+                "sizing": c.sizing,
+                **extra,
+                "next": action,
+            }
+        )
         return
     from agents_state.safetext import escape
 
     click.echo(escape(message))
     step = c.step
-    click.echo(f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
-               + (f", step {step.id} ({c.current + 1}/{len(c.steps)})" if step else ""))
+    click.echo(
+        f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
+        + (f", step {step.id} ({c.current + 1}/{len(c.steps)})" if step else "")
+    )
     click.echo(render_action(action))
 
 
@@ -70,22 +81,35 @@ _SUBMODE_HELP = "Design 002 sub-mode: run only the research, implement or valida
 @chain.command()
 @click.argument("name")
 @click.argument("feature", required=False)
-@click.option("--feature-file", metavar="FILE",
-              help="Read the feature text from FILE ('-' for stdin).")
-@click.option("--args-file", metavar="FILE",
-              help="A slash command's raw arguments from FILE ('-' for stdin): an optional "
-              "leading sub-mode word, then the feature.")
-@click.option("--only", type=click.Choice(["research", "implement", "validate"]),
-              help=_SUBMODE_HELP)
-@click.option("--analyze", is_flag=True, help="Conditional branch: a code-analyzer sizes the "
-              "chain first (design 001).")
+@click.option(
+    "--feature-file", metavar="FILE", help="Read the feature text from FILE ('-' for stdin)."
+)
+@click.option(
+    "--args-file",
+    metavar="FILE",
+    help="A slash command's raw arguments from FILE ('-' for stdin): an optional "
+    "leading sub-mode word, then the feature.",
+)
+@click.option(
+    "--only", type=click.Choice(["research", "implement", "validate"]), help=_SUBMODE_HELP
+)
+@click.option(
+    "--analyze",
+    is_flag=True,
+    help="Conditional branch: a code-analyzer sizes the chain first (design 001).",
+)
 @click.option("--mode", "submode", help="git: commit, pr or general; check: one check mode.")
 @click.option("--files", "n_files", type=click.IntRange(0), help="Files the change touches.")
 @click.option("--tasks", "n_tasks", type=click.IntRange(0), help="Tasks in the change.")
 @click.option("--modules", "n_modules", type=click.IntRange(1), help="Modules it spans.")
 @click.option("--effort", type=click.Choice(["small", "medium", "large"]))
-@click.option("--model", "models", multiple=True, metavar="STEP=MODEL",
-              help="Model for a step or template (repeat), e.g. validate=sonnet.")
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    metavar="STEP=MODEL",
+    help="Model for a step or template (repeat), e.g. validate=sonnet.",
+)
 @click.option("--file", "files", multiple=True, metavar="PATH", help="A relevant file (repeat).")
 @click.option("--constraint", "constraints", multiple=True, help="A constraint (repeat).")
 @click.option("--spec", "spec_path", metavar="PATH", help="The spec the work follows.")
@@ -93,9 +117,18 @@ _SUBMODE_HELP = "Design 002 sub-mode: run only the research, implement or valida
 @click.option("--phase", "wf_phase", metavar="ID", help="Run inside the workflow phase ID.")
 @json_option
 @click.pass_context
-def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: Any,
-          args_file: Any, only: str | None, submode: str | None, as_json: bool,
-          **opts: Any) -> int:
+def start(
+    ctx: click.Context,
+    /,
+    name: str,
+    feature: str | None,
+    feature_file: Any,
+    args_file: Any,
+    only: str | None,
+    submode: str | None,
+    as_json: bool,
+    **opts: Any,
+) -> int:
     """Start chain NAME (plan, code, ui, docs, eval, check, git) for FEATURE.
 
     Prints the sizing (how many sub-agents, and why) and the first next action. Without a
@@ -133,18 +166,30 @@ def start(ctx: click.Context, /, name: str, feature: str | None, feature_file: A
     workflow = _workflow_link(ctx, opts["wf_task"], opts["wf_phase"])
     from agents_state.chains.ops import start_chain
 
-    out = start_chain(chains, name, feature, _now(), only=only, submode=submode,
-                      sizes=(opts["n_files"], opts["n_tasks"], opts["n_modules"], opts["effort"]),
-                      models=models, files=tuple(opts["files"]),
-                      constraints=tuple(opts["constraints"]), spec_path=opts["spec_path"],
-                      workflow=workflow, analyze=opts["analyze"])
+    out = start_chain(
+        chains,
+        name,
+        feature,
+        _now(),
+        only=only,
+        submode=submode,
+        sizes=(opts["n_files"], opts["n_tasks"], opts["n_modules"], opts["effort"]),
+        models=models,
+        files=tuple(opts["files"]),
+        constraints=tuple(opts["constraints"]),
+        spec_path=opts["spec_path"],
+        workflow=workflow,
+        analyze=opts["analyze"],
+    )
     c = out.chain
     message = out.message
     if not as_json:
         reasons = c.sizing.get("reasons") or []
         if reasons:
-            message += (f"\nsizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
-                        + "; ".join(reasons))
+            message += (
+                f"\nsizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
+                + "; ".join(reasons)
+            )
     print_chain(c, message, as_json)
     return 0
 
@@ -183,8 +228,9 @@ def _models(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _workflow_link(ctx: click.Context, task: str | None,
-                   phase: str | None) -> dict[str, str] | None:
+def _workflow_link(
+    ctx: click.Context, task: str | None, phase: str | None
+) -> dict[str, str] | None:
     if task is None and phase is None:
         return None
     from agents_state.engine.phases import check_phase_id
@@ -194,8 +240,10 @@ def _workflow_link(ctx: click.Context, task: str | None,
     if task is not None:
         tasks = state.phase(TASK_PHASE).tasks or {}
         if task not in tasks:
-            raise NotFoundError(f"no task '{task}' in phase {TASK_PHASE}"
-                                + (f"; tasks are {', '.join(tasks)}" if tasks else ""))
+            raise NotFoundError(
+                f"no task '{task}' in phase {TASK_PHASE}"
+                + (f"; tasks are {', '.join(tasks)}" if tasks else "")
+            )
         return {"phase": TASK_PHASE, "task": task}
     assert phase is not None
     return {"phase": check_phase_id(phase)}
@@ -240,8 +288,9 @@ def _after(ctx: click.Context, chains: Any, out: Any, as_json: bool, **extra: An
 @click.option("--kind", default="auto", show_default=True, help="The response shape.")
 @json_option
 @click.pass_context
-def record(ctx: click.Context, chain_id: str, sources: tuple[str, ...], kind: str,
-           as_json: bool) -> int:
+def record(
+    ctx: click.Context, chain_id: str, sources: tuple[str, ...], kind: str, as_json: bool
+) -> int:
     """Apply the sub-agents' responses to the chain's current step (one file per sub-agent).
 
     PROCEED moves on; CLARIFY asks the user; a validator's STOP re-runs the writer with the
@@ -260,8 +309,10 @@ def record(ctx: click.Context, chain_id: str, sources: tuple[str, ...], kind: st
     c = chains.load(chain_id)
     step = c.step
     if c.status == "running" and step is not None and len(sources) != step.count:
-        raise click.UsageError(f"step {step.id} of {c.id} runs {step.count} sub-agent(s): give "
-                               f"{step.count} response file(s), got {len(sources)}")
+        raise click.UsageError(
+            f"step {step.id} of {c.id} runs {step.count} sub-agent(s): give "
+            f"{step.count} response file(s), got {len(sources)}"
+        )
     handoffs = []
     for s in sources:
         text, shown = read_source(s, sys.stdin.buffer.read() if s == "-" else None)
@@ -287,8 +338,11 @@ def _simple(event: str, doc: str) -> click.Command:
     return chain.command(event)(command)
 
 
-timeout = _simple("timeout", "The current step's sub-agent did not answer in time: re-run it "
-                  "once with a simplified handoff; a second timeout blocks the chain.")
+timeout = _simple(
+    "timeout",
+    "The current step's sub-agent did not answer in time: re-run it "
+    "once with a simplified handoff; a second timeout blocks the chain.",
+)
 retry = _simple("retry", "Run a blocked or escalated chain's current step again.")
 abort = _simple("abort", "End the chain; its files are kept.")
 
@@ -296,12 +350,12 @@ abort = _simple("abort", "End the chain; its files are kept.")
 @chain.command()
 @click.argument("chain_id", metavar="[ID]", required=False)
 @click.option("--answer", "text", help="The user's answer.")
-@click.option("--answer-file", metavar="FILE",
-              help="Read the answer from FILE ('-' for stdin).")
+@click.option("--answer-file", metavar="FILE", help="Read the answer from FILE ('-' for stdin).")
 @json_option
 @click.pass_context
-def answer(ctx: click.Context, chain_id: str | None, text: str | None, answer_file: Any,
-           as_json: bool) -> int:
+def answer(
+    ctx: click.Context, chain_id: str | None, text: str | None, answer_file: Any, as_json: bool
+) -> int:
     """Answer the questions of a chain that said CLARIFY; the step runs again with the answer.
 
     \b
@@ -349,8 +403,17 @@ def list_cmd(ctx: click.Context, as_json: bool) -> int:
       agents-state chain list
     """
     chains = _chains(ctx).all()
-    rows = [{"id": c.id, "name": c.name, "status": c.status, "feature": c.feature,
-             "step": c.step.id if c.step else None, "updatedAt": c.updatedAt} for c in chains]
+    rows = [
+        {
+            "id": c.id,
+            "name": c.name,
+            "status": c.status,
+            "feature": c.feature,
+            "step": c.step.id if c.step else None,
+            "updatedAt": c.updatedAt,
+        }
+        for c in chains
+    ]
     if as_json:
         emit_json(rows)
     elif not rows:
@@ -358,8 +421,7 @@ def list_cmd(ctx: click.Context, as_json: bool) -> int:
     for r in rows if not as_json else []:
         from agents_state.safetext import escape
 
-        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} "
-                   f"{escape(r['feature'])}")
+        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} {escape(r['feature'])}")
     return 0
 
 
@@ -375,16 +437,31 @@ def defs(as_json: bool) -> int:
     from agents_state.chains.catalogue import CHAINS, TEMPLATES
 
     data: dict[str, dict[str, Any]] = {
-        n: {"pattern": d.pattern, "submodes": list(d.submodes), "summary": d.summary,
-                "steps": [{"id": s.id, "agent": s.agent, "mode": s.mode,
-                           "model": TEMPLATES[s.agent].model, "instances": list(s.instances)}
-                          for s in d.steps]} for n, d in CHAINS.items()}
+        n: {
+            "pattern": d.pattern,
+            "submodes": list(d.submodes),
+            "summary": d.summary,
+            "steps": [
+                {
+                    "id": s.id,
+                    "agent": s.agent,
+                    "mode": s.mode,
+                    "model": TEMPLATES[s.agent].model,
+                    "instances": list(s.instances),
+                }
+                for s in d.steps
+            ],
+        }
+        for n, d in CHAINS.items()
+    }
     if as_json:
         emit_json(data)
         return 0
     for n, d in data.items():
-        steps = " -> ".join(f"{s['agent']}{'(' + s['mode'] + ')' if s['mode'] else ''}"
-                            f"[{s['model']}]" for s in d["steps"])
+        steps = " -> ".join(
+            f"{s['agent']}{'(' + s['mode'] + ')' if s['mode'] else ''}[{s['model']}]"
+            for s in d["steps"]
+        )
         click.echo(f"{n:<6} {d['pattern']:<10} {steps}")
     return 0
 

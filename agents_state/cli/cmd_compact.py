@@ -49,8 +49,11 @@ def context(ctx: click.Context, as_json: bool) -> int:
             emit_json({"context": None})
         return 0
     action = app.next_action(state)
-    text = render_context(state, action, load_excerpts(
-        app.root, state, app.store if app.store_url is not None else None))
+    text = render_context(
+        state,
+        action,
+        load_excerpts(app.root, state, app.store if app.store_url is not None else None),
+    )
     if as_json:
         emit_json({"context": text, "next": action})
     else:

@@ -81,12 +81,20 @@ def validate(ctx: click.Context, file: str | None, as_json: bool) -> int:
 @click.option("--files", type=click.IntRange(0), help="Design 000 sizing: files touched.")
 @click.option("--tasks", "task_count", type=click.IntRange(0), help="Tasks in the work.")
 @click.option("--modules", type=click.IntRange(0), default=1, show_default=True)
-@click.option("--effort", type=click.Choice(["small", "medium", "large"]), default="medium",
-              show_default=True)
+@click.option(
+    "--effort", type=click.Choice(["small", "medium", "large"]), default="medium", show_default=True
+)
 @json_option
 @click.pass_context
-def score(ctx: click.Context, task: str | None, files: int | None, task_count: int | None,
-          modules: int, effort: str, as_json: bool) -> int:
+def score(
+    ctx: click.Context,
+    task: str | None,
+    files: int | None,
+    task_count: int | None,
+    modules: int,
+    effort: str,
+    as_json: bool,
+) -> int:
     """How many sub-agents a phase gets, and why.
 
     With --files/--tasks: design 000's chain sizing (capped at 7); else design 004's complexity
@@ -109,8 +117,9 @@ def score(ctx: click.Context, task: str | None, files: int | None, task_count: i
         sizing = score_task(task, app.config.stages.EXPLORE.maxParallelAgents)
         rule = "design-004"
     if as_json:
-        emit_json({"count": sizing.count, "level": sizing.level, "rule": rule,
-                   "reasons": sizing.reasons})
+        emit_json(
+            {"count": sizing.count, "level": sizing.level, "rule": rule, "reasons": sizing.reasons}
+        )
     else:
         click.echo(f"{sizing.count} sub-agent(s) ({sizing.level})")
         for r in sizing.reasons:

@@ -37,8 +37,9 @@ def _sh(root: Path, *args: str) -> int:
     click.echo(f"\n$ agents-state {shlex.join(args)}")
     code = run(cli, ["--root", str(root), *args])
     if code:
-        raise click.ClickException(f"demo step failed with exit {code}: agents-state "
-                                   f"{shlex.join(args)}")
+        raise click.ClickException(
+            f"demo step failed with exit {code}: agents-state {shlex.join(args)}"
+        )
     return code
 
 
@@ -51,13 +52,24 @@ def _step(root: Path, action: dict[str, Any]) -> None:
         _sh(root, *shlex.split(cmd)[1:])
     elif kind == "dispatch_agents" and action.get("tasks"):
         for t in action["tasks"]:
-            _sh(root, "task", "done", t["id"], "--agent", f"demo-{t['id']}",
-                "--summary", f"did: {t['title']}")
+            _sh(
+                root,
+                "task",
+                "done",
+                t["id"],
+                "--agent",
+                f"demo-{t['id']}",
+                "--summary",
+                f"did: {t['title']}",
+            )
     else:
         write = action.get("write")
         if write and not cmd.startswith("agents-state phase run"):
-            body = b'{"issues": []}' if write.endswith(".json") \
+            body = (
+                b'{"issues": []}'
+                if write.endswith(".json")
                 else f"# {action['phaseName']}\n\n(demo output)\n".encode()
+            )
             (root / write).write_bytes(body)
         if action["phase"] == TEST_ANALYSIS:
             (root / "fixed").write_text("the fix\n")  # what the analysis phase changes

@@ -12,8 +12,9 @@ __all__ = ["doctor"]
 
 
 @click.command()
-@click.option("--repair", is_flag=True, help="Fix what can be fixed; say what, if anything, was "
-              "lost.")
+@click.option(
+    "--repair", is_flag=True, help="Fix what can be fixed; say what, if anything, was lost."
+)
 @json_option
 @click.pass_context
 def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
@@ -38,8 +39,15 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
         d = diagnose_pg(app.store)
         errors = [f for f in d.findings if f.severity == "error"]
         if as_json:
-            emit_json({"ok": not errors, "findings": [f.to_json() for f in d.findings],
-                       "repaired": [], "lost": [], "remaining": None})
+            emit_json(
+                {
+                    "ok": not errors,
+                    "findings": [f.to_json() for f in d.findings],
+                    "repaired": [],
+                    "lost": [],
+                    "remaining": None,
+                }
+            )
         else:
             _render(d.findings, Repair(), d.findings, False)
         return 5 if errors else 0
@@ -56,9 +64,15 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
     left = d.findings
     errors = [f for f in left if f.severity == "error"]
     if as_json:
-        emit_json({"ok": not errors, "findings": [f.to_json() for f in found],
-                   "repaired": done.done, "lost": done.lost,
-                   "remaining": [f.to_json() for f in left] if repair else None})
+        emit_json(
+            {
+                "ok": not errors,
+                "findings": [f.to_json() for f in found],
+                "repaired": done.done,
+                "lost": done.lost,
+                "remaining": [f.to_json() for f in left] if repair else None,
+            }
+        )
     else:
         _render(found, done, left, repair)
     return 5 if errors else 0

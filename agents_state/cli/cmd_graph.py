@@ -17,12 +17,15 @@ __all__ = ["graph"]
 @click.command()
 @click.option("--pipeline", is_flag=True, help="Add the stages and phases with their status.")
 @click.option("--wave", type=click.IntRange(1), metavar="N", help="Only wave N (1-based).")
-@click.option("--write", is_flag=True, help="Write .agents/phases/2.1-graph.md (a Markdown file "
-              "with the diagram, rendered by Git hosts) instead of printing the diagram.")
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Write .agents/phases/2.1-graph.md (a Markdown file "
+    "with the diagram, rendered by Git hosts) instead of printing the diagram.",
+)
 @json_option
 @click.pass_context
-def graph(ctx: click.Context, pipeline: bool, wave: int | None, write: bool,
-          as_json: bool) -> int:
+def graph(ctx: click.Context, pipeline: bool, wave: int | None, write: bool, as_json: bool) -> int:
     """Print the tasks of phase 2.1 as a Mermaid flowchart: one subgraph per wave, an edge per
     dependency, status as class styles.
 
@@ -44,8 +47,14 @@ def graph(ctx: click.Context, pipeline: bool, wave: int | None, write: bool,
     state = app.require()
     text = mermaid(state, pipeline, wave)
     if as_json:
-        emit_json({"format": "mermaid", "diagram": text, "revision": state.revision,
-                   "artifact": f".agents/phases/{GRAPH_ARTIFACT}"})
+        emit_json(
+            {
+                "format": "mermaid",
+                "diagram": text,
+                "revision": state.revision,
+                "artifact": f".agents/phases/{GRAPH_ARTIFACT}",
+            }
+        )
     else:
         click.echo(text, nl=False)
     return 0
@@ -64,14 +73,16 @@ def _write(app: App, pipeline: bool, wave: int | None) -> tuple[str, int]:
 
     store = app.store
     if (app.state() is None) if app.store_url is not None else not store.state_path.is_file():
-        raise NotFoundError('no workflow in this directory; start one with: '
-                            'agents-state dispatch "<task>"')
+        raise NotFoundError(
+            'no workflow in this directory; start one with: agents-state dispatch "<task>"'
+        )
     written: list[str] = []
 
     def mutate(state: State | None) -> Outcome:
         if state is None:
-            raise NotFoundError('no workflow in this directory; start one with: '
-                                'agents-state dispatch "<task>"')
+            raise NotFoundError(
+                'no workflow in this directory; start one with: agents-state dispatch "<task>"'
+            )
         data = graph_markdown(state, pipeline, wave).encode()
         written.append(store.write_artifact(GRAPH_ARTIFACT, data))
         return Outcome(state, "graph written", changed=False)

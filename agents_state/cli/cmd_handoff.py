@@ -11,10 +11,25 @@ from agents_state.cli.options import app_from, emit_json, json_option
 
 __all__ = ["handoff"]
 
-_KINDS = ("auto", "request", "response", "researcher", "writer", "validator", "checker",
-          "spec-analyzer", "code-analyzer", "git-content")
-kind_option = click.option("--kind", type=click.Choice(_KINDS), default="auto", show_default=True,
-                           help="The handoff shape; auto detects it from its fields.")
+_KINDS = (
+    "auto",
+    "request",
+    "response",
+    "researcher",
+    "writer",
+    "validator",
+    "checker",
+    "spec-analyzer",
+    "code-analyzer",
+    "git-content",
+)
+kind_option = click.option(
+    "--kind",
+    type=click.Choice(_KINDS),
+    default="auto",
+    show_default=True,
+    help="The handoff shape; auto detects it from its fields.",
+)
 
 
 def _root(ctx: click.Context) -> str | None:
@@ -75,8 +90,11 @@ def validate(source: str, kind: str, as_json: bool) -> int:
 
 
 @handoff.command("new")
-@click.option("--role", type=click.Choice(["research", "write", "validate"]),
-              help="The sub-agent's phase (default: from the workflow phase's kind).")
+@click.option(
+    "--role",
+    type=click.Choice(["research", "write", "validate"]),
+    help="The sub-agent's phase (default: from the workflow phase's kind).",
+)
 @click.option("--task", "task", metavar="ID", help="Build the request for task ID of phase 2.1.")
 @click.option("--id", "task_id", metavar="TASK_ID", help="The request's task_id.")
 @click.option("--instructions", help="What the sub-agent must do (default: the phase's).")
@@ -104,15 +122,26 @@ def new(ctx: click.Context, /, **options: Any) -> int:
 
 @handoff.command()
 @click.argument("source", metavar="FILE|-")
-@click.option("--task", metavar="ID", help="Apply it to task ID (default: the response's task_id "
-              "when it names a task, else the current phase).")
+@click.option(
+    "--task",
+    metavar="ID",
+    help="Apply it to task ID (default: the response's task_id "
+    "when it names a task, else the current phase).",
+)
 @click.option("--phase", "phase_id", metavar="ID", help="Apply it to phase ID.")
 @click.option("--agent", metavar="NAME", help="The sub-agent that answered (for the log).")
 @kind_option
 @json_option
 @click.pass_context
-def record(ctx: click.Context, source: str, task: str | None, phase_id: str | None,
-           agent: str | None, kind: str, as_json: bool) -> int:
+def record(
+    ctx: click.Context,
+    source: str,
+    task: str | None,
+    phase_id: str | None,
+    agent: str | None,
+    kind: str,
+    as_json: bool,
+) -> int:
     """Apply a sub-agent's response: PROCEED completes the step, STOP halts (a QA STOP re-runs
     the writer, at most twice), CLARIFY asks the user.
 
@@ -138,8 +167,14 @@ def record(ctx: click.Context, source: str, task: str | None, phase_id: str | No
 @kind_option
 @json_option
 @click.pass_context
-def aggregate_cmd(ctx: click.Context, sources: tuple[str, ...], do_record: bool,
-                  phase_id: str | None, kind: str, as_json: bool) -> int:
+def aggregate_cmd(
+    ctx: click.Context,
+    sources: tuple[str, ...],
+    do_record: bool,
+    phase_id: str | None,
+    kind: str,
+    as_json: bool,
+) -> int:
     """Aggregate parallel responses: PROCEED only if all say PROCEED, issues flattened, checks
     keyed by phase, tokens_used summed per phase.
 

@@ -34,8 +34,12 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
     app = app_from(ctx)
     v1, tmp = app.root / V1_FILE, app.root / V2_TMP_DIR / "state.json"
     if app.store.state_path.exists():
-        raise TransitionNotAllowedError(".agents/state.json", "present", "migrate",
-                                        hint="this folder already uses the current layout")
+        raise TransitionNotAllowedError(
+            ".agents/state.json",
+            "present",
+            "migrate",
+            hint="this folder already uses the current layout",
+        )
     if v1.is_file():
         source = V1_FILE
         state = from_v1(loads_strict(read_input_bytes(v1, source), source), source, utcnow())
@@ -44,25 +48,42 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
         source = f"{V2_TMP_DIR}/state.json"
         state = decode_state(read_input_bytes(tmp, source), source)
         phases = app.root / V2_TMP_DIR / "phases"
-        moves = [(f"{V2_TMP_DIR}/phases/{n}", f".agents/phases/{n}")
-                 for n in sorted(os.listdir(phases))] if phases.is_dir() else []
+        moves = (
+            [
+                (f"{V2_TMP_DIR}/phases/{n}", f".agents/phases/{n}")
+                for n in sorted(os.listdir(phases))
+            ]
+            if phases.is_dir()
+            else []
+        )
     else:
-        raise NotFoundError(f"nothing to migrate: neither {V1_FILE} nor {V2_TMP_DIR}/state.json "
-                            "exists")
-    plan = {"from": source, "to": ".agents/state.json", "moves": [m[1] for m in moves],
-            "phase": state.currentPhase, "status": state.status, "dryRun": dry_run}
+        raise NotFoundError(
+            f"nothing to migrate: neither {V1_FILE} nor {V2_TMP_DIR}/state.json exists"
+        )
+    plan = {
+        "from": source,
+        "to": ".agents/state.json",
+        "moves": [m[1] for m in moves],
+        "phase": state.currentPhase,
+        "status": state.status,
+        "dryRun": dry_run,
+    }
     if not dry_run:
         for src, dst in moves:
             data = (app.root / src).read_bytes()
             app.store.write_artifact(dst.rsplit("/", 1)[1], data)
-        app.store.commit(lambda old: Outcome(state, "migrated", True,
-                                             {"rev": state.revision, "event": "migrate",
-                                              "from": source}))
+        app.store.commit(
+            lambda old: Outcome(
+                state, "migrated", True, {"rev": state.revision, "event": "migrate", "from": source}
+            )
+        )
         os.replace(app.root / source, app.root / (source + ".migrated"))
     if as_json:
         emit_json(plan)
     else:
         verb = "would migrate" if dry_run else "migrated"
-        click.echo(f"{verb} {source} -> .agents/state.json (phase {state.currentPhase}, "
-                   f"{state.status}); {len(moves)} artifact(s) moved")
+        click.echo(
+            f"{verb} {source} -> .agents/state.json (phase {state.currentPhase}, "
+            f"{state.status}); {len(moves)} artifact(s) moved"
+        )
     return 0

@@ -56,15 +56,24 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
 @phase.command()
 @click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
-@click.option("--artifact", metavar="FILE", help="The phase's output ('-' reads stdin); stored "
-              "under its registered name in .agents/phases/.")
-@click.option("--plan-agents", type=click.IntRange(1, 10), metavar="N",
-              help="1.1 only: how many plan agents 1.2 dispatches (the areas the brainstorm "
-              "found; capped by PLAN.planning.maxParallelAgents).")
+@click.option(
+    "--artifact",
+    metavar="FILE",
+    help="The phase's output ('-' reads stdin); stored "
+    "under its registered name in .agents/phases/.",
+)
+@click.option(
+    "--plan-agents",
+    type=click.IntRange(1, 10),
+    metavar="N",
+    help="1.1 only: how many plan agents 1.2 dispatches (the areas the brainstorm "
+    "found; capped by PLAN.planning.maxParallelAgents).",
+)
 @json_option
 @click.pass_context
-def complete(ctx: click.Context, phase_id: str, artifact: str | None, plan_agents: int | None,
-             as_json: bool) -> int:
+def complete(
+    ctx: click.Context, phase_id: str, artifact: str | None, plan_agents: int | None, as_json: bool
+) -> int:
     """Complete phase ID and store its artifact.
 
     \b
@@ -131,12 +140,19 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     from agents_state.errors import TransitionNotAllowedError
 
     if state.currentPhase != TEST_RUN:
-        raise TransitionNotAllowedError(f"phase {TEST_RUN}", state.phase(TEST_RUN).status, "run",
-                                        hint=f"the current phase is {state.currentPhase}")
+        raise TransitionNotAllowedError(
+            f"phase {TEST_RUN}",
+            state.phase(TEST_RUN).status,
+            "run",
+            hint=f"the current phase is {state.currentPhase}",
+        )
     if state.status != "in_progress" or state.abortedAt:
-        raise TransitionNotAllowedError("workflow", "aborted" if state.abortedAt
-                                        else state.status, "run the tests",
-                                        hint="run: agents-state resume")
+        raise TransitionNotAllowedError(
+            "workflow",
+            "aborted" if state.abortedAt else state.status,
+            "run the tests",
+            hint="run: agents-state resume",
+        )
     cfg = app.config.stages.TEST
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, app.root)
     out = app.complete_phase(TEST_RUN, data)

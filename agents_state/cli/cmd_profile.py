@@ -18,8 +18,9 @@ def _find(name: str) -> object:
     found = get_profile(name)
     if found is None:
         names = ", ".join(p.names for p in PROFILES)
-        raise NotFoundError(f"unknown profile '{name}'; profiles are {names} (a spec may add "
-                            "tools: reader+Bash)")
+        raise NotFoundError(
+            f"unknown profile '{name}'; profiles are {names} (a spec may add tools: reader+Bash)"
+        )
     return found
 
 
@@ -50,11 +51,21 @@ def show(name: str | None, as_json: bool) -> int:
     rows: list[dict[str, Any]] = []
     for p in chosen:
         assert isinstance(p, Profile)
-        agents = sorted(a for a, spec in DEFAULT_AGENT_PROFILES.items()
-                        if spec.split("+")[0] in (p.name, *p.aliases))
-        rows.append({"name": p.name, "aliases": list(p.aliases), "tools": list(p.tools),
-                     "protectSecrets": p.protect_secrets, "description": p.description,
-                     "agents": agents})
+        agents = sorted(
+            a
+            for a, spec in DEFAULT_AGENT_PROFILES.items()
+            if spec.split("+")[0] in (p.name, *p.aliases)
+        )
+        rows.append(
+            {
+                "name": p.name,
+                "aliases": list(p.aliases),
+                "tools": list(p.tools),
+                "protectSecrets": p.protect_secrets,
+                "description": p.description,
+                "agents": agents,
+            }
+        )
     if as_json:
         emit_json(rows[0] if name else rows)
         return 0
@@ -89,13 +100,20 @@ def check(name: str, tool: str, path: str | None, as_json: bool) -> int:
     tool_input = {"file_path": path} if path else {}
     reason = check_tool(p, name, tool, tool_input)
     if as_json:
-        emit_json({"profile": p.name, "tool": tool, "allowed": reason is None,
-                   **({"reason": reason} if reason else {})})
+        emit_json(
+            {
+                "profile": p.name,
+                "tool": tool,
+                "allowed": reason is None,
+                **({"reason": reason} if reason else {}),
+            }
+        )
     if reason is not None:
         if as_json:
             return 4
-        raise TransitionNotAllowedError(f"profile {p.name}", "missing the tool",
-                                        f"use {tool}", hint=reason.split("; ", 1)[-1])
+        raise TransitionNotAllowedError(
+            f"profile {p.name}", "missing the tool", f"use {tool}", hint=reason.split("; ", 1)[-1]
+        )
     if not as_json:
         click.echo(f"{p.name} allows {tool}")
     return 0

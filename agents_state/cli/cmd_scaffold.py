@@ -24,8 +24,14 @@ def _status(path: Path, text: str) -> str:
 
 
 @click.command()
-@click.option("--dir", "target", type=click.Path(file_okay=False, path_type=Path),
-              default=".", show_default=True, help="The project to write .claude/sub-agents/ in.")
+@click.option(
+    "--dir",
+    "target",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The project to write .claude/sub-agents/ in.",
+)
 @click.option("--force", is_flag=True, help="Overwrite files that differ.")
 @click.option("--dry-run", is_flag=True, help="Show what would be written; write nothing.")
 @json_option
@@ -48,9 +54,17 @@ def scaffold(target: Path, force: bool, dry_run: bool, as_json: bool) -> int:
         check_inside(root, path.parent if path.parent.exists() else root, rel)
         status = _status(path, text)
         write = status == "new" or (status == "differs" and force)
-        action = ("would write" if dry_run else "written") if write else (
-            "unchanged" if status == "same" else "kept (differs; --force overwrites)"
-            if status == "differs" else "refused (a symbolic link)")
+        action = (
+            ("would write" if dry_run else "written")
+            if write
+            else (
+                "unchanged"
+                if status == "same"
+                else "kept (differs; --force overwrites)"
+                if status == "differs"
+                else "refused (a symbolic link)"
+            )
+        )
         if write and not dry_run:
             atomic_write(path, text.encode(), rel)
         rows.append({"path": rel, "status": status, "action": action})

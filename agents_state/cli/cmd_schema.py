@@ -13,12 +13,27 @@ _NAMES = ("state", "config", "handoff-request", "handoff-response")
 
 @click.command()
 @click.argument("name", type=click.Choice(_NAMES), default="state", required=False)
-@click.option("--write", "write_dir", metavar="DIR", type=click.Path(file_okay=False),
-              help="Write every schema to DIR/<name>.schema.json instead of printing one.")
-@click.option("--check", "check_dir", metavar="DIR", type=click.Path(file_okay=False),
-              help="Exit 5 when a schema in DIR differs from the generated one.")
-@click.option("--json", "as_json", is_flag=True, hidden=True,
-              help="Accepted for symmetry: the output is always JSON.")
+@click.option(
+    "--write",
+    "write_dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Write every schema to DIR/<name>.schema.json instead of printing one.",
+)
+@click.option(
+    "--check",
+    "check_dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Exit 5 when a schema in DIR differs from the generated one.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    hidden=True,
+    help="Accepted for symmetry: the output is always JSON.",
+)
 def schema(name: str, write_dir: str | None, check_dir: str | None, as_json: bool) -> int:
     """Print the JSON Schema (draft 2020-12) of NAME, generated from the models.
 
@@ -34,8 +49,7 @@ def schema(name: str, write_dir: str | None, check_dir: str | None, as_json: boo
     from agents_state.views.schema_export import file_name, generate, generate_all, render
 
     if check_dir is not None:
-        return _check(Path(check_dir),
-                      {file_name(n): render(s) for n, s in generate_all().items()})
+        return _check(Path(check_dir), {file_name(n): render(s) for n, s in generate_all().items()})
     if write_dir is not None:
         out = Path(write_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -60,8 +74,11 @@ def _check(folder: Path, texts: dict[str, str]) -> int:
         if current != text:
             stale.append(str(path))
     if stale:
-        click.echo("agents-state: schemas out of date (regenerate with: agents-state schema "
-                   f"--write {folder}): {', '.join(stale)}", err=True)
+        click.echo(
+            "agents-state: schemas out of date (regenerate with: agents-state schema "
+            f"--write {folder}): {', '.join(stale)}",
+            err=True,
+        )
         return int(ExitCode.INVALID)
     click.echo(f"{len(texts)} schema(s) in {folder} are up to date", err=True)
     return 0

@@ -34,8 +34,12 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
     if as_json:
         from agents_state.views.summary import summarize
 
-        emit_json({"workflow": summarize(state, utcnow(), app.policy.lease_seconds, verbose),
-                   "next": action})
+        emit_json(
+            {
+                "workflow": summarize(state, utcnow(), app.policy.lease_seconds, verbose),
+                "next": action,
+            }
+        )
         return 0
     from agents_state.views.render import render_status
 

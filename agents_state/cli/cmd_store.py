@@ -20,10 +20,20 @@ def store() -> None:
 
 
 @store.command()
-@click.option("--from", "source", required=True, metavar="DIR|URL",
-              help="A project folder holding .agents/, or a postgresql:// URL.")
-@click.option("--to", "target", required=True, metavar="DIR|URL",
-              help="A project folder, or a postgresql:// URL (?workflow=NAME).")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    metavar="DIR|URL",
+    help="A project folder holding .agents/, or a postgresql:// URL.",
+)
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    metavar="DIR|URL",
+    help="A project folder, or a postgresql:// URL (?workflow=NAME).",
+)
 @click.option("--replace", is_flag=True, help="Overwrite a workflow the target already holds.")
 @json_option
 def copy(source: str, target: str, replace: bool, as_json: bool) -> int:
@@ -38,11 +48,22 @@ def copy(source: str, target: str, replace: bool, as_json: bool) -> int:
 
     snap, src, dst = copy_workflow(source, target, replace)
     if as_json:
-        emit_json({"copied": {"from": src, "to": dst, "revision": snap.revision,
-                              "events": len(snap.events), "artifacts": sorted(snap.artifacts)}})
+        emit_json(
+            {
+                "copied": {
+                    "from": src,
+                    "to": dst,
+                    "revision": snap.revision,
+                    "events": len(snap.events),
+                    "artifacts": sorted(snap.artifacts),
+                }
+            }
+        )
     else:
-        click.echo(f"copied revision {snap.revision} ({len(snap.events)} events, "
-                   f"{len(snap.artifacts)} artifacts) from {src} to {dst}")
+        click.echo(
+            f"copied revision {snap.revision} ({len(snap.events)} events, "
+            f"{len(snap.artifacts)} artifacts) from {src} to {dst}"
+        )
     return 0
 
 

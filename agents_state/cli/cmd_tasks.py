@@ -26,8 +26,11 @@ def tasks() -> None:
 
 @tasks.command()
 @click.argument("file", metavar="FILE")
-@click.option("--wave-size", type=click.IntRange(1, 100_000), help="Split levels into waves "
-              "of at most N (default: IMPLEMENT tasks.maxParallelAgents).")
+@click.option(
+    "--wave-size",
+    type=click.IntRange(1, 100_000),
+    help="Split levels into waves of at most N (default: IMPLEMENT tasks.maxParallelAgents).",
+)
 @json_option
 @click.pass_context
 def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) -> int:
@@ -48,10 +51,14 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     data = loads_strict(read_input_bytes(input_path(file, app.root), file), file)
     defs = parse_tasks(data, file)
     waves = plan_waves(defs, wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents)
-    event = TasksLoad(tasks=tuple((t.id, t.as_state()) for t in defs),
-                      waves=tuple(tuple(w) for w in waves), source=file)
-    body = orjson.dumps({"tasks": [{"id": t.id, **t.as_state()} for t in defs]},
-                        option=orjson.OPT_INDENT_2)
+    event = TasksLoad(
+        tasks=tuple((t.id, t.as_state()) for t in defs),
+        waves=tuple(tuple(w) for w in waves),
+        source=file,
+    )
+    body = orjson.dumps(
+        {"tasks": [{"id": t.id, **t.as_state()} for t in defs]}, option=orjson.OPT_INDENT_2
+    )
 
     def write(state: object, out: object) -> None:
         app.store.write_artifact("2.1-tasks.json", body)
@@ -81,8 +88,14 @@ def _report(out: object, as_json: bool) -> int:
 
     assert isinstance(out, Outcome)
     if as_json:
-        emit_json({"message": out.message, "changed": out.changed,
-                   "revision": out.state.revision, **out.data})
+        emit_json(
+            {
+                "message": out.message,
+                "changed": out.changed,
+                "revision": out.state.revision,
+                **out.data,
+            }
+        )
     else:
         from agents_state.safetext import escape
 
@@ -91,8 +104,7 @@ def _report(out: object, as_json: bool) -> int:
 
 
 @task.command()
-@click.argument("task_id", metavar="[ID]", required=False,
-                shell_complete=task_ids)
+@click.argument("task_id", metavar="[ID]", required=False, shell_complete=task_ids)
 @click.option("--agent", help="Who claims it (default: $AGENTS_STATE_AGENT or the parent pid).")
 @json_option
 @click.pass_context
@@ -112,9 +124,19 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     if as_json:
         tid = out.data["task"]
         t = (out.state.phase(TASK_PHASE).tasks or {})[tid]
-        emit_json({"message": out.message, "task": tid, "attempt": out.data["attempt"],
-                   "agent": out.data["agent"], "title": t.title, "description": t.description,
-                   "files": t.files, "complexity": t.complexity, "revision": out.state.revision})
+        emit_json(
+            {
+                "message": out.message,
+                "task": tid,
+                "attempt": out.data["attempt"],
+                "agent": out.data["agent"],
+                "title": t.title,
+                "description": t.description,
+                "files": t.files,
+                "complexity": t.complexity,
+                "revision": out.state.revision,
+            }
+        )
         return 0
     return _report(out, as_json)
 
@@ -140,14 +162,25 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
 @task.command()
 @click.argument("task_id", metavar="ID", shell_complete=task_ids)
 @click.option("--summary", help="One line: what was done.")
-@click.option("--result", "result_file", metavar="FILE", help="A result file to keep in "
-              ".agents/phases/ as 2.1-result-<ID>.md.")
+@click.option(
+    "--result",
+    "result_file",
+    metavar="FILE",
+    help="A result file to keep in .agents/phases/ as 2.1-result-<ID>.md.",
+)
 @click.option("--agent", help="The agent reporting (refused if it lost its claim).")
 @click.option("--attempt", type=int, help="The attempt being reported (stale ones are refused).")
 @json_option
 @click.pass_context
-def done(ctx: click.Context, task_id: str, summary: str | None, result_file: str | None,
-         agent: str | None, attempt: int | None, as_json: bool) -> int:
+def done(
+    ctx: click.Context,
+    task_id: str,
+    summary: str | None,
+    result_file: str | None,
+    agent: str | None,
+    attempt: int | None,
+    as_json: bool,
+) -> int:
     """Record task ID completed; repeating it is a no-op that says so.
 
     \b
@@ -169,8 +202,7 @@ def done(ctx: click.Context, task_id: str, summary: str | None, result_file: str
         if data is not None:
             app.store.write_artifact(f"2.1-result-{task_id}.md", data)
 
-    event = TaskDone(task_id=task_id, agent=agent, summary=summary, result=result,
-                     attempt=attempt)
+    event = TaskDone(task_id=task_id, agent=agent, summary=summary, result=result, attempt=attempt)
     return _report(app.run(event, write), as_json)
 
 
@@ -181,8 +213,14 @@ def done(ctx: click.Context, task_id: str, summary: str | None, result_file: str
 @click.option("--attempt", type=int, help="The attempt being reported.")
 @json_option
 @click.pass_context
-def fail(ctx: click.Context, task_id: str, error: str, agent: str | None, attempt: int | None,
-         as_json: bool) -> int:
+def fail(
+    ctx: click.Context,
+    task_id: str,
+    error: str,
+    agent: str | None,
+    attempt: int | None,
+    as_json: bool,
+) -> int:
     """Record task ID failed; it is retried with backoff up to retries.maxPerTask times.
 
     \b
@@ -192,5 +230,6 @@ def fail(ctx: click.Context, task_id: str, error: str, agent: str | None, attemp
     from agents_state.engine.events import TaskFail
 
     app = app_from(ctx)
-    return _report(app.run(TaskFail(task_id=task_id, error=error, agent=agent,
-                                    attempt=attempt)), as_json)
+    return _report(
+        app.run(TaskFail(task_id=task_id, error=error, agent=agent, attempt=attempt)), as_json
+    )

@@ -21,19 +21,34 @@ _TTY_REFRESH = 10.0  # seconds: keeps ages ("silent for 3m") honest while nothin
 
 
 @click.command()
-@click.option("--exit-on-done", is_flag=True, help="Exit when the workflow is completed or "
-              "aborted.")
-@click.option("--poll", is_flag=True, envvar="AGENTS_STATE_WATCH_POLL",
-              help="Use no file system events: check the file every --interval seconds "
-              "(for network file systems). Also $AGENTS_STATE_WATCH_POLL=1.")
-@click.option("--interval", type=click.FloatRange(0.05, 60), default=0.5, show_default=True,
-              help="Seconds between checks of the file (the safety net when events are lost).")
-@click.option("--plain", is_flag=True, help="Append a frame per change instead of redrawing "
-              "the screen (the default when stdout is not a terminal).")
+@click.option(
+    "--exit-on-done", is_flag=True, help="Exit when the workflow is completed or aborted."
+)
+@click.option(
+    "--poll",
+    is_flag=True,
+    envvar="AGENTS_STATE_WATCH_POLL",
+    help="Use no file system events: check the file every --interval seconds "
+    "(for network file systems). Also $AGENTS_STATE_WATCH_POLL=1.",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(0.05, 60),
+    default=0.5,
+    show_default=True,
+    help="Seconds between checks of the file (the safety net when events are lost).",
+)
+@click.option(
+    "--plain",
+    is_flag=True,
+    help="Append a frame per change instead of redrawing "
+    "the screen (the default when stdout is not a terminal).",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Add every task of every wave.")
 @click.pass_context
-def watch(ctx: click.Context, exit_on_done: bool, poll: bool, interval: float, plain: bool,
-          verbose: bool) -> int:
+def watch(
+    ctx: click.Context, exit_on_done: bool, poll: bool, interval: float, plain: bool, verbose: bool
+) -> int:
     """Show the workflow live: stages, the current wave, stale claims, failures and the next
     action, redrawn whenever .agents/state.json changes.  Ctrl-C quits.
 
@@ -74,8 +89,9 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _loop(app: App, watcher: StateWatcher, tty: bool, color: bool, verbose: bool,
-          exit_on_done: bool) -> int:
+def _loop(
+    app: App, watcher: StateWatcher, tty: bool, color: bool, verbose: bool, exit_on_done: bool
+) -> int:
     from agents_state.views.watch import signature
 
     current = getattr(watcher, "current", None) or (lambda: signature(watcher.path))
@@ -116,8 +132,10 @@ def _frame(app: App, watcher: StateWatcher, sig: Signature, verbose: bool) -> tu
     except AgentsStateError as e:  # a hand edit in progress: show it, keep watching
         return _header("?", changed, watcher) + f"\n{e.message}", False
     if state is None:
-        return (_header("-", changed, watcher) + f"\nNo workflow in {app.root} yet; start one: "
-                'agents-state dispatch "<task>"'), False
+        return (
+            _header("-", changed, watcher) + f"\nNo workflow in {app.root} yet; start one: "
+            'agents-state dispatch "<task>"'
+        ), False
     from agents_state.views.render import render_status
 
     action = app.next_action(state)
@@ -136,5 +154,7 @@ def _changed_at(sig: Signature) -> str:
 
 
 def _header(revision: str, changed: str, watcher: Any) -> str:
-    return (f"── agents-state watch · revision {revision} · last change {changed} · "
-            f"{watcher.mode} · Ctrl-C quits ──")
+    return (
+        f"── agents-state watch · revision {revision} · last change {changed} · "
+        f"{watcher.mode} · Ctrl-C quits ──"
+    )

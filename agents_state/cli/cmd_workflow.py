@@ -13,14 +13,23 @@ __all__ = ["dispatch", "next_cmd", "resume", "stop"]
 
 @click.command()
 @click.argument("task", required=False)
-@click.option("--task-file", metavar="FILE",
-              help="Read the task text from FILE ('-' for stdin): keeps it away from the shell.")
+@click.option(
+    "--task-file",
+    metavar="FILE",
+    help="Read the task text from FILE ('-' for stdin): keeps it away from the shell.",
+)
 @click.option("--replace", is_flag=True, help="Archive the active workflow and start anew.")
 @click.option("--dry-run", is_flag=True, help="Preview every stage and phase; write nothing.")
 @json_option
 @click.pass_context
-def dispatch(ctx: click.Context, task: str | None, task_file: str | None,
-             replace: bool, dry_run: bool, as_json: bool) -> int:
+def dispatch(
+    ctx: click.Context,
+    task: str | None,
+    task_file: str | None,
+    replace: bool,
+    dry_run: bool,
+    as_json: bool,
+) -> int:
     """Start a workflow for TASK and print the next action (without TASK: the next action).
 
     \b

@@ -65,8 +65,11 @@ def task_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> lis
         tasks = {} if state is None else (state.phase(TASK_PHASE).tasks or {})
     except Exception:  # completion must never fail the shell
         return []
-    return [CompletionItem(tid, help=f"{t.title} ({t.status})") for tid, t in tasks.items()
-            if tid.startswith(incomplete) and t.status not in ("completed", "skipped")]
+    return [
+        CompletionItem(tid, help=f"{t.title} ({t.status})")
+        for tid, t in tasks.items()
+        if tid.startswith(incomplete) and t.status not in ("completed", "skipped")
+    ]
 
 
 @click.command()

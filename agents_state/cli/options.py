@@ -12,8 +12,15 @@ if TYPE_CHECKING:
     from agents_state.app import App
     from agents_state.models import State
 
-__all__ = ["add_global_options", "app_from", "emit_json", "input_path", "json_option",
-           "print_outcome", "store_option"]
+__all__ = [
+    "add_global_options",
+    "app_from",
+    "emit_json",
+    "input_path",
+    "json_option",
+    "print_outcome",
+    "store_option",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,8 +32,11 @@ def _json_cb(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 
 
 json_option: Callable[[F], F] = click.option(
-    "--json", "as_json", is_flag=True, callback=_json_cb,
-    help="Print pure JSON on stdout (errors as JSON on stderr)."
+    "--json",
+    "as_json",
+    is_flag=True,
+    callback=_json_cb,
+    help="Print pure JSON on stdout (errors as JSON on stderr).",
 )
 
 
@@ -44,14 +54,17 @@ def _store_cb(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         os.environ["AGENTS_STATE_STORE"] = value  # for every App this process opens
 
 
-STORE_HELP = ("Where the workflow lives: a postgresql://USER@HOST:PORT/DB?workflow=NAME URL "
-              "(default: the files under .agents/; also AGENTS_STATE_STORE).")
+STORE_HELP = (
+    "Where the workflow lives: a postgresql://USER@HOST:PORT/DB?workflow=NAME URL "
+    "(default: the files under .agents/; also AGENTS_STATE_STORE)."
+)
 
 
 def store_option(cmd: F) -> F:
     """The global ``--store URL`` (before or after the subcommand), defined once."""
-    return click.option("--store", "store", metavar="URL", expose_value=False,
-                        callback=_store_cb, help=STORE_HELP)(cmd)
+    return click.option(
+        "--store", "store", metavar="URL", expose_value=False, callback=_store_cb, help=STORE_HELP
+    )(cmd)
 
 
 def add_global_options(cmd: click.Command) -> click.Command:
@@ -61,14 +74,22 @@ def add_global_options(cmd: click.Command) -> click.Command:
         for sub in cmd.commands.values():
             add_global_options(sub)
     if not any("--store" in p.opts for p in cmd.params):
-        cmd.params.append(click.Option(
-            ["--store"], expose_value=False, callback=_store_cb, metavar="URL",
-            help=STORE_HELP))
+        cmd.params.append(
+            click.Option(
+                ["--store"], expose_value=False, callback=_store_cb, metavar="URL", help=STORE_HELP
+            )
+        )
     if not any("--root" in p.opts for p in cmd.params):
-        cmd.params.append(click.Option(
-            ["--root"], type=click.Path(file_okay=False, path_type=str), expose_value=False,
-            callback=_root_cb, metavar="DIR",
-            help="Directory that holds .agents/ (same as the global --root)."))
+        cmd.params.append(
+            click.Option(
+                ["--root"],
+                type=click.Path(file_okay=False, path_type=str),
+                expose_value=False,
+                callback=_root_cb,
+                metavar="DIR",
+                help="Directory that holds .agents/ (same as the global --root).",
+            )
+        )
     return cmd
 
 
@@ -87,8 +108,9 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
-def print_outcome(app: App, message: str, as_json: bool, state: State | None = None,
-                  **extra: object) -> None:
+def print_outcome(
+    app: App, message: str, as_json: bool, state: State | None = None, **extra: object
+) -> None:
     """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
     from agents_state.views.render import render_action
 
@@ -96,8 +118,15 @@ def print_outcome(app: App, message: str, as_json: bool, state: State | None = N
         state = app.state()
     action = app.next_action(state)
     if as_json:
-        emit_json({"message": message, "revision": state.revision if state else None,
-                   "status": state.status if state else None, **extra, "next": action})
+        emit_json(
+            {
+                "message": message,
+                "revision": state.revision if state else None,
+                "status": state.status if state else None,
+                **extra,
+                "next": action,
+            }
+        )
     else:
         from agents_state.safetext import escape
 

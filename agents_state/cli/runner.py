@@ -49,11 +49,16 @@ def _undecodable(argv: list[str]) -> str | None:
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError as e:
-            raw = arg.encode("utf-8", "surrogateescape") if _escaped(arg) else arg.encode(
-                "utf-8", "backslashreplace")
+            raw = (
+                arg.encode("utf-8", "surrogateescape")
+                if _escaped(arg)
+                else arg.encode("utf-8", "backslashreplace")
+            )
             shown = raw.decode("ascii", "backslashreplace")[:60]
-            return f"argument {i} ('{shown}'): is not valid UTF-8 (character {e.start}); " \
+            return (
+                f"argument {i} ('{shown}'): is not valid UTF-8 (character {e.start}); "
                 "pass UTF-8 text, or a file with --task-file"
+            )
     for name, value in os.environ.items():
         if name.startswith("AGENTS_STATE_") and not _utf8(value):
             return f"environment {name}: is not valid UTF-8; set it to UTF-8 text"
@@ -88,17 +93,27 @@ def _silence_stdout() -> None:
 
 def _not_reported(json_mode: bool, what: str, err: BaseException) -> int:
     """The update is durable; only telling it failed: a warning and exit 8, never "untouched"."""
-    reason = err.message if isinstance(err, AgentsStateError) else \
-        (getattr(err, "strerror", None) or f"{type(err).__name__}: {err}")
+    reason = (
+        err.message
+        if isinstance(err, AgentsStateError)
+        else (getattr(err, "strerror", None) or f"{type(err).__name__}: {err}")
+    )
     reason = str(reason).removesuffix(": check with agents-state status")
-    message = (f"the update was saved ({what}), but reporting it failed: {reason}; do not "
-               "repeat it: check with agents-state status")
+    message = (
+        f"the update was saved ({what}), but reporting it failed: {reason}; do not "
+        "repeat it: check with agents-state status"
+    )
     try:
         if json_mode:
             import orjson
 
-            body = {"warning": {"code": "not_reported", "message": message,
-                                "exit": int(ExitCode.NOT_REPORTED)}}
+            body = {
+                "warning": {
+                    "code": "not_reported",
+                    "message": message,
+                    "exit": int(ExitCode.NOT_REPORTED),
+                }
+            }
             sys.stderr.write(orjson.dumps(body).decode() + "\n")
         else:
             sys.stderr.write(f"agents-state: warning: {message}\n")
@@ -138,14 +153,21 @@ def run(cli: click.Group, argv: list[str]) -> int:
             _silence_stdout()
             return 0
         if isinstance(e, OSError):
-            where = "standard output" if stage == "flush" or e.filename is None else \
-                str(e.filename)
-            return _emit_error(json_mode, "io", f"{where}: write failed: {e.strerror or e}; the "
-                               "previous state is unchanged", int(ExitCode.IO))
+            where = "standard output" if stage == "flush" or e.filename is None else str(e.filename)
+            return _emit_error(
+                json_mode,
+                "io",
+                f"{where}: write failed: {e.strerror or e}; the previous state is unchanged",
+                int(ExitCode.IO),
+            )
         if isinstance(e, KeyboardInterrupt):
             return _emit_error(json_mode, "interrupted", "interrupted", 130)
-        return _emit_error(json_mode, "internal", f"internal error ({type(e).__name__}: {e}); "
-                           + _log_crash(), int(ExitCode.INTERNAL))
+        return _emit_error(
+            json_mode,
+            "internal",
+            f"internal error ({type(e).__name__}: {e}); " + _log_crash(),
+            int(ExitCode.INTERNAL),
+        )
     return code
 
 

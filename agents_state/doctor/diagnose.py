@@ -39,8 +39,13 @@ class Finding:
     repairable: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "message": self.message,
-                "repair": self.repair, "repairable": self.repairable}
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "repair": self.repair,
+            "repairable": self.repairable,
+        }
 
 
 @dataclass
@@ -59,8 +64,9 @@ class Diagnosis:
     under_lock: bool = False  # diagnosed by ``--repair`` while it holds the lock
     archived_leftovers: list[Path] = field(default_factory=list)  # in phases/, copied in archive/
 
-    def add(self, code: str, severity: Severity, message: str, repair: str,
-            repairable: bool = True) -> None:
+    def add(
+        self, code: str, severity: Severity, message: str, repair: str, repairable: bool = True
+    ) -> None:
         self.findings.append(Finding(code, severity, message, repair, repairable))
 
     @property
@@ -85,8 +91,11 @@ def describe_events(events: list[dict[str, Any]], limit: int = 5) -> str:
     """``revision 42 (task_done t5), revision 43 (phase_complete 2.2)``."""
     parts = []
     for e in events[:limit]:
-        what = " ".join(str(e[k]) for k in ("event", "phase", "task_id", "task") if k in e
-                        and not (k == "task" and "task_id" in e))
+        what = " ".join(
+            str(e[k])
+            for k in ("event", "phase", "task_id", "task")
+            if k in e and not (k == "task" and "task_id" in e)
+        )
         parts.append(f"revision {e.get('rev')} ({what})")
     more = len(events) - limit
     return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
@@ -95,8 +104,11 @@ def describe_events(events: list[dict[str, Any]], limit: int = 5) -> str:
 def _restore_text(d: Diagnosis) -> str:
     assert d.backup is not None
     lost = d.lost_after_backup
-    tail = (f"lost: {describe_events(lost)}, which events.jsonl records after it" if lost
-            else "nothing is lost: events.jsonl records nothing after it")
+    tail = (
+        f"lost: {describe_events(lost)}, which events.jsonl records after it"
+        if lost
+        else "nothing is lost: events.jsonl records nothing after it"
+    )
     return f"restore revision {d.backup.revision} from {BACKUP_FILE}; {tail}"
 
 
@@ -104,9 +116,14 @@ def _check_folder(d: Diagnosis) -> bool:
     """False when .agents/ itself cannot be trusted (then nothing else is looked at)."""
     root, agents = d.store.root, d.store.dir
     if agents.is_symlink() and not agents.resolve().is_relative_to(root.resolve()):
-        d.add("symlink", "error", f"{AGENTS_DIR} is a symbolic link out of the project (to "
-              f"{agents.resolve()}); agents-state refuses to write there",
-              f"by hand: replace the link with a real folder ({AGENTS_DIR}/)", False)
+        d.add(
+            "symlink",
+            "error",
+            f"{AGENTS_DIR} is a symbolic link out of the project (to "
+            f"{agents.resolve()}); agents-state refuses to write there",
+            f"by hand: replace the link with a real folder ({AGENTS_DIR}/)",
+            False,
+        )
         return False
     return agents.is_dir()
 
@@ -128,12 +145,23 @@ def _check_state(d: Diagnosis) -> None:
         if d.backup is not None:
             d.add("corrupt_state", "error", problem, _restore_text(d))
         else:
-            d.add("corrupt_state", "error", problem, "by hand: no good copy to restore from ("
-                  f"{BACKUP_FILE} {'is damaged' if bak else 'is missing'}); fix the field "
-                  "named, or move the file away to start a new workflow", False)
+            d.add(
+                "corrupt_state",
+                "error",
+                problem,
+                "by hand: no good copy to restore from ("
+                f"{BACKUP_FILE} {'is damaged' if bak else 'is missing'}); fix the field "
+                "named, or move the file away to start a new workflow",
+                False,
+            )
     elif d.state is None and d.backup is not None:
-        d.add("missing_state", "error", f"{STATE_FILE} is missing, but {BACKUP_FILE} holds "
-              f"revision {d.backup.revision} of the workflow {d.backup.task!r}", _restore_text(d))
+        d.add(
+            "missing_state",
+            "error",
+            f"{STATE_FILE} is missing, but {BACKUP_FILE} holds "
+            f"revision {d.backup.revision} of the workflow {d.backup.task!r}",
+            _restore_text(d),
+        )
     elif d.state is not None:
         _check_backup(d, bak, bak_problem)
 
@@ -142,15 +170,27 @@ def _check_backup(d: Diagnosis, bak: bytes | None, bak_problem: str) -> None:
     assert d.state is not None
     rev = d.state.revision
     if bak is None:
-        d.add("no_backup", "warning", f"{BACKUP_FILE} is missing: a damaged state could not be "
-              "restored", f"write {BACKUP_FILE} from {STATE_FILE} (revision {rev})")
+        d.add(
+            "no_backup",
+            "warning",
+            f"{BACKUP_FILE} is missing: a damaged state could not be restored",
+            f"write {BACKUP_FILE} from {STATE_FILE} (revision {rev})",
+        )
     elif d.backup is None:
-        d.add("bad_backup", "warning", bak_problem.split("; run:")[0],
-              f"write {BACKUP_FILE} again from {STATE_FILE} (revision {rev})")
+        d.add(
+            "bad_backup",
+            "warning",
+            bak_problem.split("; run:")[0],
+            f"write {BACKUP_FILE} again from {STATE_FILE} (revision {rev})",
+        )
     elif d.backup.revision < rev:
-        d.add("old_backup", "warning", f"{BACKUP_FILE} holds revision {d.backup.revision}, "
-              f"{STATE_FILE} revision {rev} (the last backup write failed or was interrupted)",
-              f"write {BACKUP_FILE} again from {STATE_FILE} (revision {rev})")
+        d.add(
+            "old_backup",
+            "warning",
+            f"{BACKUP_FILE} holds revision {d.backup.revision}, "
+            f"{STATE_FILE} revision {rev} (the last backup write failed or was interrupted)",
+            f"write {BACKUP_FILE} again from {STATE_FILE} (revision {rev})",
+        )
 
 
 def _check_events(d: Diagnosis) -> None:
@@ -159,8 +199,13 @@ def _check_events(d: Diagnosis) -> None:
     except OSError:
         return
     except AgentsStateError as err:
-        d.add("events_file", "error", err.message, f"by hand: move {AGENTS_DIR}/events.jsonl "
-              "away", False)
+        d.add(
+            "events_file",
+            "error",
+            err.message,
+            f"by hand: move {AGENTS_DIR}/events.jsonl away",
+            False,
+        )
         return
     for i, line in enumerate(lines, 1):
         try:
@@ -172,9 +217,13 @@ def _check_events(d: Diagnosis) -> None:
             d.bad_event_lines.append(i)
     if d.bad_event_lines:
         shown = ", ".join(map(str, d.bad_event_lines[:10]))
-        d.add("bad_events", "warning", f"{AGENTS_DIR}/events.jsonl: line(s) {shown} are not "
-              "valid JSON (a write was cut short)", "drop those lines; the original is kept as "
-              f"{AGENTS_DIR}/events.jsonl.damaged")
+        d.add(
+            "bad_events",
+            "warning",
+            f"{AGENTS_DIR}/events.jsonl: line(s) {shown} are not "
+            "valid JSON (a write was cut short)",
+            f"drop those lines; the original is kept as {AGENTS_DIR}/events.jsonl.damaged",
+        )
     if d.state is None:
         return
     logged = {e["rev"] for e in d.events if isinstance(e.get("rev"), int)}
@@ -182,10 +231,15 @@ def _check_events(d: Diagnosis) -> None:
     missing = [r for r in range(first, d.state.revision + 1) if r not in logged]
     if missing:
         shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
-        d.add("log_gap", "note", f"{AGENTS_DIR}/events.jsonl lacks {len(missing)} "
-              f"transition(s) (revisions {shown}): a process was stopped between saving the "
-              "state and logging it; the state has them, nothing is lost", "nothing to do",
-              False)
+        d.add(
+            "log_gap",
+            "note",
+            f"{AGENTS_DIR}/events.jsonl lacks {len(missing)} "
+            f"transition(s) (revisions {shown}): a process was stopped between saving the "
+            "state and logging it; the state has them, nothing is lost",
+            "nothing to do",
+            False,
+        )
 
 
 def _check_artifacts(d: Diagnosis) -> None:
@@ -200,9 +254,13 @@ def _check_artifacts(d: Diagnosis) -> None:
         if not (d.store.root / path).is_file():
             pid = by_key[key]
             d.missing_artifacts[pid] = path
-            d.add("missing_artifact", "error", f"phase {pid}'s artifact {path} is missing "
-                  f"(state.files.{key} points at it)", f"reopen phase {pid} so that it runs "
-                  "again (its work is lost; later phases keep theirs)")
+            d.add(
+                "missing_artifact",
+                "error",
+                f"phase {pid}'s artifact {path} is missing (state.files.{key} points at it)",
+                f"reopen phase {pid} so that it runs "
+                "again (its work is lost; later phases keep theirs)",
+            )
 
 
 def _check_archived_leftovers(d: Diagnosis) -> None:
@@ -213,12 +271,14 @@ def _check_archived_leftovers(d: Diagnosis) -> None:
     used = {os.path.basename(p) for p in d.state.files.values()}
     for stage in d.state.stages.values():
         for phase in stage.phases.values():
-            used.update(os.path.basename(t.result) for t in (phase.tasks or {}).values()
-                        if t.result)
+            used.update(
+                os.path.basename(t.result) for t in (phase.tasks or {}).values() if t.result
+            )
     archive = d.store.dir / "archive"
     try:
-        names = [n for n in os.listdir(d.store.phases_dir) if not n.startswith(".tmp-")
-                 and n not in used]
+        names = [
+            n for n in os.listdir(d.store.phases_dir) if not n.startswith(".tmp-") and n not in used
+        ]
         copies = [archive / a / "phases" for a in os.listdir(archive)] if names else []
     except OSError:
         return
@@ -231,10 +291,14 @@ def _check_archived_leftovers(d: Diagnosis) -> None:
             d.archived_leftovers.append(d.store.phases_dir / n)
     if d.archived_leftovers:
         shown = ", ".join(p.name for p in d.archived_leftovers[:5])
-        d.add("archived_leftovers", "warning", f"{len(d.archived_leftovers)} artifact(s) of a "
-              f"replaced workflow are still in {AGENTS_DIR}/phases/ ({shown}); a phase completed "
-              "without --artifact would take them for its own", "delete them (each has an "
-              f"identical copy in {AGENTS_DIR}/archive/)")
+        d.add(
+            "archived_leftovers",
+            "warning",
+            f"{len(d.archived_leftovers)} artifact(s) of a "
+            f"replaced workflow are still in {AGENTS_DIR}/phases/ ({shown}); a phase completed "
+            "without --artifact would take them for its own",
+            f"delete them (each has an identical copy in {AGENTS_DIR}/archive/)",
+        )
 
 
 def _same(path: Path, data: bytes) -> bool:
@@ -253,9 +317,13 @@ def _check_temp_files(d: Diagnosis) -> None:
         d.temp_files += [folder / n for n in names if n.startswith(".tmp-")]
     if d.temp_files:
         shown = ", ".join(str(p.relative_to(d.store.root)) for p in d.temp_files[:5])
-        d.add("temp_files", "warning", f"{len(d.temp_files)} leftover temp file(s) from an "
-              f"interrupted write: {shown}; the state never depends on them",
-              "delete them (the next update would, too)")
+        d.add(
+            "temp_files",
+            "warning",
+            f"{len(d.temp_files)} leftover temp file(s) from an "
+            f"interrupted write: {shown}; the state never depends on them",
+            "delete them (the next update would, too)",
+        )
 
 
 def _check_lock(d: Diagnosis) -> None:
@@ -264,8 +332,13 @@ def _check_lock(d: Diagnosis) -> None:
         text = fsops.read_regular(owner, f"{AGENTS_DIR}/lock-owner", 200).decode()
         pid: int | None = int(text.split()[0])
     except AgentsStateError as e:
-        d.add("lock", "error", e.message, f"by hand: remove {AGENTS_DIR}/lock-owner "
-              "(agents-state writes it again)", False)
+        d.add(
+            "lock",
+            "error",
+            e.message,
+            f"by hand: remove {AGENTS_DIR}/lock-owner (agents-state writes it again)",
+            False,
+        )
         return
     except (OSError, ValueError, IndexError, UnicodeDecodeError):
         pid = None
@@ -274,17 +347,29 @@ def _check_lock(d: Diagnosis) -> None:
     from agents_state.store.lockfile import is_held
 
     if is_held(d.store.dir):
-        who = f"pid {pid} ({'running' if pid and _alive(pid) else 'no longer running'})" \
-            if pid else "an unknown process"
-        d.add("lock_held", "note", f"the lock on {AGENTS_DIR}/ is held right now by {who}",
-              "nothing to do: a kernel lock ends with its process; if it stays held, that "
-              "process is hung (or the lock lives on a network file system)", False)
+        who = (
+            f"pid {pid} ({'running' if pid and _alive(pid) else 'no longer running'})"
+            if pid
+            else "an unknown process"
+        )
+        d.add(
+            "lock_held",
+            "note",
+            f"the lock on {AGENTS_DIR}/ is held right now by {who}",
+            "nothing to do: a kernel lock ends with its process; if it stays held, that "
+            "process is hung (or the lock lives on a network file system)",
+            False,
+        )
     elif pid is not None and not _alive(pid) and d.temp_files:
         # the last holder died in the middle of a write: its temp files are the evidence
         d.dead_owner = pid
-        d.add("dead_owner", "note", f"the last holder of the lock, pid {pid}, died during a "
-              "write; the kernel released the lock, so nothing blocks the next update",
-              f"clear {AGENTS_DIR}/lock-owner")
+        d.add(
+            "dead_owner",
+            "note",
+            f"the last holder of the lock, pid {pid}, died during a "
+            "write; the kernel released the lock, so nothing blocks the next update",
+            f"clear {AGENTS_DIR}/lock-owner",
+        )
 
 
 def _alive(pid: int) -> bool:
@@ -303,19 +388,33 @@ def _check_migration(d: Diagnosis) -> None:
             continue
         if d.state is not None:
             d.leftovers.append(source)
-            d.add("half_migrated", "warning", f"{source} is still in place next to "
-                  f"{STATE_FILE}: a migration was interrupted after writing the state",
-                  f"rename {source} to {source}.migrated, as migrate would have")
+            d.add(
+                "half_migrated",
+                "warning",
+                f"{source} is still in place next to "
+                f"{STATE_FILE}: a migration was interrupted after writing the state",
+                f"rename {source} to {source}.migrated, as migrate would have",
+            )
         elif d.backup is None:
-            d.add("not_migrated", "note", f"{source} holds a workflow in an older layout",
-                  "run: agents-state migrate", False)
+            d.add(
+                "not_migrated",
+                "note",
+                f"{source} holds a workflow in an older layout",
+                "run: agents-state migrate",
+                False,
+            )
 
 
 def _check_fs(d: Diagnosis) -> None:
     message = netfs.warning(d.store.dir, netfs.fs_type(d.store.dir))
     if message:
-        d.add("network_fs", "warning", message, "by hand: keep .agents/ on a local disk, or "
-              "run every writer on one machine", False)
+        d.add(
+            "network_fs",
+            "warning",
+            message,
+            "by hand: keep .agents/ on a local disk, or run every writer on one machine",
+            False,
+        )
 
 
 def diagnose(root: Path, under_lock: bool = False) -> Diagnosis:
@@ -324,8 +423,15 @@ def diagnose(root: Path, under_lock: bool = False) -> Diagnosis:
     d = Diagnosis(Store(root), under_lock=under_lock)
     if not _check_folder(d):
         return d
-    for check in (_check_state, _check_events, _check_artifacts, _check_archived_leftovers,
-                  _check_temp_files,
-                  _check_lock, _check_migration, _check_fs):
+    for check in (
+        _check_state,
+        _check_events,
+        _check_artifacts,
+        _check_archived_leftovers,
+        _check_temp_files,
+        _check_lock,
+        _check_migration,
+        _check_fs,
+    ):
         check(d)
     return d

@@ -28,15 +28,25 @@ def diagnose_pg(store: Any) -> Diagnosis:
     with store.errors("doctor"):
         version = current_version(conn)
     if version != SCHEMA_VERSION:
-        d.add("schema_version", "error", f"{store.shown}: schema version {version}, this "
-              f"agents-state needs {SCHEMA_VERSION}", "run any command to migrate it", False)
+        d.add(
+            "schema_version",
+            "error",
+            f"{store.shown}: schema version {version}, this agents-state needs {SCHEMA_VERSION}",
+            "run any command to migrate it",
+            False,
+        )
     data = store.read_bytes()
     if data is not None:
         try:
             d.state = decode_state(data, store.shown)
         except AgentsStateError as e:
-            d.add("corrupt_state", "error", e.message, "by hand: agents-state store copy "
-                  "--from a good copy --to this URL --replace", False)
+            d.add(
+                "corrupt_state",
+                "error",
+                e.message,
+                "by hand: agents-state store copy --from a good copy --to this URL --replace",
+                False,
+            )
     if d.state is None:
         return d
     d.events = store.events()
@@ -44,27 +54,48 @@ def diagnose_pg(store: Any) -> Diagnosis:
     want = list(range(1, d.state.revision + 1))
     if revs != want:
         missing = sorted(set(want) - {r for r in revs if isinstance(r, int)})
-        d.add("log_gap", "warning", f"{store.shown}: the event log does not match revision "
-              f"{d.state.revision} (missing: {', '.join(map(str, missing[:10])) or 'none'}; "
-              f"{len(revs)} events)", "nothing to do: the state is whole", False)
+        d.add(
+            "log_gap",
+            "warning",
+            f"{store.shown}: the event log does not match revision "
+            f"{d.state.revision} (missing: {', '.join(map(str, missing[:10])) or 'none'}; "
+            f"{len(revs)} events)",
+            "nothing to do: the state is whole",
+            False,
+        )
     from agents_state.workflow import PHASES
 
     by_key = {p.file_key: p for p in PHASES}
     for key, path in d.state.files.items():
         spec = by_key.get(key)
-        if spec is not None and path.endswith(spec.artifact) \
-                and store.read_artifact(spec.artifact) is None:
+        if (
+            spec is not None
+            and path.endswith(spec.artifact)
+            and store.read_artifact(spec.artifact) is None
+        ):
             d.missing_artifacts[spec.id] = path
-            d.add("missing_artifact", "error", f"phase {spec.id}'s artifact {path} is not in "
-                  f"the store (state.files.{key} points at it)", f"reopen phase {spec.id}",
-                  False)
+            d.add(
+                "missing_artifact",
+                "error",
+                f"phase {spec.id}'s artifact {path} is not in "
+                f"the store (state.files.{key} points at it)",
+                f"reopen phase {spec.id}",
+                False,
+            )
     with store.errors("doctor"):
         held = conn.execute(
             "SELECT count(*), coalesce(max(extract(epoch FROM now() - xact_start)), 0) "
             "FROM pg_stat_activity WHERE application_name = 'agents-state' "
-            "AND state = 'idle in transaction' AND pid <> pg_backend_pid()").fetchone()
+            "AND state = 'idle in transaction' AND pid <> pg_backend_pid()"
+        ).fetchone()
     if held and int(held[0]) and float(held[1]) > STUCK_LOCK_SECONDS:
-        d.add("stuck_session", "warning", f"{store.shown}: {held[0]} agents-state session(s) "
-              f"idle in a transaction for up to {float(held[1]):.0f}s (a writer hung on "
-              "another host)", "end it on the server: SELECT pg_terminate_backend(pid)", False)
+        d.add(
+            "stuck_session",
+            "warning",
+            f"{store.shown}: {held[0]} agents-state session(s) "
+            f"idle in a transaction for up to {float(held[1]):.0f}s (a writer hung on "
+            "another host)",
+            "end it on the server: SELECT pg_terminate_backend(pid)",
+            False,
+        )
     return d

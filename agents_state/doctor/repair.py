@@ -48,13 +48,23 @@ def _restore(d: Diagnosis, r: Repair) -> State:
         kept = ""
     store._write_state(encode_state(state, STATE_FILE), None)
     note_commit(f"revision {state.revision}")
-    store._append_event({"rev": state.revision, "at": _now(), "event": "doctor_restore",
-                         "from": bak.revision, "lost": [e["rev"] for e in lost]})
-    r.done.append(f"restored {STATE_FILE} from {BACKUP_FILE} (revision {bak.revision}, now "
-                  f"revision {state.revision}){kept}")
+    store._append_event(
+        {
+            "rev": state.revision,
+            "at": _now(),
+            "event": "doctor_restore",
+            "from": bak.revision,
+            "lost": [e["rev"] for e in lost],
+        }
+    )
+    r.done.append(
+        f"restored {STATE_FILE} from {BACKUP_FILE} (revision {bak.revision}, now "
+        f"revision {state.revision}){kept}"
+    )
     if lost:
-        r.lost.append(f"{describe_events(lost, 20)}: recorded in events.jsonl after the "
-                      "backup; do them again")
+        r.lost.append(
+            f"{describe_events(lost, 20)}: recorded in events.jsonl after the backup; do them again"
+        )
     return state
 
 
@@ -80,24 +90,34 @@ def _reopen(state: State, missing: dict[str, str], r: Repair) -> None:
 
     _derive_stages(state, _now())
     shown = ", ".join(f"{p} ({missing[p]})" for p in sorted(missing, key=PHASE_IDS.index))
-    r.done.append(f"reopened phase(s) {shown}: the workflow continues at phase {target}"
-                  + (f"; phase(s) {', '.join(running)} will start again after it" if running
-                     else ""))
-    r.lost.append(f"the work of phase(s) {', '.join(sorted(missing, key=PHASE_IDS.index))} "
-                  "(artifact missing): they run again")
+    r.done.append(
+        f"reopened phase(s) {shown}: the workflow continues at phase {target}"
+        + (f"; phase(s) {', '.join(running)} will start again after it" if running else "")
+    )
+    r.lost.append(
+        f"the work of phase(s) {', '.join(sorted(missing, key=PHASE_IDS.index))} "
+        "(artifact missing): they run again"
+    )
 
 
 def _fix_events(d: Diagnosis, r: Repair) -> None:
     path = d.store.events_path
     lines = fsops.read_regular(path, f"{AGENTS_DIR}/events.jsonl").splitlines(keepends=True)
-    keep = b"".join(x if x.endswith(b"\n") else x + b"\n"
-                    for i, x in enumerate(lines, 1) if i not in d.bad_event_lines)
+    keep = b"".join(
+        x if x.endswith(b"\n") else x + b"\n"
+        for i, x in enumerate(lines, 1)
+        if i not in d.bad_event_lines
+    )
     os.replace(path, path.with_name("events.jsonl.damaged"))
     d.store.write_file(path, keep, f"{AGENTS_DIR}/events.jsonl")
-    r.done.append(f"dropped {len(d.bad_event_lines)} torn line(s) from {AGENTS_DIR}/events.jsonl "
-                  f"(the original is kept as {AGENTS_DIR}/events.jsonl.damaged)")
-    r.lost.append(f"{len(d.bad_event_lines)} events.jsonl line(s) that could not be read "
-                  "(the log only; the state is not affected)")
+    r.done.append(
+        f"dropped {len(d.bad_event_lines)} torn line(s) from {AGENTS_DIR}/events.jsonl "
+        f"(the original is kept as {AGENTS_DIR}/events.jsonl.damaged)"
+    )
+    r.lost.append(
+        f"{len(d.bad_event_lines)} events.jsonl line(s) that could not be read "
+        "(the log only; the state is not affected)"
+    )
 
 
 def repair(seen: Diagnosis) -> Repair:
@@ -119,19 +139,29 @@ def repair(seen: Diagnosis) -> Repair:
             state.revision += 1
             store._write_state(encode_state(state, STATE_FILE), old)
             note_commit(f"revision {state.revision}")
-            store._append_event({"rev": state.revision, "at": _now(), "event": "doctor_reopen",
-                                 "phases": sorted(d.missing_artifacts, key=PHASE_IDS.index)})
+            store._append_event(
+                {
+                    "rev": state.revision,
+                    "at": _now(),
+                    "event": "doctor_reopen",
+                    "phases": sorted(d.missing_artifacts, key=PHASE_IDS.index),
+                }
+            )
         elif codes & {"no_backup", "bad_backup", "old_backup"} and d.state_bytes is not None:
             store.write_file(store.backup_path, d.state_bytes, BACKUP_FILE, "backup_")
-            r.done.append(f"wrote {BACKUP_FILE} from {STATE_FILE} (revision "
-                          f"{d.state.revision if d.state else '?'})")
+            r.done.append(
+                f"wrote {BACKUP_FILE} from {STATE_FILE} (revision "
+                f"{d.state.revision if d.state else '?'})"
+            )
         if "bad_events" in codes:
             _fix_events(d, r)
         if "archived_leftovers" in codes:
             for p in d.archived_leftovers:
                 p.unlink(missing_ok=True)
-            r.done.append(f"deleted {len(d.archived_leftovers)} artifact(s) of the replaced "
-                          f"workflow from {AGENTS_DIR}/phases/ (copies are in the archive)")
+            r.done.append(
+                f"deleted {len(d.archived_leftovers)} artifact(s) of the replaced "
+                f"workflow from {AGENTS_DIR}/phases/ (copies are in the archive)"
+            )
         if "temp_files" in codes:
             for p in d.temp_files:
                 p.unlink(missing_ok=True)

@@ -24,17 +24,17 @@ def tests_unresolved(state: State) -> bool:
 def advance(c: Ctx, done: str, message: str) -> Outcome:
     """Move ``currentPhase`` past ``done``; finish the workflow after the last phase."""
     state = c.state
-    after = PHASE_IDS[PHASE_IDS.index(done) + 1:]
+    after = PHASE_IDS[PHASE_IDS.index(done) + 1 :]
     nxt = next((pid for pid in after if state.phase(pid).status not in DONE), None)
     if nxt is None:
         if tests_unresolved(state):  # never "completed" over failing tests
             state.status = "blocked"
-            state.blockedReason = ("the last test run failed; run the tests again or ask the "
-                                   "user to skip them")
+            state.blockedReason = (
+                "the last test run failed; run the tests again or ask the user to skip them"
+            )
             state.currentPhase, state.currentStage = TEST_RUN, get_phase(TEST_RUN).stage
             run = state.phase(TEST_RUN)
-            run.status = phase_target(f"phase {TEST_RUN}", run.status, "finish",
-                                      "tests_unresolved")
+            run.status = phase_target(f"phase {TEST_RUN}", run.status, "finish", "tests_unresolved")
             return Outcome(state, message + "; workflow blocked: the last test run failed")
         # a stop requested while the last phase ran has nothing left to stop (found by the
         # phase machine: a workflow completed with its stop request still set)

@@ -45,7 +45,5 @@ class Outcome:
 
 def check_phase_id(phase_id: str) -> str:
     if phase_id not in PHASE_IDS:
-        raise NotFoundError(
-            f"unknown phase '{phase_id}'; phases are {', '.join(PHASE_IDS)}"
-        )
+        raise NotFoundError(f"unknown phase '{phase_id}'; phases are {', '.join(PHASE_IDS)}")
     return phase_id

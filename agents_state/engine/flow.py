@@ -25,8 +25,11 @@ def _stop(c: Ctx, e: ev.Event) -> Outcome:
         # nothing recorded as started: stop now, but a step already in flight (the model need
         # not run `phase start`) can still be recorded with `phase complete|fail|run`
         state.status, state.stopRequested = "stopped", True
-        return Outcome(state, f"workflow stopped at phase {state.currentPhase}: nothing new "
-                              "starts; a step already in flight can still be recorded")
+        return Outcome(
+            state,
+            f"workflow stopped at phase {state.currentPhase}: nothing new "
+            "starts; a step already in flight can still be recorded",
+        )
     state.stopRequested = True
     return Outcome(state, f"workflow will stop after phase {state.currentPhase}")
 
@@ -100,8 +103,9 @@ def _compact(c: Ctx, e: ev.Event) -> Outcome:
     state.compaction.lastCompactedAt = boundary
     state.compaction.history.append(boundary)
     state.compaction.pending = None
-    return Outcome(state, f"compaction after {boundary} recorded; continue with: "
-                          "agents-state context")
+    return Outcome(
+        state, f"compaction after {boundary} recorded; continue with: agents-state context"
+    )
 
 
 def _block(c: Ctx, e: ev.Event) -> Outcome:
@@ -115,8 +119,9 @@ def _block(c: Ctx, e: ev.Event) -> Outcome:
 def _clarify(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.Clarify)
-    state.clarify = Clarification(questions=list(e.questions), phase=e.phase or state.currentPhase,
-                                  task=e.task, askedAt=ts)
+    state.clarify = Clarification(
+        questions=list(e.questions), phase=e.phase or state.currentPhase, task=e.task, askedAt=ts
+    )
     return Outcome(state, f"{len(e.questions)} question(s) for the user recorded")
 
 
@@ -124,13 +129,13 @@ def _answer(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     assert isinstance(e, ev.Answer)
     if state.clarify is None:
-        raise TransitionNotAllowedError("workflow", "not waiting for an answer", "answer",
-                                        hint="no open questions")
+        raise TransitionNotAllowedError(
+            "workflow", "not waiting for an answer", "answer", hint="no open questions"
+        )
     state.clarify.answer, state.clarify.answeredAt = e.text, ts
     state.clarifications.append(state.clarify)
     state.clarify = None
     return Outcome(state, "answer recorded; the step runs again with it")
-
 
 
 HANDLERS = {

@@ -18,8 +18,15 @@ from agents_state.engine.table import phase_target
 from agents_state.models import State
 from agents_state.workflow import TEST_ANALYSIS, TEST_RUN, get_phase
 
-__all__ = ["TEST_ANALYSIS", "TEST_RUN", "after_analysis", "record_test_run", "retry_tests",
-           "skip_tests", "tests_unresolved"]
+__all__ = [
+    "TEST_ANALYSIS",
+    "TEST_RUN",
+    "after_analysis",
+    "record_test_run",
+    "retry_tests",
+    "skip_tests",
+    "tests_unresolved",
+]
 
 _RESULTS = f".agents/phases/{get_phase(TEST_RUN).artifact}"
 _RUN, _ANALYSIS = f"phase {TEST_RUN}", f"phase {TEST_ANALYSIS}"
@@ -36,8 +43,12 @@ def record_test_run(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     if run.passed:
         run.status = phase_target(_RUN, run.status, "phase_complete", "tests_passed")
         if analysis.status == "pending":
-            analysis.status = phase_target(_ANALYSIS, analysis.status, "tests_passed",
-                                           "fixed" if run.failedRuns else "unneeded")
+            analysis.status = phase_target(
+                _ANALYSIS,
+                analysis.status,
+                "tests_passed",
+                "fixed" if run.failedRuns else "unneeded",
+            )
         run.failedRuns = 0
         return advance(c, TEST_RUN, f"phase {TEST_RUN} Run Tests passed")
     run.failedRuns += 1
@@ -46,16 +57,24 @@ def record_test_run(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     if run.failedRuns > limit:
         run.status = phase_target(_RUN, run.status, "phase_complete", "tests_exhausted")
         state.status = "blocked"
-        state.blockedReason = (f"tests still fail after {limit} fix round(s) (failed: {failed}); "
-                               f"see {_RESULTS}")
-        return Outcome(state, f"phase {TEST_RUN} Run Tests FAILED ({failed}); workflow blocked: "
-                              "ask the user (see: agents-state next)")
+        state.blockedReason = (
+            f"tests still fail after {limit} fix round(s) (failed: {failed}); see {_RESULTS}"
+        )
+        return Outcome(
+            state,
+            f"phase {TEST_RUN} Run Tests FAILED ({failed}); workflow blocked: "
+            "ask the user (see: agents-state next)",
+        )
     run.status = phase_target(_RUN, run.status, "phase_complete", "tests_failed")
     analysis.status = phase_target(_ANALYSIS, analysis.status, "tests_failed")
     analysis.completedAt = None
-    out = advance(c, TEST_RUN, f"phase {TEST_RUN} Run Tests FAILED ({failed}): next phase "
-                               f"{TEST_ANALYSIS} analyses and fixes them (fix round "
-                               f"{run.failedRuns} of {limit})")
+    out = advance(
+        c,
+        TEST_RUN,
+        f"phase {TEST_RUN} Run Tests FAILED ({failed}): next phase "
+        f"{TEST_ANALYSIS} analyses and fixes them (fix round "
+        f"{run.failedRuns} of {limit})",
+    )
     return Outcome(out.state, out.message)
 
 

@@ -66,10 +66,24 @@ _LATE_REPORTS = {"task_done", "task_fail", "task_start"}
 _RESUME = {"retry", "skip", "abort"}
 
 WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
-    "pending": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "abort"}
-                         | _TASK_EVENTS),
-    "in_progress": frozenset({"phase_start", "phase_complete", "phase_fail", "stop", "compact",
-                              "block", "clarify", "answer", "abort", "retry"} | _TASK_EVENTS),
+    "pending": frozenset(
+        {"phase_start", "phase_complete", "phase_fail", "stop", "abort"} | _TASK_EVENTS
+    ),
+    "in_progress": frozenset(
+        {
+            "phase_start",
+            "phase_complete",
+            "phase_fail",
+            "stop",
+            "compact",
+            "block",
+            "clarify",
+            "answer",
+            "abort",
+            "retry",
+        }
+        | _TASK_EVENTS
+    ),
     # stopped = after the current step: that step can still be recorded (issue 15)
     "stopped": frozenset(_RESUME | _LATE_REPORTS | {"compact", "phase_complete", "phase_fail"}),
     "failed": frozenset(_RESUME | _LATE_REPORTS | {"compact"}),
@@ -85,8 +99,10 @@ def new_state(event: ev.Start, now: datetime) -> State:
     stages: dict[str, StageState] = {}
     for stage in STAGES:
         phases = {
-            p.id: PhaseState(status="skipped" if p.id in event.skipped else "pending",
-                             agentCount=event.agent_counts.get(p.id))
+            p.id: PhaseState(
+                status="skipped" if p.id in event.skipped else "pending",
+                agentCount=event.agent_counts.get(p.id),
+            )
             for p in phases_of(stage)
         }
         stages[stage] = StageState(phases=phases)
@@ -109,12 +125,16 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
     accepted = WORKFLOW_ACCEPTS.get(state.status, frozenset())
     if state.abortedAt is not None:
         accepted = frozenset()
-    if state.status == "stopped" and event.name in ("phase_complete", "phase_fail") \
-            and not state.stopRequested:  # the step in flight at the stop is already recorded
+    if (
+        state.status == "stopped"
+        and event.name in ("phase_complete", "phase_fail")
+        and not state.stopRequested
+    ):  # the step in flight at the stop is already recorded
         accepted = accepted - {"phase_complete", "phase_fail"}
     if event.name not in accepted:
         raise TransitionNotAllowedError(
-            "workflow", "aborted" if state.abortedAt else state.status,
+            "workflow",
+            "aborted" if state.abortedAt else state.status,
             event.name.replace("_", " "),
             sorted(a.replace("_", " ") for a in accepted),
             hint=_workflow_hint(state),
@@ -156,7 +176,7 @@ def _copy(state: State) -> State:
 
 def _workflow_hint(state: State) -> str:
     if state.abortedAt or state.status == "completed":
-        return "start a new workflow with: agents-state dispatch \"<task>\""
+        return 'start a new workflow with: agents-state dispatch "<task>"'
     if state.status in ("stopped", "failed", "blocked"):
         return "run: agents-state resume"
     return ""
@@ -171,7 +191,9 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
     event = event_name.replace("phase_", "")
     if state.currentPhase != phase_id and phase.status not in _DONE:
         raise TransitionNotAllowedError(
-            f"phase {phase_id}", phase.status, event,
+            f"phase {phase_id}",
+            phase.status,
+            event,
             hint=f"the current phase is {state.currentPhase}",
         )
     if not phase_accepts(phase.status, event_name):
@@ -182,8 +204,11 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
             if event == "complete":
                 hint += "; repeating it with the same artifact is a no-op"
         raise TransitionNotAllowedError(
-            f"phase {phase_id}", f"already {phase.status}" if phase.status in _DONE
-            else phase.status, event, allowed, hint=hint,
+            f"phase {phase_id}",
+            f"already {phase.status}" if phase.status in _DONE else phase.status,
+            event,
+            allowed,
+            hint=hint,
         )
     return phase
 
@@ -207,10 +232,16 @@ def _phase_complete(c: Ctx, e: ev.Event) -> Outcome:
     assert isinstance(e, ev.PhaseComplete)
     check_phase_id(e.phase)
     spec = get_phase(e.phase)
-    if e.same_artifact and state.currentPhase != e.phase \
-            and state.files.get(spec.file_key) == f".agents/phases/{spec.artifact}":
-        return Outcome(state, f"phase {e.phase} {spec.name} was already recorded with this "
-                              "artifact; nothing changed", changed=False)
+    if (
+        e.same_artifact
+        and state.currentPhase != e.phase
+        and state.files.get(spec.file_key) == f".agents/phases/{spec.artifact}"
+    ):
+        return Outcome(
+            state,
+            f"phase {e.phase} {spec.name} was already recorded with this artifact; nothing changed",
+            changed=False,
+        )
     phase = _current_phase(state, e.phase, "phase_complete")
     if spec.kind is PhaseKind.TASKS:
         _check_tasks_done(state, e.phase)
@@ -243,15 +274,20 @@ def _check_tasks_done(state: State, phase_id: str) -> None:
     tasks = state.phase(phase_id).tasks
     if not tasks:
         raise TransitionNotAllowedError(
-            f"phase {phase_id}", "waiting for tasks", "complete",
+            f"phase {phase_id}",
+            "waiting for tasks",
+            "complete",
             hint="load the task definitions first: agents-state tasks load FILE",
         )
     left = [t for t, s in tasks.items() if s.status not in _DONE]
     if left:
         raise TransitionNotAllowedError(
-            f"phase {phase_id}", "running", "complete",
+            f"phase {phase_id}",
+            "running",
+            "complete",
             hint=f"it completes with its last task; {len(left)} task(s) not done: "
-            + ", ".join(left[:5]) + (" ..." if len(left) > 5 else ""),
+            + ", ".join(left[:5])
+            + (" ..." if len(left) > 5 else ""),
         )
 
 
@@ -261,10 +297,13 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     target = spec.reviews or e.phase
     review.reviewRounds += 1
     if review.reviewRounds > max_rounds:
-        reason = (f"review {e.phase} still finds {e.blocking_issues} blocking issue(s) after "
-                  f"{max_rounds} rework round(s); see .agents/phases/{spec.artifact}")
-        review.status = phase_target(f"phase {e.phase}", review.status, "phase_complete",
-                                     "rounds_exhausted")
+        reason = (
+            f"review {e.phase} still finds {e.blocking_issues} blocking issue(s) after "
+            f"{max_rounds} rework round(s); see .agents/phases/{spec.artifact}"
+        )
+        review.status = phase_target(
+            f"phase {e.phase}", review.status, "phase_complete", "rounds_exhausted"
+        )
         state.status = "blocked"
         state.blockedReason = reason
         state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
@@ -272,11 +311,14 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     if state.status == "stopped":
         state.stopRequested = False
     start, end = PHASE_IDS.index(target), PHASE_IDS.index(e.phase)
-    for pid in PHASE_IDS[start:end + 1]:
+    for pid in PHASE_IDS[start : end + 1]:
         p = state.phase(pid)
         if p.status != "skipped":
-            p.status = phase_target(f"phase {pid}", p.status, "phase_complete", "sent_back") \
-                if pid == e.phase else phase_target(f"phase {pid}", p.status, "send_back")
+            p.status = (
+                phase_target(f"phase {pid}", p.status, "phase_complete", "sent_back")
+                if pid == e.phase
+                else phase_target(f"phase {pid}", p.status, "send_back")
+            )
             p.completedAt = None
     state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
     state.currentPhase, state.currentStage = target, get_phase(target).stage
@@ -294,24 +336,33 @@ def _phase_fail(c: Ctx, e: ev.Event) -> Outcome:
     phase.attempts += 1
     phase.error = e.error
     retries_left = phase.attempts <= c.policy.max_per_phase  # counts retries, like maxPerTask
-    phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_fail",
-                                "retries_left" if retries_left else "retries_exhausted")
+    phase.status = phase_target(
+        f"phase {e.phase}",
+        phase.status,
+        "phase_fail",
+        "retries_left" if retries_left else "retries_exhausted",
+    )
     if retries_left:
         from datetime import timedelta
 
         wait = c.policy.backoff(phase.attempts)
         phase.retryAt = format_time(c.now + timedelta(seconds=wait)) if wait else None
         when = f" not before {phase.retryAt}" if phase.retryAt else ""
-        message = (f"phase {e.phase} failed (attempt {phase.attempts}): {e.error}; retry "
-                   f"{phase.attempts} of {c.policy.max_per_phase}{when}")
+        message = (
+            f"phase {e.phase} failed (attempt {phase.attempts}): {e.error}; retry "
+            f"{phase.attempts} of {c.policy.max_per_phase}{when}"
+        )
         if state.stopRequested or state.status == "stopped":
             state.status, state.stopRequested = "stopped", False
             message += "; workflow stopped as requested"
         return Outcome(state, message)
     state.status, state.stopRequested = "failed", False  # a stop's step in flight is spent
     state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
-    return Outcome(state, f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
-                          "workflow failed (see: agents-state resume)")
+    return Outcome(
+        state,
+        f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
+        "workflow failed (see: agents-state resume)",
+    )
 
 
 _PHASE_HANDLERS = {

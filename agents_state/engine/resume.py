@@ -20,37 +20,64 @@ def explain(state: State) -> dict[str, Any]:
         f = state.failure
         text = f"Failed in phase {f.phase} at {f.failedAt}: {f.error}"
         if f.context and f.context.failedTask:
-            text += (f"\n  completed tasks: {', '.join(f.context.completedTasks) or '-'}"
-                     f"\n  failed task: {f.context.failedTask}"
-                     f"\n  pending tasks: {', '.join(f.context.pendingTasks) or '-'}")
+            text += (
+                f"\n  completed tasks: {', '.join(f.context.completedTasks) or '-'}"
+                f"\n  failed task: {f.context.failedTask}"
+                f"\n  pending tasks: {', '.join(f.context.pendingTasks) or '-'}"
+            )
     elif state.status == "blocked":
         text = f"Blocked in phase {phase}: {state.blockedReason}"
     elif state.status == "stopped":
         text = f"Stopped before phase {phase} on request."
     elif state.clarify is not None:
         text = f"Waiting for the user's answer in phase {phase}: " + " | ".join(
-            state.clarify.questions)
-        return {"status": state.status, "phase": phase, "explanation": text, "options": [
-            {"command": 'agents-state resume --answer "..."', "effect": "record the answer and "
-             "run the step again"}]}
+            state.clarify.questions
+        )
+        return {
+            "status": state.status,
+            "phase": phase,
+            "explanation": text,
+            "options": [
+                {
+                    "command": 'agents-state resume --answer "..."',
+                    "effect": "record the answer and run the step again",
+                }
+            ],
+        }
     else:
-        text = (f"The workflow is in progress at phase {phase} (if the process driving it died, "
-                "just continue with: agents-state next).")
-    return {"status": state.status, "phase": phase, "explanation": text,
-            "options": options(state, phase)}
+        text = (
+            f"The workflow is in progress at phase {phase} (if the process driving it died, "
+            "just continue with: agents-state next)."
+        )
+    return {
+        "status": state.status,
+        "phase": phase,
+        "explanation": text,
+        "options": options(state, phase),
+    }
 
 
 def options(state: State, phase: str | None) -> list[dict[str, str]]:
     """The resume options of a stopped, failed or blocked workflow and what each does."""
     tests = phase == TEST_RUN and state.phase(TEST_RUN).passed is False
-    retry = ("another round: fix the failures (phase 3.2), then run the tests again" if tests
-             else f"continue from phase {phase}" if state.status == "stopped"
-             else f"run phase {phase} again (attempts are counted)")
-    skip = ("accept the failing tests and go on to phase 3.3 (the final status records it)"
-            if tests else f"mark phase {phase} (or its failed tasks) skipped and go on")
+    retry = (
+        "another round: fix the failures (phase 3.2), then run the tests again"
+        if tests
+        else f"continue from phase {phase}"
+        if state.status == "stopped"
+        else f"run phase {phase} again (attempts are counted)"
+    )
+    skip = (
+        "accept the failing tests and go on to phase 3.3 (the final status records it)"
+        if tests
+        else f"mark phase {phase} (or its failed tasks) skipped and go on"
+    )
     return [
         {"option": "retry", "command": "agents-state resume --retry", "effect": retry},
         {"option": "skip", "command": "agents-state resume --skip", "effect": skip},
-        {"option": "abort", "command": "agents-state resume --abort",
-         "effect": "end the workflow, keep every file"},
+        {
+            "option": "abort",
+            "command": "agents-state resume --abort",
+            "effect": "end the workflow, keep every file",
+        },
     ]

@@ -25,11 +25,22 @@ SEVERITIES = ("critical", "high", "medium", "low")
 # "decision" and "handoff" are written by `handoff record` (handoff_ops._artifact)
 REVIEW_KEYS = ("issues", "summary", "verdict", "reviewer", "decision", "handoff")
 ISSUE_KEYS = ("severity", "description", "title", "file", "line", "suggestion", "category", "id")
-_SYNONYMS = {"findings": "issues", "problems": "issues", "comments": "issues", "issue": "issues",
-             "message": "description", "text": "description", "detail": "description",
-             "details": "description", "priority": "severity", "level": "severity",
-             "path": "file", "location": "file", "fix": "suggestion", "recommendation":
-             "suggestion"}
+_SYNONYMS = {
+    "findings": "issues",
+    "problems": "issues",
+    "comments": "issues",
+    "issue": "issues",
+    "message": "description",
+    "text": "description",
+    "detail": "description",
+    "details": "description",
+    "priority": "severity",
+    "level": "severity",
+    "path": "file",
+    "location": "file",
+    "fix": "suggestion",
+    "recommendation": "suggestion",
+}
 _FORMAT = '{"issues": [{"severity": "high", "description": "..."}]}'
 
 
@@ -40,8 +51,11 @@ def _issues(doc: Any, shown: str) -> list[Any]:
         raise InvalidInputError(shown, "", f"expected a JSON object such as {_FORMAT}")
     check_keys(doc, REVIEW_KEYS, shown, "", _SYNONYMS)
     if "issues" not in doc:
-        raise InvalidInputError(shown, "issues", "missing; write the issues found as "
-                                f'{_FORMAT}, or {{"issues": []}} for a clean review')
+        raise InvalidInputError(
+            shown,
+            "issues",
+            f'missing; write the issues found as {_FORMAT}, or {{"issues": []}} for a clean review',
+        )
     issues = doc["issues"]
     if not isinstance(issues, list):
         raise InvalidInputError(shown, "issues", f"expected a list of issues, e.g. {_FORMAT}")
@@ -50,26 +64,30 @@ def _issues(doc: Any, shown: str) -> list[Any]:
 
 def _severity(issue: dict[str, Any], shown: str, where: str) -> str:
     if "severity" not in issue:
-        raise InvalidInputError(shown, f"{where}.severity",
-                                f"missing; one of {', '.join(SEVERITIES)}")
+        raise InvalidInputError(
+            shown, f"{where}.severity", f"missing; one of {', '.join(SEVERITIES)}"
+        )
     sev = issue["severity"]
     norm = sev.strip().lower() if isinstance(sev, str) else sev
     if norm not in SEVERITIES:
-        raise InvalidInputError(shown, f"{where}.severity",
-                                f"{sev!r} is not one of {', '.join(SEVERITIES)}")
+        raise InvalidInputError(
+            shown, f"{where}.severity", f"{sev!r} is not one of {', '.join(SEVERITIES)}"
+        )
     return str(norm)
 
 
 def _check_issue(issue: Any, shown: str, where: str) -> str:
     if not isinstance(issue, dict):
-        raise InvalidInputError(shown, where, "expected an object with a severity and a "
-                                "description")
+        raise InvalidInputError(
+            shown, where, "expected an object with a severity and a description"
+        )
     check_keys(issue, ISSUE_KEYS, shown, where, _SYNONYMS)
     sev = _severity(issue, shown, where)
     desc = issue.get("description")
     if not isinstance(desc, str) or not desc.strip():
-        raise InvalidInputError(shown, f"{where}.description",
-                                "missing or empty; say what is wrong")
+        raise InvalidInputError(
+            shown, f"{where}.description", "missing or empty; say what is wrong"
+        )
     return sev
 
 
@@ -85,4 +103,4 @@ def count_issues(doc: Any, shown: str, blocking: str) -> tuple[int, int]:
     """(all issues, issues at or above ``blocking``) of a review document."""
     counts = severity_counts(doc, shown)
     limit = SEVERITIES.index(blocking)
-    return sum(counts.values()), sum(counts[s] for s in SEVERITIES[:limit + 1])
+    return sum(counts.values()), sum(counts[s] for s in SEVERITIES[: limit + 1])

@@ -15,11 +15,35 @@ __all__ = ["COMPLEXITY_SIGNALS", "Sizing", "score_task", "size_chain"]
 
 COMPLEXITY_SIGNALS: dict[str, tuple[str, ...]] = {
     "simple": ("typo", "rename", "spelling", "comment", "bump", "wording", "docstring", "format"),
-    "medium": ("add", "feature", "fix", "bug", "endpoint", "implement", "support", "update",
-               "test", "improve"),
-    "complex": ("auth", "oauth", "refactor", "migrate", "migration", "multi", "architecture",
-                "redesign", "security", "distributed", "across", "system", "rewrite", "database",
-                "concurren"),
+    "medium": (
+        "add",
+        "feature",
+        "fix",
+        "bug",
+        "endpoint",
+        "implement",
+        "support",
+        "update",
+        "test",
+        "improve",
+    ),
+    "complex": (
+        "auth",
+        "oauth",
+        "refactor",
+        "migrate",
+        "migration",
+        "multi",
+        "architecture",
+        "redesign",
+        "security",
+        "distributed",
+        "across",
+        "system",
+        "rewrite",
+        "database",
+        "concurren",
+    ),
 }
 _RANGES = {"simple": (1, 2), "medium": (3, 5), "complex": (6, 10)}
 
@@ -51,9 +75,15 @@ def score_task(task: str, max_agents: int) -> Sizing:
     low, high = _RANGES[level]
     extra = len(hits[level]) - 1 + (1 if len(text.split()) > 25 else 0)
     count = min(high, low + max(0, extra))
-    reasons = [f"{level} task" + (f" (signals: {', '.join(hits[level])})" if hits[level]
-                                  else " (no signal words; medium by default)"),
-               f"{level} range {low}-{high}: {count}"]
+    reasons = [
+        f"{level} task"
+        + (
+            f" (signals: {', '.join(hits[level])})"
+            if hits[level]
+            else " (no signal words; medium by default)"
+        ),
+        f"{level} range {low}-{high}: {count}",
+    ]
     if count > max_agents:
         reasons.append(f"capped by maxParallelAgents {max_agents}")
         count = max_agents

@@ -106,8 +106,13 @@ def phase_accepts(status: str, event: str) -> bool:
 
 def phase_allowed(status: str) -> list[str]:
     """The user events allowed from ``status``, as a refusal lists them."""
-    return sorted({k[1].replace("_", " ") for k in PHASE_MOVES
-                   if k[0] == status and k[1] in USER_PHASE_EVENTS})
+    return sorted(
+        {
+            k[1].replace("_", " ")
+            for k in PHASE_MOVES
+            if k[0] == status and k[1] in USER_PHASE_EVENTS
+        }
+    )
 
 
 def phase_target(subject: str, status: str, event: str, guard: str = "") -> Status:
@@ -120,12 +125,13 @@ def task_target(subject: str, status: str, event: str, guard: str = "") -> Statu
     return _target(TASK_MOVES, subject, status, event, guard)
 
 
-def _target(table: dict[Key, Status], subject: str, status: str, event: str,
-            guard: str) -> Status:
+def _target(table: dict[Key, Status], subject: str, status: str, event: str, guard: str) -> Status:
     try:
         return table[(status, event, guard)]
     except KeyError:
         raise TransitionNotAllowedError(
-            subject, status, event.replace("_", " "),
+            subject,
+            status,
+            event.replace("_", " "),
             hint=f"no move in the table for guard '{guard}'" if guard else "",
         ) from None

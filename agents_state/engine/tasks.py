@@ -48,8 +48,11 @@ def current_wave(phase: PhaseState) -> int | None:
 
 def is_stale(task: TaskState, now: datetime, lease_seconds: int) -> bool:
     beat = task.heartbeatAt or task.claimedAt
-    return (task.status == "in_progress" and beat is not None
-            and parse_time(beat) + timedelta(seconds=lease_seconds) < now)
+    return (
+        task.status == "in_progress"
+        and beat is not None
+        and parse_time(beat) + timedelta(seconds=lease_seconds) < now
+    )
 
 
 def _deps_done(phase: PhaseState, task: TaskState) -> bool:
@@ -66,15 +69,17 @@ def ready_tasks(phase: PhaseState, now: datetime, lease_seconds: int) -> list[st
     for tid in phase.waves[idx].tasks:
         t = phase.tasks[tid]
         waiting = t.retryAt is not None and parse_time(t.retryAt) > now
-        if ((t.status == "pending" and not waiting) or is_stale(t, now, lease_seconds)) \
-                and _deps_done(phase, t):
+        if (
+            (t.status == "pending" and not waiting) or is_stale(t, now, lease_seconds)
+        ) and _deps_done(phase, t):
             out.append(tid)
     return out
 
 
 def _outcome(state: State, message: str, changed: bool = True, **data: object) -> Outcome:
-    return Outcome(state, message, changed, {k: v for k, v in data.items() if v is not None},
-                   dict(data))
+    return Outcome(
+        state, message, changed, {k: v for k, v in data.items() if v is not None}, dict(data)
+    )
 
 
 def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Policy) -> Outcome:
@@ -84,8 +89,11 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
     phase = _phase(state)
     if not phase.tasks:
         raise TransitionNotAllowedError(
-            _PHASE, phase.status, event.name.replace("_", " "),
-            hint="no tasks loaded; run: agents-state tasks load FILE")
+            _PHASE,
+            phase.status,
+            event.name.replace("_", " "),
+            hint="no tasks loaded; run: agents-state tasks load FILE",
+        )
     if isinstance(event, ev.TaskClaim):
         return _claim(state, phase, event, now, policy)
     if isinstance(event, ev.TaskStart):
@@ -107,15 +115,23 @@ def _same_defs(phase: PhaseState, e: ev.TasksLoad) -> bool:
 def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
     phase = _phase(state)
     if phase.tasks and _same_defs(phase, e):  # a repeat of a load that succeeded (issue 15)
-        return _outcome(state, f"these {len(e.tasks)} task definitions are already loaded; "
-                               "nothing changed", False, tasks=len(e.tasks))
+        return _outcome(
+            state,
+            f"these {len(e.tasks)} task definitions are already loaded; nothing changed",
+            False,
+            tasks=len(e.tasks),
+        )
     if state.currentPhase != TASK_PHASE:
-        raise TransitionNotAllowedError(_PHASE, phase.status, "load tasks",
-                                        hint=f"the current phase is {state.currentPhase}")
+        raise TransitionNotAllowedError(
+            _PHASE, phase.status, "load tasks", hint=f"the current phase is {state.currentPhase}"
+        )
     if phase.tasks and any(t.status != "pending" or t.attempts for t in phase.tasks.values()):
         raise TransitionNotAllowedError(
-            _PHASE, "running", "load tasks",
-            hint="tasks have already been claimed; finish or skip them instead")
+            _PHASE,
+            "running",
+            "load tasks",
+            hint="tasks have already been claimed; finish or skip them instead",
+        )
     kept = _known_waves(phase, e)
     phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
     if kept is not None:
@@ -126,9 +142,13 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
     phase.startedAt = phase.startedAt or format_time(now)
     phase.agentCount = max(len(w) for w in e.waves)
     state.compaction.pending = None
-    return _outcome(state, f"{len(e.tasks)} tasks in {len(e.waves)} wave(s) loaded; "
-                           f"wave 1 has {len(e.waves[0])} task(s)",
-                    tasks=len(e.tasks), waves=len(e.waves))
+    return _outcome(
+        state,
+        f"{len(e.tasks)} tasks in {len(e.waves)} wave(s) loaded; "
+        f"wave 1 has {len(e.waves[0])} task(s)",
+        tasks=len(e.tasks),
+        waves=len(e.waves),
+    )
 
 
 def _known_waves(phase: PhaseState, e: ev.TasksLoad) -> list[Wave] | None:
@@ -139,19 +159,27 @@ def _known_waves(phase: PhaseState, e: ev.TasksLoad) -> list[Wave] | None:
     from agents_state.errors import InvalidInputError
 
     if sorted(listed) != sorted(tid for tid, _ in e.tasks):
-        raise InvalidInputError(e.source, "tasks", "the state lists waves with tasks "
-                                f"{', '.join(listed)}; define exactly these tasks")
+        raise InvalidInputError(
+            e.source,
+            "tasks",
+            f"the state lists waves with tasks {', '.join(listed)}; define exactly these tasks",
+        )
     wave_of = {t: i for i, w in enumerate(phase.waves) for t in w.tasks}
     for tid, spec in e.tasks:
         late = [d for d in spec.get("dependencies", []) if wave_of.get(d, -1) >= wave_of[tid]]
         if late:
-            raise InvalidInputError(e.source, "tasks", f"{tid} depends on {', '.join(late)}, "
-                                    "which the state's waves run in the same or a later wave")
+            raise InvalidInputError(
+                e.source,
+                "tasks",
+                f"{tid} depends on {', '.join(late)}, "
+                "which the state's waves run in the same or a later wave",
+            )
     return [w.model_copy() for w in phase.waves]
 
 
-def _load_into_waves(state: State, phase: PhaseState, waves: list[Wave], e: ev.TasksLoad,
-                     now: datetime) -> Outcome:
+def _load_into_waves(
+    state: State, phase: PhaseState, waves: list[Wave], e: ev.TasksLoad, now: datetime
+) -> Outcome:
     """Definitions for listed waves: completed waves stay completed, their tasks too."""
     assert phase.tasks is not None
     ts = format_time(now)
@@ -170,9 +198,13 @@ def _load_into_waves(state: State, phase: PhaseState, waves: list[Wave], e: ev.T
     phase.agentCount = max(len(w.tasks) for w in waves)
     state.compaction.pending = None
     done = sum(1 for w in waves if w.status in _DONE)
-    return _outcome(state, f"{len(e.tasks)} task definitions loaded into the {len(waves)} "
-                           f"listed wave(s); {done} already completed",
-                    tasks=len(e.tasks), waves=len(waves))
+    return _outcome(
+        state,
+        f"{len(e.tasks)} task definitions loaded into the {len(waves)} "
+        f"listed wave(s); {done} already completed",
+        tasks=len(e.tasks),
+        waves=len(waves),
+    )
 
 
 def _task(phase: PhaseState, task_id: str) -> TaskState:
@@ -180,8 +212,9 @@ def _task(phase: PhaseState, task_id: str) -> TaskState:
     assert phase.tasks is not None
     task = phase.tasks.get(task_id)
     if task is None:
-        raise NotFoundError(f"unknown task '{task_id}' in phase {TASK_PHASE} "
-                            f"({len(phase.tasks)} tasks loaded)")
+        raise NotFoundError(
+            f"unknown task '{task_id}' in phase {TASK_PHASE} ({len(phase.tasks)} tasks loaded)"
+        )
     return _own(phase.tasks, task_id)
 
 
@@ -200,18 +233,21 @@ def _take(task_id: str, task: TaskState, event: str, agent: str, ts: str) -> Non
     task.attempts += 1
 
 
-def _claim(state: State, phase: PhaseState, e: ev.TaskClaim, now: datetime,
-           policy: Policy) -> Outcome:
+def _claim(
+    state: State, phase: PhaseState, e: ev.TaskClaim, now: datetime, policy: Policy
+) -> Outcome:
     ts = format_time(now)
     if state.status != "in_progress":
-        raise TransitionNotAllowedError("workflow", state.status, "claim",
-                                        hint="run: agents-state resume")
+        raise TransitionNotAllowedError(
+            "workflow", state.status, "claim", hint="run: agents-state resume"
+        )
     ready = ready_tasks(phase, now, policy.lease_seconds)
     if e.task_id is not None:
         task = _task(phase, e.task_id)
         if e.task_id not in ready:
-            raise TransitionNotAllowedError(f"task {e.task_id}", _why_not(phase, e.task_id, now),
-                                            "claim")
+            raise TransitionNotAllowedError(
+                f"task {e.task_id}", _why_not(phase, e.task_id, now), "claim"
+            )
         tid = e.task_id
     elif ready:
         tid = ready[0]
@@ -221,8 +257,13 @@ def _claim(state: State, phase: PhaseState, e: ev.TaskClaim, now: datetime,
     stale_owner = task.owner if task.status == "in_progress" else None
     _take(tid, task, "task_claim", e.agent, ts)
     note = f" (reclaimed from stale owner {stale_owner})" if stale_owner else ""
-    return _outcome(state, f"claimed {tid} (attempt {task.attempts}){note}", task=tid,
-                    attempt=task.attempts, agent=e.agent)
+    return _outcome(
+        state,
+        f"claimed {tid} (attempt {task.attempts}){note}",
+        task=tid,
+        attempt=task.attempts,
+        agent=e.agent,
+    )
 
 
 def _why_not(phase: PhaseState, task_id: str, now: datetime) -> str:
@@ -232,8 +273,10 @@ def _why_not(phase: PhaseState, task_id: str, now: datetime) -> str:
     if t.retryAt and parse_time(t.retryAt) > now:
         return f"waiting to retry until {t.retryAt}"
     idx = current_wave(phase)
-    return f"not in the current wave {idx + 1 if idx is not None else '-'} or its dependencies " \
-           "are not done"
+    return (
+        f"not in the current wave {idx + 1 if idx is not None else '-'} or its dependencies "
+        "are not done"
+    )
 
 
 def nothing_ready_reason(phase: PhaseState, now: datetime) -> str:
@@ -241,55 +284,82 @@ def nothing_ready_reason(phase: PhaseState, now: datetime) -> str:
     if idx is None or phase.waves is None or phase.tasks is None:
         return "all tasks are done"
     wave = [phase.tasks[t] for t in phase.waves[idx].tasks]
-    waits = sorted(t.retryAt for t in wave if t.status == "pending" and t.retryAt
-                   and parse_time(t.retryAt) > now)
+    waits = sorted(
+        t.retryAt
+        for t in wave
+        if t.status == "pending" and t.retryAt and parse_time(t.retryAt) > now
+    )
     if waits:
         return f"wave {idx + 1} is waiting to retry a task until {waits[0]}"
     running = sum(1 for t in wave if t.status == "in_progress")
     return f"wave {idx + 1} is still running ({running} task(s) in progress)"
 
 
-def _start(state: State, phase: PhaseState, e: ev.TaskStart, now: datetime,
-           policy: Policy) -> Outcome:
+def _start(
+    state: State, phase: PhaseState, e: ev.TaskStart, now: datetime, policy: Policy
+) -> Outcome:
     task = _task(phase, e.task_id)
     ts = format_time(now)
-    if task.status == "pending" and state.status == "in_progress" \
-            and e.task_id in ready_tasks(phase, now, policy.lease_seconds):
+    if (
+        task.status == "pending"
+        and state.status == "in_progress"
+        and e.task_id in ready_tasks(phase, now, policy.lease_seconds)
+    ):
         _take(e.task_id, task, "task_start", e.agent or "unknown", ts)
-        return _outcome(state, f"{e.task_id} claimed and started (attempt {task.attempts})",
-                        task=e.task_id, attempt=task.attempts)
+        return _outcome(
+            state,
+            f"{e.task_id} claimed and started (attempt {task.attempts})",
+            task=e.task_id,
+            attempt=task.attempts,
+        )
     if task.status != "in_progress":
         raise TransitionNotAllowedError(f"task {e.task_id}", task.status, "start")
     if e.agent and task.owner and e.agent != task.owner:
-        raise TransitionNotAllowedError(f"task {e.task_id}", f"claimed by {task.owner}", "start",
-                                        hint=f"agent {e.agent} does not own it")
+        raise TransitionNotAllowedError(
+            f"task {e.task_id}",
+            f"claimed by {task.owner}",
+            "start",
+            hint=f"agent {e.agent} does not own it",
+        )
     task.heartbeatAt = ts
     return _outcome(state, f"{e.task_id} in progress (lease renewed)", task=e.task_id)
 
 
-def _check_owner(task_id: str, task: TaskState, agent: str | None, attempt: int | None,
-                 verb: str) -> None:
+def _check_owner(
+    task_id: str, task: TaskState, agent: str | None, attempt: int | None, verb: str
+) -> None:
     if attempt is not None and attempt != task.attempts:
         raise TransitionNotAllowedError(
-            f"task {task_id}", f"on attempt {task.attempts}", verb,
-            hint=f"this report is from attempt {attempt} and is refused")
+            f"task {task_id}",
+            f"on attempt {task.attempts}",
+            verb,
+            hint=f"this report is from attempt {attempt} and is refused",
+        )
     if agent and task.owner and agent != task.owner and task.status == "in_progress":
         raise TransitionNotAllowedError(
-            f"task {task_id}", f"claimed by {task.owner}", verb,
-            hint=f"agent {agent} lost its claim; it is stale and was reclaimed")
+            f"task {task_id}",
+            f"claimed by {task.owner}",
+            verb,
+            hint=f"agent {agent} lost its claim; it is stale and was reclaimed",
+        )
 
 
-def _done(state: State, phase: PhaseState, e: ev.TaskDone, now: datetime,
-          policy: Policy) -> Outcome:
+def _done(
+    state: State, phase: PhaseState, e: ev.TaskDone, now: datetime, policy: Policy
+) -> Outcome:
     task = _task(phase, e.task_id)
     if task.status == "completed":
-        return _outcome(state, f"{e.task_id} is already completed; nothing changed", False,
-                        task=e.task_id)
+        return _outcome(
+            state, f"{e.task_id} is already completed; nothing changed", False, task=e.task_id
+        )
     if task.status == "pending" and e.task_id in ready_tasks(phase, now, policy.lease_seconds):
         _take(e.task_id, task, "task_done", e.agent or "unknown", format_time(now))
     if task.status != "in_progress":
-        raise TransitionNotAllowedError(f"task {e.task_id}", _why_not(phase, e.task_id, now)
-                                        if task.status == "pending" else task.status, "complete")
+        raise TransitionNotAllowedError(
+            f"task {e.task_id}",
+            _why_not(phase, e.task_id, now) if task.status == "pending" else task.status,
+            "complete",
+        )
     _check_owner(e.task_id, task, e.agent, e.attempt, "complete")
     ts = format_time(now)
     task.status = task_target(f"task {e.task_id}", task.status, "task_done")
@@ -298,8 +368,9 @@ def _done(state: State, phase: PhaseState, e: ev.TaskDone, now: datetime,
     return _after_task(state, phase, f"{e.task_id} completed", now, e.task_id, policy)
 
 
-def _after_task(state: State, phase: PhaseState, message: str, now: datetime,
-                tid: str, policy: Policy) -> Outcome:
+def _after_task(
+    state: State, phase: PhaseState, message: str, now: datetime, tid: str, policy: Policy
+) -> Outcome:
     """Close the current wave if it is finished, open the next, finish the phase after the last."""
     assert phase.waves is not None and phase.tasks is not None
     idx = next((i for i, w in enumerate(phase.waves) if tid in w.tasks), None)
@@ -324,8 +395,9 @@ def _after_task(state: State, phase: PhaseState, message: str, now: datetime,
     return _outcome(out.state, out.message, task=tid)
 
 
-def _fail(state: State, phase: PhaseState, e: ev.TaskFail, now: datetime,
-          policy: Policy) -> Outcome:
+def _fail(
+    state: State, phase: PhaseState, e: ev.TaskFail, now: datetime, policy: Policy
+) -> Outcome:
     task = _task(phase, e.task_id)
     if task.status in _DONE:
         raise TransitionNotAllowedError(f"task {e.task_id}", task.status, "fail")
@@ -336,23 +408,37 @@ def _fail(state: State, phase: PhaseState, e: ev.TaskFail, now: datetime,
     task.attempts = max(task.attempts, 1)
     task.lastError, task.owner = e.error, None
     retries_left = task.attempts <= policy.max_per_task
-    task.status = task_target(f"task {e.task_id}", task.status, "task_fail",
-                              "retries_left" if retries_left else "retries_exhausted")
+    task.status = task_target(
+        f"task {e.task_id}",
+        task.status,
+        "task_fail",
+        "retries_left" if retries_left else "retries_exhausted",
+    )
     if retries_left:
         wait = policy.backoff(task.attempts)
         task.retryAt = format_time(now + timedelta(seconds=wait))
-        return _outcome(state, f"{e.task_id} failed (attempt {task.attempts}); retry "
-                               f"{task.attempts} of {policy.max_per_task} not before "
-                               f"{task.retryAt}",
-                        task=e.task_id, retryAt=task.retryAt)
+        return _outcome(
+            state,
+            f"{e.task_id} failed (attempt {task.attempts}); retry "
+            f"{task.attempts} of {policy.max_per_task} not before "
+            f"{task.retryAt}",
+            task=e.task_id,
+            retryAt=task.retryAt,
+        )
     if state.status == "in_progress":
         state.status = "failed"
         phase.status = phase_target(_PHASE, phase.status, "task_fail", "retries_exhausted")
-        state.failure = Failure(phase=TASK_PHASE, failedAt=ts,
-                                error=f"task {e.task_id} failed after {task.attempts} "
-                                      f"attempt(s): {e.error}")
-    return _outcome(state, f"{e.task_id} failed after {task.attempts} attempt(s); workflow "
-                           "failed (see: agents-state resume)", task=e.task_id)
+        state.failure = Failure(
+            phase=TASK_PHASE,
+            failedAt=ts,
+            error=f"task {e.task_id} failed after {task.attempts} attempt(s): {e.error}",
+        )
+    return _outcome(
+        state,
+        f"{e.task_id} failed after {task.attempts} attempt(s); workflow "
+        "failed (see: agents-state resume)",
+        task=e.task_id,
+    )
 
 
 def retry_failed_tasks(state: State, phase_id: str) -> str:
@@ -388,8 +474,9 @@ def skip_failed_tasks(state: State, phase_id: str, ts: str) -> tuple[str, bool]:
     for tid in failed:
         t = _own(tasks, tid)
         t.status = task_target(f"task {tid}", t.status, "skip")
-    unblocked = sorted(t for t, s in tasks.items()
-                       if s.status == "pending" and set(failed) & set(s.dependencies))
+    unblocked = sorted(
+        t for t, s in tasks.items() if s.status == "pending" and set(failed) & set(s.dependencies)
+    )
     phase.status = phase_target(f"phase {phase_id}", phase.status, "skip", "tasks")
     msg = f"; skipped {', '.join(failed)}"
     if unblocked:

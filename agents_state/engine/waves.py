@@ -21,12 +21,38 @@ __all__ = ["ID_RE", "TaskDef", "find_cycle", "parse_tasks", "plan_waves"]
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _COMPLEXITY = ("easy", "medium", "hard")
 TASK_KEYS = ("id", "title", "description", "dependencies", "complexity", "files")
-_SYNONYMS = {k: "dependencies" for k in (
-    "requires", "required", "blockedby", "blocked_by", "blockedBy", "depends_on", "dependsOn",
-    "dependson", "depends", "deps", "after", "needs", "prerequisites", "dependency")}
-_SYNONYMS.update({"name": "title", "summary": "title", "details": "description",
-                  "desc": "description", "difficulty": "complexity", "paths": "files",
-                  "file": "files", "task_id": "id", "taskId": "id"})
+_SYNONYMS = {
+    k: "dependencies"
+    for k in (
+        "requires",
+        "required",
+        "blockedby",
+        "blocked_by",
+        "blockedBy",
+        "depends_on",
+        "dependsOn",
+        "dependson",
+        "depends",
+        "deps",
+        "after",
+        "needs",
+        "prerequisites",
+        "dependency",
+    )
+}
+_SYNONYMS.update(
+    {
+        "name": "title",
+        "summary": "title",
+        "details": "description",
+        "desc": "description",
+        "difficulty": "complexity",
+        "paths": "files",
+        "file": "files",
+        "task_id": "id",
+        "taskId": "id",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -39,9 +65,13 @@ class TaskDef:
     files: tuple[str, ...] = field(default_factory=tuple)
 
     def as_state(self) -> dict[str, Any]:
-        return {"title": self.title, "description": self.description,
-                "dependencies": list(self.dependencies), "complexity": self.complexity,
-                "files": list(self.files)}
+        return {
+            "title": self.title,
+            "description": self.description,
+            "dependencies": list(self.dependencies),
+            "complexity": self.complexity,
+            "files": list(self.files),
+        }
 
 
 def _str_list(value: Any, where: str, problems: list[str]) -> tuple[str, ...]:
@@ -64,14 +94,16 @@ def _one_task(i: int, raw: Any, problems: list[str]) -> TaskDef | None:
     if unknown is not None:
         from agents_state.strictkeys import suggest
 
-        problems.append(f"{where}.{unknown}: unknown key; "
-                        f"{suggest(str(unknown), TASK_KEYS, _SYNONYMS)}")
+        problems.append(
+            f"{where}.{unknown}: unknown key; {suggest(str(unknown), TASK_KEYS, _SYNONYMS)}"
+        )
     tid = raw.get("id")
     if isinstance(tid, int) and not isinstance(tid, bool):
         tid = str(tid)
     if not isinstance(tid, str) or not ID_RE.match(tid):
-        problems.append(f"{where}.id: {tid!r} is not a valid id (letters, digits, '.', '_', '-'; "
-                        "at most 128)")
+        problems.append(
+            f"{where}.id: {tid!r} is not a valid id (letters, digits, '.', '_', '-'; at most 128)"
+        )
         return None
     deps = _str_list(raw.get("dependencies"), f"{where}.dependencies", problems)
     complexity = raw.get("complexity", "medium")
@@ -85,11 +117,15 @@ def _one_task(i: int, raw: Any, problems: list[str]) -> TaskDef | None:
         if not isinstance(val, str):
             problems.append(f"{where}.{name}: expected a string")
         elif len(val) > LIMITS[name]:
-            problems.append(f"{where}.{name}: {len(val)} characters; the limit is "
-                            f"{LIMITS[name]}")
-    return TaskDef(tid, title if isinstance(title, str) else "",
-                   desc if isinstance(desc, str) else "", deps, complexity,
-                   _str_list(raw.get("files"), f"{where}.files", problems))
+            problems.append(f"{where}.{name}: {len(val)} characters; the limit is {LIMITS[name]}")
+    return TaskDef(
+        tid,
+        title if isinstance(title, str) else "",
+        desc if isinstance(desc, str) else "",
+        deps,
+        complexity,
+        _str_list(raw.get("files"), f"{where}.files", problems),
+    )
 
 
 def parse_tasks(data: Any, file: str) -> list[TaskDef]:
@@ -98,8 +134,12 @@ def parse_tasks(data: Any, file: str) -> list[TaskDef]:
         check_keys(data, ("tasks",), file, "", {"task": "tasks", "items": "tasks"})
     raw = data.get("tasks") if isinstance(data, dict) else data
     if not isinstance(raw, list):
-        raise InvalidInputError(file, "tasks", "expected a list of task objects "
-                                '(write {"tasks": [{"id": "task-1", "dependencies": []}]})')
+        raise InvalidInputError(
+            file,
+            "tasks",
+            "expected a list of task objects "
+            '(write {"tasks": [{"id": "task-1", "dependencies": []}]})',
+        )
     if not raw:
         raise InvalidInputError(file, "tasks", "the task list is empty; define at least one task")
     problems: list[str] = []
@@ -158,7 +198,7 @@ def find_cycle(tasks: list[TaskDef]) -> list[str]:
         index[node] = len(path)
         path.append(node)
         node = deps[node][0]
-    return [*path[index[node]:], node]  # each depends on the next
+    return [*path[index[node] :], node]  # each depends on the next
 
 
 def plan_waves(tasks: list[TaskDef], max_parallel: int) -> list[list[str]]:
@@ -173,5 +213,5 @@ def plan_waves(tasks: list[TaskDef], max_parallel: int) -> list[list[str]]:
     waves: list[list[str]] = []
     for lv in sorted(by_level):
         ids = by_level[lv]
-        waves.extend(ids[i:i + size] for i in range(0, len(ids), size))
+        waves.extend(ids[i : i + size] for i in range(0, len(ids), size))
     return waves

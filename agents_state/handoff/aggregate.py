@@ -46,11 +46,20 @@ def aggregate(handoffs: list[Handoff]) -> Handoff:
     issues = _dedupe([i for h in handoffs for i in (*h.issues, *h.failures)])
     summaries = [f"{h.phase or h.kind}: {h.summary}" for h in handoffs if h.summary]
     all_qa = all((h.phase in _QA) or h.kind in ("validator", "checker") for h in handoffs)
-    reason = "; ".join(f"{h.phase or h.kind}{' ' + h.task_id if h.task_id else ''} said STOP"
-                       for h in stopped) or None
-    data = {"decision": decision, "checks": checks, "issues": list(issues),
-            "tokens_used": tokens, "responses": len(handoffs),
-            "sources": [digest(h) for h in handoffs]}
+    reason = (
+        "; ".join(
+            f"{h.phase or h.kind}{' ' + h.task_id if h.task_id else ''} said STOP" for h in stopped
+        )
+        or None
+    )
+    data = {
+        "decision": decision,
+        "checks": checks,
+        "issues": list(issues),
+        "tokens_used": tokens,
+        "responses": len(handoffs),
+        "sources": [digest(h) for h in handoffs],
+    }
     return Handoff(
         kind="validator" if all_qa else "aggregate",
         data=data,

@@ -34,8 +34,15 @@ _KNOWN = _field_names()
 
 
 def _kind_of(value: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "an object", type(None): "null"}.get(type(value), "a value")
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), "a value")
 
 
 def _one_of(expected: str) -> str:

@@ -80,8 +80,9 @@ def extract_json(text: str) -> dict[str, Any]:
             try:
                 obj = _loads(body)
             except json.JSONDecodeError as e:
-                errors.append(f"invalid JSON in a code fence at line {e.lineno}, "
-                              f"column {e.colno}: {e.msg}")
+                errors.append(
+                    f"invalid JSON in a code fence at line {e.lineno}, column {e.colno}: {e.msg}"
+                )
                 continue
             if isinstance(obj, dict):
                 blocks.append(obj)
@@ -93,5 +94,6 @@ def extract_json(text: str) -> dict[str, Any]:
         return picked
     if errors:
         raise ExtractError(errors[-1])
-    raise ExtractError("no JSON object found: answer with the handoff JSON, alone or in a "
-                       "```json code fence")
+    raise ExtractError(
+        "no JSON object found: answer with the handoff JSON, alone or in a ```json code fence"
+    )

@@ -20,11 +20,15 @@ def ledger(state: State) -> dict[str, Any]:
     raw = (state.model_extra or {}).get(LEDGER)
     data: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
     records = data.get("records")
-    data["records"] = [r for r in records if isinstance(r, dict)] if isinstance(records, list) \
-        else []
+    data["records"] = (
+        [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+    )
     tokens = data.get("tokens")
-    data["tokens"] = {str(k): v for k, v in tokens.items() if isinstance(v, int)} \
-        if isinstance(tokens, dict) else {}
+    data["tokens"] = (
+        {str(k): v for k, v in tokens.items() if isinstance(v, int)}
+        if isinstance(tokens, dict)
+        else {}
+    )
     return data
 
 
@@ -36,6 +40,8 @@ def tokens_by_phase(state: State) -> dict[str, int]:
 def phase_records(state: State, phase_id: str) -> list[dict[str, Any]]:
     """The sub-agent answers noted for ``phase_id`` (not its tasks') since the phase started."""
     started = state.phase(phase_id).startedAt or ""
-    return [r for r in ledger(state)["records"]
-            if r.get("phase") == phase_id and not r.get("task")
-            and str(r.get("at", "")) >= str(started)]
+    return [
+        r
+        for r in ledger(state)["records"]
+        if r.get("phase") == phase_id and not r.get("task") and str(r.get("at", "")) >= str(started)
+    ]

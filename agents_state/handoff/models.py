@@ -39,10 +39,21 @@ __all__ = [
 PHASES: tuple[str, ...] = ("research", "write", "validate", *CHECK_MODES)
 
 _PHASE_ALIASES = {
-    "researcher": "research", "researching": "research", "explore": "research",
-    "writer": "write", "writing": "write", "implement": "write", "implementation": "write",
-    "validator": "validate", "validation": "validate", "qa": "validate", "check": "validate",
-    "types": "type", "typecheck": "type", "tests": "test", "testing": "test",
+    "researcher": "research",
+    "researching": "research",
+    "explore": "research",
+    "writer": "write",
+    "writing": "write",
+    "implement": "write",
+    "implementation": "write",
+    "validator": "validate",
+    "validation": "validate",
+    "qa": "validate",
+    "check": "validate",
+    "types": "type",
+    "typecheck": "type",
+    "tests": "test",
+    "testing": "test",
 }
 _STATUS_ALIASES = {"completed": "complete", "done": "complete", "success": "complete"}
 
@@ -114,9 +125,7 @@ class HandoffRequest(_Strict):
     context: RequestContext
     instructions: NonEmpty
     expected_output: (
-        Annotated[
-            Literal["structured_findings", "files_changed", "validation_result"], _norm({})
-        ]
+        Annotated[Literal["structured_findings", "files_changed", "validation_result"], _norm({})]
         | None
     ) = None
 

@@ -58,14 +58,16 @@ def aggregate_texts(items: list[tuple[str, str]], kind: str = "auto") -> Handoff
             raise errors[0]
         from agents_state.errors import InvalidInputError
 
-        raise InvalidInputError(f"{len(errors)} of {len(items)} responses", "",
-                                " | ".join(e.message for e in errors))
+        raise InvalidInputError(
+            f"{len(errors)} of {len(items)} responses", "", " | ".join(e.message for e in errors)
+        )
     requests = [h for h in handoffs if h.is_request]
     if requests:
         from agents_state.errors import UsageError
 
-        raise UsageError("aggregate takes responses; a request was given "
-                         f"(task {requests[0].task_id})")
+        raise UsageError(
+            f"aggregate takes responses; a request was given (task {requests[0].task_id})"
+        )
     return aggregate(handoffs)
 
 
@@ -73,8 +75,7 @@ def _artifact(h: Handoff, phase_id: str) -> bytes:
     spec = get_phase(phase_id)
     if spec.is_json:
         issues = [{"severity": "high", "description": f} for f in (h.failures or h.issues)]
-        doc = {"decision": h.decision, "issues": issues, "summary": h.summary,
-               "handoff": h.data}
+        doc = {"decision": h.decision, "issues": issues, "summary": h.summary, "handoff": h.data}
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
     lines = [f"# {spec.id} {spec.name}", "", f"Decision: {h.decision}", ""]
     if h.summary:
@@ -82,13 +83,26 @@ def _artifact(h: Handoff, phase_id: str) -> bytes:
     if h.issues:
         lines += ["## Issues", "", *[f"- {i}" for i in h.issues], ""]
     if h.findings:
-        lines += ["## Findings", "", "```json",
-                  orjson.dumps(h.findings, option=orjson.OPT_INDENT_2).decode(), "```", ""]
+        lines += [
+            "## Findings",
+            "",
+            "```json",
+            orjson.dumps(h.findings, option=orjson.OPT_INDENT_2).decode(),
+            "```",
+            "",
+        ]
     return "\n".join(lines).encode()
 
 
-def record(root: str | None, h: Handoff, *, task: str | None = None, phase: str | None = None,
-           agent: str | None = None, own_task_only: bool = False) -> Any:
+def record(
+    root: str | None,
+    h: Handoff,
+    *,
+    task: str | None = None,
+    phase: str | None = None,
+    agent: str | None = None,
+    own_task_only: bool = False,
+) -> Any:
     """Apply ``h`` to the workflow under the lock; returns the engine ``Outcome``.
     ``own_task_only``: see ``handoff_record.record_handoff``."""
     from agents_state.app import App, utcnow
@@ -97,16 +111,28 @@ def record(root: str | None, h: Handoff, *, task: str | None = None, phase: str 
 
     app = App.open(root)
     policy = app.policy
+
     def mutate(state: State | None) -> Outcome:
         now = utcnow()  # read under the lock, as every time that goes into the state
-        out = record_handoff(state, h, now, task=task, phase=phase, agent=agent, policy=policy,
-                             own_task_only=own_task_only)
+        out = record_handoff(
+            state,
+            h,
+            now,
+            task=task,
+            phase=phase,
+            agent=agent,
+            policy=policy,
+            own_task_only=own_task_only,
+        )
         target = (out.record.get("handoff") or {}).get("target", "")
         if out.changed and target.startswith("phase "):
             pid = target.split(" ", 1)[1]
             spec = get_phase(pid)
-            exists = (app.store.phases_dir / spec.artifact).exists() if app.store_url is None \
+            exists = (
+                (app.store.phases_dir / spec.artifact).exists()
+                if app.store_url is None
                 else app.store.read_artifact(spec.artifact) is not None
+            )
             if h.decision != "CLARIFY" and (spec.reviews is not None or not exists):
                 app.store.write_artifact(spec.artifact, _artifact(h, pid))
         return out

@@ -48,8 +48,11 @@ KINDS: dict[str, type[BaseModel]] = {
 
 # the fields that carry a compacted summary, each capped at SUMMARY_TOKEN_LIMIT
 _SUMMARY_PATHS: tuple[tuple[str, ...], ...] = (
-    ("context_summary",), ("summary",), ("context", "previous_findings"),
-    ("context", "research_summary"), ("context", "implementation_summary"),
+    ("context_summary",),
+    ("summary",),
+    ("context", "previous_findings"),
+    ("context", "research_summary"),
+    ("context", "implementation_summary"),
 )
 
 
@@ -79,13 +82,21 @@ def detect_kind(data: dict[str, Any]) -> str:
     keys = data.keys()
     if "decision" not in keys and ("instructions" in keys or "context" in keys):
         return "request"
-    for key, kind in (("check_type", "checker"), ("content_type", "git-content"),
-                      ("analysis", "code-analyzer"), ("mode", "spec-analyzer"),
-                      ("checks", "validator")):
+    for key, kind in (
+        ("check_type", "checker"),
+        ("content_type", "git-content"),
+        ("analysis", "code-analyzer"),
+        ("mode", "spec-analyzer"),
+        ("checks", "validator"),
+    ):
         if key in keys:
             return kind
     if isinstance(data.get("status"), str) and data["status"].strip().upper() in (
-            "PASS", "FAIL", "PASSED", "FAILED"):
+        "PASS",
+        "FAIL",
+        "PASSED",
+        "FAILED",
+    ):
         return "validator"
     if "files_changed" in keys and "findings" not in keys and "context_summary" not in keys:
         return "writer"
@@ -109,8 +120,9 @@ def check_handoff(data: dict[str, Any], source: str, kind: str = "auto") -> Hand
     if kind == "auto":
         kind = detect_kind(data)
     if kind not in KINDS:
-        raise HandoffInvalidError(source, [Problem("", f"unknown handoff kind {kind!r}; "
-                                                        f"one of {', '.join(KINDS)}")])
+        raise HandoffInvalidError(
+            source, [Problem("", f"unknown handoff kind {kind!r}; one of {', '.join(KINDS)}")]
+        )
     problems: list[Problem] = []
     model: BaseModel | None = None
     try:
@@ -118,9 +130,14 @@ def check_handoff(data: dict[str, Any], source: str, kind: str = "auto") -> Hand
     except ValidationError as e:
         problems.extend(pydantic_problems(e))
     problems.extend(_cap_problems(data))
-    problems.extend(Problem(path, f"looks like {what}; handoffs must not carry secrets: remove "
-                                  "it and name where the secret lives instead (an env var)")
-                    for path, what in find_secrets(data))
+    problems.extend(
+        Problem(
+            path,
+            f"looks like {what}; handoffs must not carry secrets: remove "
+            "it and name where the secret lives instead (an env var)",
+        )
+        for path, what in find_secrets(data)
+    )
     if model is not None:
         problems.extend(_rule_problems(kind, model))
     if problems:
@@ -138,10 +155,17 @@ def _cap_problems(data: dict[str, Any]) -> list[Problem]:
         if isinstance(value, str):
             size = estimate_tokens(value)
             if size > SUMMARY_TOKEN_LIMIT:
-                out.append(Problem(".".join(path), (
-                    f"{size} tokens (estimated), over the {SUMMARY_TOKEN_LIMIT}-token cap: keep "
-                    "file paths, patterns, conflicts and the reason for the decision; drop "
-                    "queries, file contents and intermediate reasoning")))
+                out.append(
+                    Problem(
+                        ".".join(path),
+                        (
+                            f"{size} tokens (estimated), over the {SUMMARY_TOKEN_LIMIT}-token "
+                            "cap: keep "
+                            "file paths, patterns, conflicts and the reason for the decision; drop "
+                            "queries, file contents and intermediate reasoning"
+                        ),
+                    )
+                )
     return out
 
 
@@ -154,21 +178,24 @@ def _rule_problems(kind: str, m: BaseModel) -> list[Problem]:
     decision = getattr(m, "decision", None)
     status = getattr(m, "status", None)
     if isinstance(m, hm.HandoffResponse | hm.ResearcherOutput) and not m.context_summary.strip():
-        out.append(Problem("context_summary", "must not be empty: summarise the findings for "
-                                              "the next phase"))
+        out.append(
+            Problem(
+                "context_summary", "must not be empty: summarise the findings for the next phase"
+            )
+        )
     if isinstance(m, hm.ValidatorOutput):
         out.extend(_validator_rules(m))
     elif isinstance(m, hm.CheckerOutput) and decision == "PROCEED" and m.status == "fail":
         out.append(Problem("decision", "PROCEED contradicts status fail; use STOP"))
     if decision == "CLARIFY" and not m.questions:  # type: ignore[attr-defined]
-        out.append(Problem("questions", "decision CLARIFY needs at least one question for "
-                                        "the user"))
-    if decision == "STOP" and not (m.reason or m.issues  # type: ignore[attr-defined]
-                                   or kind in ("validator", "checker")):
+        out.append(
+            Problem("questions", "decision CLARIFY needs at least one question for the user")
+        )
+    reason, issues = getattr(m, "reason", None), getattr(m, "issues", None)
+    if decision == "STOP" and not (reason or issues or kind in ("validator", "checker")):
         out.append(Problem("reason", "decision STOP needs a reason: set reason or list issues"))
     if decision == "PROCEED" and status in ("blocked", "failed", "partial"):
-        out.append(Problem("decision", f"PROCEED contradicts status {status}; use STOP or "
-                                       "CLARIFY"))
+        out.append(Problem("decision", f"PROCEED contradicts status {status}; use STOP or CLARIFY"))
     return out
 
 

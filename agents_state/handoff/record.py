@@ -76,13 +76,21 @@ def _recent_digests(records: list[dict[str, Any]]) -> set[str]:
     return recent
 
 
-def resolve_target(state: State, h: Handoff, task: str | None = None,
-                   phase: str | None = None, *, own_task_only: bool = False) -> Target:
+def resolve_target(
+    state: State,
+    h: Handoff,
+    task: str | None = None,
+    phase: str | None = None,
+    *,
+    own_task_only: bool = False,
+) -> Target:
     tasks = state.phase(TASK_PHASE).tasks or {} if TASK_PHASE in _phase_ids(state) else {}
     if task:
         if task not in tasks:
-            raise NotFoundError(f"no task '{task}' in phase {TASK_PHASE}"
-                                + (f"; tasks are {', '.join(tasks)}" if tasks else ""))
+            raise NotFoundError(
+                f"no task '{task}' in phase {TASK_PHASE}"
+                + (f"; tasks are {', '.join(tasks)}" if tasks else "")
+            )
         return Target(TASK_PHASE, task)
     if phase:
         return Target(phase)
@@ -105,9 +113,12 @@ def _events(state: State, h: Handoff, t: Target) -> list[ev.Event]:
             return [ev.TaskDone(t.task, summary=h.summary)]
         if t.phase == TEST_RUN:  # the TEST gate: 3.1 passes on its results, not on a word
             raise TransitionNotAllowedError(
-                f"phase {TEST_RUN}", state.phase(TEST_RUN).status, "complete from a handoff",
+                f"phase {TEST_RUN}",
+                state.phase(TEST_RUN).status,
+                "complete from a handoff",
                 hint=f"phase {TEST_RUN} is recorded with its test results: agents-state phase run "
-                f"{TEST_RUN}, or agents-state phase complete {TEST_RUN} --artifact RESULTS.json")
+                f"{TEST_RUN}, or agents-state phase complete {TEST_RUN} --artifact RESULTS.json",
+            )
         return [ev.PhaseComplete(t.phase, issues=len(h.issues) or None)]
     if h.decision == "CLARIFY":
         return [ev.Clarify(tuple(h.questions), phase=t.phase, task=t.task)]
@@ -116,8 +127,7 @@ def _events(state: State, h: Handoff, t: Target) -> list[ev.Event]:
         if t.task:
             return [ev.TaskFail(t.task, error="QA failed: " + "; ".join(failures))]
         if get_phase(t.phase).kind is PhaseKind.REVIEW:
-            return [ev.PhaseComplete(t.phase, issues=len(failures),
-                                     blocking_issues=len(failures))]
+            return [ev.PhaseComplete(t.phase, issues=len(failures), blocking_issues=len(failures))]
     return [ev.Block(h.stop_reason, phase=t.phase, task=t.task)]
 
 
@@ -125,43 +135,83 @@ def _is_qa(h: Handoff) -> bool:
     return h.kind in ("validator", "checker") or (h.phase in _QA_ROLES)
 
 
-def record_handoff(state: State | None, h: Handoff, now: datetime, *, task: str | None = None,
-                   phase: str | None = None, agent: str | None = None,
-                   policy: Policy | None = None, own_task_only: bool = False) -> Outcome:
+def record_handoff(
+    state: State | None,
+    h: Handoff,
+    now: datetime,
+    *,
+    task: str | None = None,
+    phase: str | None = None,
+    agent: str | None = None,
+    policy: Policy | None = None,
+    own_task_only: bool = False,
+) -> Outcome:
     """Apply ``h`` to ``state`` and log it in the ledger; for ``Store.commit``.
 
     ``own_task_only`` (the SubagentStop hook): a response that names no task of phase 2.1 is
     only noted in the ledger; it completes, fails or blocks nothing."""
     if state is None:
-        raise NotFoundError("no workflow: start one with: agents-state dispatch \"<task>\"")
+        raise NotFoundError('no workflow: start one with: agents-state dispatch "<task>"')
     if h.decision is None:
-        raise NotFoundError("a handoff request has no decision to record; record the "
-                            "sub-agent's response")
+        raise NotFoundError(
+            "a handoff request has no decision to record; record the sub-agent's response"
+        )
     led = ledger(state)
     key = digest(h)
     if key in _recent_digests(led["records"]):
-        return Outcome(state, f"this {h.decision} response was already recorded; nothing "
-                              "changed", changed=False)
+        return Outcome(
+            state,
+            f"this {h.decision} response was already recorded; nothing changed",
+            changed=False,
+        )
     t = resolve_target(state, h, task, phase, own_task_only=own_task_only)
-    pol = replace(policy or Policy(), max_per_task=MAX_WRITER_RETRIES,
-                  review_max_retries={**(policy or Policy()).review_max_retries,
-                                      t.phase: MAX_WRITER_RETRIES})
+    pol = replace(
+        policy or Policy(),
+        max_per_task=MAX_WRITER_RETRIES,
+        review_max_retries={**(policy or Policy()).review_max_retries, t.phase: MAX_WRITER_RETRIES},
+    )
     out = Outcome(state, "", changed=False)
     for event in _events(state, h, t):
         out = apply(out.state, event, now, pol)
     new = out.state
     _update_ledger(new, led, h, t, key, agent, now)
-    record = {**out.record, "handoff": {"decision": h.decision, "digest": key,
-                                       "target": str(t), "tokens": h.tokens_used}}
+    record = {
+        **out.record,
+        "handoff": {
+            "decision": h.decision,
+            "digest": key,
+            "target": str(t),
+            "tokens": h.tokens_used,
+        },
+    }
     return Outcome(new, _message(new, h, t, out.message), True, record, dict(out.data))
 
 
-def _update_ledger(state: State, led: dict[str, Any], h: Handoff, t: Target, key: str,
-                   agent: str | None, now: datetime) -> None:
-    entry: dict[str, Any] = {"at": format_time(now), "target": str(t), "phase": t.phase,
-                             "decision": h.decision, "kind": h.kind, "digest": key}
-    for name, value in (("task", t.task), ("taskId", h.task_id), ("role", h.phase),
-                        ("summary", h.summary), ("tokens", h.tokens_used), ("agent", agent)):
+def _update_ledger(
+    state: State,
+    led: dict[str, Any],
+    h: Handoff,
+    t: Target,
+    key: str,
+    agent: str | None,
+    now: datetime,
+) -> None:
+    entry: dict[str, Any] = {
+        "at": format_time(now),
+        "target": str(t),
+        "phase": t.phase,
+        "decision": h.decision,
+        "kind": h.kind,
+        "digest": key,
+    }
+    for name, value in (
+        ("task", t.task),
+        ("taskId", h.task_id),
+        ("role", h.phase),
+        ("summary", h.summary),
+        ("tokens", h.tokens_used),
+        ("agent", agent),
+    ):
         if value is not None:
             entry[name] = value
     led["records"].append(entry)
@@ -199,18 +249,26 @@ def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
     if t.ledger_only:
         return f"{head}: {ledger_note(state, t.phase)}"
     retry = ledger(state).get("retry")
-    if h.decision == "STOP" and _is_qa(h) and isinstance(retry, dict) \
-            and state.status == "in_progress":
+    if (
+        h.decision == "STOP"
+        and _is_qa(h)
+        and isinstance(retry, dict)
+        and state.status == "in_progress"
+    ):
         where = f"task {retry['task']}" if retry.get("task") else f"phase {retry.get('phase')}"
-        return (f"{head}: {engine_msg}; re-run the writer for {where} (retry "
-                f"{retry['attempt'] - 1} of {MAX_WRITER_RETRIES}); its request, with the "
-                f"failures as retry_context: agents-state handoff new")
+        return (
+            f"{head}: {engine_msg}; re-run the writer for {where} (retry "
+            f"{retry['attempt'] - 1} of {MAX_WRITER_RETRIES}); its request, with the "
+            f"failures as retry_context: agents-state handoff new"
+        )
     return f"{head}: {engine_msg}" if engine_msg else head
 
 
 def ledger_note(state: State, phase_id: str) -> str:
     """What an orchestrator needs about the answers gathered for ``phase_id`` so far."""
     n = len(phase_records(state, phase_id))
-    return (f"{n} handoff(s) noted for phase {phase_id}; the phase completes only when the "
-            f"orchestrator records its merged artifact: agents-state phase complete {phase_id} "
-            f"--artifact {artifact_path(phase_id)}")
+    return (
+        f"{n} handoff(s) noted for phase {phase_id}; the phase completes only when the "
+        f"orchestrator records its merged artifact: agents-state phase complete {phase_id} "
+        f"--artifact {artifact_path(phase_id)}"
+    )

@@ -19,9 +19,14 @@ from agents_state.handoff.tokens import estimate_tokens
 
 __all__ = ["Handoff", "digest", "reduce_model"]
 
-_IMPLIED_PHASE = {"researcher": "research", "writer": "write", "validator": "validate",
-                  "spec-analyzer": "research", "code-analyzer": "research",
-                  "git-content": "write"}
+_IMPLIED_PHASE = {
+    "researcher": "research",
+    "writer": "write",
+    "validator": "validate",
+    "spec-analyzer": "research",
+    "code-analyzer": "research",
+    "git-content": "write",
+}
 
 
 @dataclass(frozen=True)
@@ -58,14 +63,16 @@ class Handoff:
         if not parts and self.summary:
             parts = [self.summary]
         text = "; ".join(p.strip() for p in parts if p and p.strip())
-        who = f"{self.phase or self.kind} {self.task_id}" if self.task_id else (
-            self.phase or self.kind)
+        who = (
+            f"{self.phase or self.kind} {self.task_id}"
+            if self.task_id
+            else (self.phase or self.kind)
+        )
         return f"{who} said STOP: {text}" if text else f"{who} said STOP"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
-        for key in ("task_id", "phase", "decision", "status", "summary", "tokens_used",
-                    "reason"):
+        for key in ("task_id", "phase", "decision", "status", "summary", "tokens_used", "reason"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -117,8 +124,9 @@ def _findings(m: BaseModel) -> dict[str, Any]:
     if isinstance(m, hm.ValidatorOutput):
         return {name: c.model_dump(exclude_defaults=True) for name, c in m.checks.items()}
     if isinstance(m, hm.CheckerOutput):
-        return m.model_dump(include={"check_type", "status", "output", "duration_ms"},
-                            exclude_none=True)
+        return m.model_dump(
+            include={"check_type", "status", "output", "duration_ms"}, exclude_none=True
+        )
     if isinstance(m, hm.WriterOutput):
         return {"files_changed": [f.model_dump() for f in m.files_changed]}
     if isinstance(m, hm.SpecAnalyzerOutput):
@@ -133,28 +141,39 @@ def reduce_model(kind: str, data: dict[str, Any], m: BaseModel) -> Handoff:
         return getattr(m, key, None)
 
     decision = get("decision") or _implied_decision(m)
-    phase = get("phase") or (m.check_type if isinstance(m, hm.CheckerOutput)
-                             else _IMPLIED_PHASE.get(kind))
+    phase = get("phase") or (
+        m.check_type if isinstance(m, hm.CheckerOutput) else _IMPLIED_PHASE.get(kind)
+    )
     failures: list[str] = []
     if isinstance(m, hm.ValidatorOutput):
         failures = _check_failures(m.checks) + [_text(e) for e in m.errors]
     elif isinstance(m, hm.HandoffResponse) and m.checks and decision == "STOP":
         parsed = {k: v for k, v in m.checks.items() if isinstance(v, dict) and "passed" in v}
-        failures = _check_failures({k: hm.CheckResult.model_validate(v)
-                                    for k, v in parsed.items()})
+        failures = _check_failures({k: hm.CheckResult.model_validate(v) for k, v in parsed.items()})
     elif isinstance(m, hm.CheckerOutput) and m.status == "fail":
-        failures = [f"{m.check_type}: {m.output.strip()[:300]}" if m.output.strip()
-                    else f"{m.check_type}: failed"]
+        failures = [
+            f"{m.check_type}: {m.output.strip()[:300]}"
+            if m.output.strip()
+            else f"{m.check_type}: failed"
+        ]
     status = get("status")
     summary = get("context_summary") or get("summary")
     if isinstance(m, hm.GitContentOutput):
         summary = m.title
     return Handoff(
-        kind=kind, data=data, task_id=get("task_id"), phase=phase, decision=decision,
-        status=str(status) if status is not None else None, summary=summary,
-        tokens_used=get("tokens_used"), issues=tuple(get("issues") or ()),
-        questions=tuple(get("questions") or ()), reason=get("reason"),
-        failures=tuple(failures), findings=_findings(m),
+        kind=kind,
+        data=data,
+        task_id=get("task_id"),
+        phase=phase,
+        decision=decision,
+        status=str(status) if status is not None else None,
+        summary=summary,
+        tokens_used=get("tokens_used"),
+        issues=tuple(get("issues") or ()),
+        questions=tuple(get("questions") or ()),
+        reason=get("reason"),
+        failures=tuple(failures),
+        findings=_findings(m),
     )
 
 

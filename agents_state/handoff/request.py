@@ -16,12 +16,19 @@ from agents_state.workflow import SIZED_PHASE, TASK_PHASE, PhaseKind, get_phase
 
 __all__ = ["EXPECTED_OUTPUT", "build_request", "default_role"]
 
-EXPECTED_OUTPUT = {"research": "structured_findings", "write": "files_changed",
-                   "validate": "validation_result"}
+EXPECTED_OUTPUT = {
+    "research": "structured_findings",
+    "write": "files_changed",
+    "validate": "validation_result",
+}
 
-_ROLE_BY_KIND = {PhaseKind.AGENTS: "research", PhaseKind.INLINE: "write",
-                 PhaseKind.TASKS: "write", PhaseKind.REVIEW: "validate",
-                 PhaseKind.COMMANDS: "validate"}
+_ROLE_BY_KIND = {
+    PhaseKind.AGENTS: "research",
+    PhaseKind.INLINE: "write",
+    PhaseKind.TASKS: "write",
+    PhaseKind.REVIEW: "validate",
+    PhaseKind.COMMANDS: "validate",
+}
 
 
 def default_role(phase_id: str) -> str:
@@ -32,8 +39,11 @@ def default_role(phase_id: str) -> str:
 
 def _previous_findings(state: State, target: Target) -> str | None:
     for rec in reversed(ledger(state)["records"]):
-        if rec.get("decision") == "PROCEED" and rec.get("summary") \
-                and rec.get("target") != str(target):
+        if (
+            rec.get("decision") == "PROCEED"
+            and rec.get("summary")
+            and rec.get("target") != str(target)
+        ):
             return str(rec["summary"])
     return None
 
@@ -43,9 +53,12 @@ def _retry(state: State, target: Target) -> dict[str, Any] | None:
     if not isinstance(retry, dict):
         return None
     if (target.task and retry.get("task") == target.task) or (
-            not target.task and retry.get("phase") == target.phase and not retry.get("task")):
-        return {"failures": list(retry.get("failures") or []),
-                "attempt": int(retry.get("attempt") or 2)}
+        not target.task and retry.get("phase") == target.phase and not retry.get("task")
+    ):
+        return {
+            "failures": list(retry.get("failures") or []),
+            "attempt": int(retry.get("attempt") or 2),
+        }
     return None
 
 
@@ -57,10 +70,17 @@ def _answers(state: State, target: Target) -> list[str]:
     return out
 
 
-def build_request(state: State, *, role: str | None = None, task: str | None = None,
-                  task_id: str | None = None, instructions: str | None = None,
-                  files: tuple[str, ...] = (), constraints: tuple[str, ...] = (),
-                  spec_path: str | None = None) -> dict[str, Any]:
+def build_request(
+    state: State,
+    *,
+    role: str | None = None,
+    task: str | None = None,
+    task_id: str | None = None,
+    instructions: str | None = None,
+    files: tuple[str, ...] = (),
+    constraints: tuple[str, ...] = (),
+    spec_path: str | None = None,
+) -> dict[str, Any]:
     """A validated request (as a JSON-ready dict) for the current phase, or for ``task``."""
     phase_id = TASK_PHASE if task else (state.currentPhase or "0")
     target = Target(phase_id, task)

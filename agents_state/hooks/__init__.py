@@ -40,8 +40,10 @@ def run_hook(event: str, root: str | None = None) -> int:
     try:
         module_name = EVENTS.get(event.strip().lower().replace("_", "-"))
         if module_name is None:
-            sys.stderr.write(f"agents-state: warning: unknown hook event '{event}'; known: "
-                             f"{', '.join(EVENTS)} (allowing)\n")
+            sys.stderr.write(
+                f"agents-state: warning: unknown hook event '{event}'; known: "
+                f"{', '.join(EVENTS)} (allowing)\n"
+            )
             return 0
         import importlib
 
@@ -51,8 +53,9 @@ def run_hook(event: str, root: str | None = None) -> int:
         if isinstance(e, KeyboardInterrupt):
             return 0
         try:
-            sys.stderr.write(f"agents-state: warning: hook {event} failed ({type(e).__name__}: "
-                             f"{e}); allowing\n")
+            sys.stderr.write(
+                f"agents-state: warning: hook {event} failed ({type(e).__name__}: {e}); allowing\n"
+            )
         except Exception:
             pass
     return 0

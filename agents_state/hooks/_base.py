@@ -13,16 +13,27 @@ import orjson
 
 from agents_state.store.fsops import read_regular
 
-__all__ = ["PLUGIN_PREFIX", "active_state", "emit", "find_root", "is_ours", "pg_store",
-           "read_payload", "warn"]
+__all__ = [
+    "PLUGIN_PREFIX",
+    "active_state",
+    "emit",
+    "find_root",
+    "is_ours",
+    "pg_store",
+    "read_payload",
+    "warn",
+]
 
 PLUGIN_PREFIX = "subagents:"
 
 
 def is_ours(agent_type: Any) -> bool:
     """A sub-agent of this plugin (``subagents:<name>``); ``""`` is the ``/compact`` summariser."""
-    return (isinstance(agent_type, str) and agent_type.startswith(PLUGIN_PREFIX)
-            and len(agent_type) > len(PLUGIN_PREFIX))
+    return (
+        isinstance(agent_type, str)
+        and agent_type.startswith(PLUGIN_PREFIX)
+        and len(agent_type) > len(PLUGIN_PREFIX)
+    )
 
 
 def warn(message: str) -> None:
@@ -69,8 +80,9 @@ def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:
     chosen = explicit or os.environ.get("AGENTS_STATE_ROOT")
     if os.environ.get("AGENTS_STATE_STORE", "").startswith(("postgresql://", "postgres://")):
         cwd = payload.get("cwd")
-        return os.path.abspath(os.path.expanduser(chosen or (
-            cwd if isinstance(cwd, str) and cwd else os.getcwd())))
+        return os.path.abspath(
+            os.path.expanduser(chosen or (cwd if isinstance(cwd, str) and cwd else os.getcwd()))
+        )
     if chosen:
         chosen = os.path.abspath(os.path.expanduser(chosen))
         return chosen if os.path.isdir(os.path.join(chosen, ".agents")) else None

@@ -29,19 +29,22 @@ __all__ = ["ProfileUndecidable", "agent_name", "config_layers", "profile_for"]
 class ProfileUndecidable(Exception):
     """Which profile applies cannot be told; the message says why, in one line."""
 
+
 PLUGIN_PREFIX = "subagents:"
 _FRONT_PROFILE = re.compile(r"^profile:\s*['\"]?([A-Za-z0-9_+.-]+)['\"]?\s*$", re.M)
 
 
 def agent_name(agent_type: str) -> str:
     name = agent_type.strip()
-    return name[len(PLUGIN_PREFIX):] if name.startswith(PLUGIN_PREFIX) else name
+    return name[len(PLUGIN_PREFIX) :] if name.startswith(PLUGIN_PREFIX) else name
 
 
 def config_layers(root: str) -> list[str]:
-    return [os.path.join(os.path.expanduser("~"), ".claude", "subagents-config.json"),
-            os.path.join(root, ".claude", "subagents-config.json"),
-            os.path.join(root, ".agents", "config.json")]
+    return [
+        os.path.join(os.path.expanduser("~"), ".claude", "subagents-config.json"),
+        os.path.join(root, ".claude", "subagents-config.json"),
+        os.path.join(root, ".agents", "config.json"),
+    ]
 
 
 def _read_json(path: str) -> dict[str, Any]:
@@ -94,7 +97,7 @@ def _from_agent_file(root: str, name: str) -> tuple[str, str] | None:
             raise ProfileUndecidable(f"cannot read the agent file {path} ({e})") from None
         if text.startswith("---"):
             end = text.find("\n---", 3)
-            m = _FRONT_PROFILE.search(text[3:end if end != -1 else len(text)])
+            m = _FRONT_PROFILE.search(text[3 : end if end != -1 else len(text)])
             if m:
                 return m.group(1), f"the profile: line of {path}"
     return None
@@ -124,5 +127,6 @@ def profile_for(root: str, agent_type: str) -> Profile | None:
         hint = f"did you mean '{close[0]}'? " if close else ""
         raise ProfileUndecidable(
             f"agent '{name}' names the unknown profile '{spec}' ({source}); {hint}profiles are "
-            f"{', '.join(known)}")
+            f"{', '.join(known)}"
+        )
     return profile

@@ -20,55 +20,233 @@ from agents_state.hooks.shellwords import SimpleCommand, Unjudgeable, Word, pars
 __all__ = ["ALLOWLIST", "BashVerdict", "check_bash"]
 
 ANY = None  # any sub-command
-_SCRIPTS = frozenset({"test", "t", "run", "run-script", "lint", "build", "typecheck", "check",
-                      "format", "ls", "list", "audit", "outdated", "why"})
+_SCRIPTS = frozenset(
+    {
+        "test",
+        "t",
+        "run",
+        "run-script",
+        "lint",
+        "build",
+        "typecheck",
+        "check",
+        "format",
+        "ls",
+        "list",
+        "audit",
+        "outdated",
+        "why",
+    }
+)
 
 # command -> allowed first argument (sub-command), or ANY.  Families: tests, linters and type
 # checkers, builds, git read commands, looking at files.
 ALLOWLIST: dict[str, frozenset[str] | None] = {
-    **dict.fromkeys(("pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava",
-                     "phpunit", "rspec", "ctest", "playwright", "cypress"), ANY),
-    **dict.fromkeys(("ruff", "mypy", "dmypy", "pyright", "flake8", "pylint", "black", "isort",
-                     "bandit", "pip-audit", "eslint", "prettier", "tsc", "vue-tsc", "biome",
-                     "stylelint", "golangci-lint", "gofmt", "staticcheck", "shellcheck",
-                     "rubocop", "hadolint", "yamllint", "markdownlint", "semgrep", "clippy"), ANY),
-    **dict.fromkeys(("make", "just", "mvn", "mvnw", "gradle", "gradlew", "cmake", "ninja",
-                     "bazel"), ANY),
+    **dict.fromkeys(
+        (
+            "pytest",
+            "py.test",
+            "tox",
+            "nox",
+            "jest",
+            "vitest",
+            "mocha",
+            "ava",
+            "phpunit",
+            "rspec",
+            "ctest",
+            "playwright",
+            "cypress",
+        ),
+        ANY,
+    ),
+    **dict.fromkeys(
+        (
+            "ruff",
+            "mypy",
+            "dmypy",
+            "pyright",
+            "flake8",
+            "pylint",
+            "black",
+            "isort",
+            "bandit",
+            "pip-audit",
+            "eslint",
+            "prettier",
+            "tsc",
+            "vue-tsc",
+            "biome",
+            "stylelint",
+            "golangci-lint",
+            "gofmt",
+            "staticcheck",
+            "shellcheck",
+            "rubocop",
+            "hadolint",
+            "yamllint",
+            "markdownlint",
+            "semgrep",
+            "clippy",
+        ),
+        ANY,
+    ),
+    **dict.fromkeys(
+        ("make", "just", "mvn", "mvnw", "gradle", "gradlew", "cmake", "ninja", "bazel"), ANY
+    ),
     "go": frozenset({"test", "vet", "build", "list", "version", "fmt"}),
-    "cargo": frozenset({"test", "build", "check", "clippy", "fmt", "doc", "metadata", "tree",
-                        "audit", "nextest", "bench"}),
-    "npm": _SCRIPTS, "pnpm": _SCRIPTS, "yarn": _SCRIPTS, "bun": frozenset({"test", "run"}),
-    "npx": frozenset({"tsc", "vue-tsc", "eslint", "prettier", "jest", "vitest", "mocha",
-                      "biome", "stylelint", "playwright"}),
-    "python": frozenset({"-m"}), "python3": frozenset({"-m"}),
+    "cargo": frozenset(
+        {
+            "test",
+            "build",
+            "check",
+            "clippy",
+            "fmt",
+            "doc",
+            "metadata",
+            "tree",
+            "audit",
+            "nextest",
+            "bench",
+        }
+    ),
+    "npm": _SCRIPTS,
+    "pnpm": _SCRIPTS,
+    "yarn": _SCRIPTS,
+    "bun": frozenset({"test", "run"}),
+    "npx": frozenset(
+        {
+            "tsc",
+            "vue-tsc",
+            "eslint",
+            "prettier",
+            "jest",
+            "vitest",
+            "mocha",
+            "biome",
+            "stylelint",
+            "playwright",
+        }
+    ),
+    "python": frozenset({"-m"}),
+    "python3": frozenset({"-m"}),
     "dotnet": frozenset({"test", "build", "format"}),
     "mix": frozenset({"test", "format", "compile", "credo"}),
-    "git": frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "ls-files",
-                      "ls-tree", "blame", "describe", "shortlog", "tag", "show-ref",
-                      "merge-base", "rev-list", "whatchanged"}),
-    **dict.fromkeys(("ls", "cat", "head", "tail", "wc", "file", "stat", "tree", "du", "find",
-                     "grep", "egrep", "fgrep", "diff", "cmp", "sort", "uniq", "cut", "tr", "nl",
-                     "echo", "printf", "pwd", "which", "true", "false", "test", "[", "date",
-                     "basename", "dirname", "realpath", "readlink", "jq", "md5sum", "sha1sum",
-                     "sha256sum", "column", "fold", "tac", "rev", "comm", "paste", "cd", "sleep"),
-                   ANY),
+    "git": frozenset(
+        {
+            "status",
+            "log",
+            "diff",
+            "show",
+            "branch",
+            "rev-parse",
+            "ls-files",
+            "ls-tree",
+            "blame",
+            "describe",
+            "shortlog",
+            "tag",
+            "show-ref",
+            "merge-base",
+            "rev-list",
+            "whatchanged",
+        }
+    ),
+    **dict.fromkeys(
+        (
+            "ls",
+            "cat",
+            "head",
+            "tail",
+            "wc",
+            "file",
+            "stat",
+            "tree",
+            "du",
+            "find",
+            "grep",
+            "egrep",
+            "fgrep",
+            "diff",
+            "cmp",
+            "sort",
+            "uniq",
+            "cut",
+            "tr",
+            "nl",
+            "echo",
+            "printf",
+            "pwd",
+            "which",
+            "true",
+            "false",
+            "test",
+            "[",
+            "date",
+            "basename",
+            "dirname",
+            "realpath",
+            "readlink",
+            "jq",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "column",
+            "fold",
+            "tac",
+            "rev",
+            "comm",
+            "paste",
+            "cd",
+            "sleep",
+        ),
+        ANY,
+    ),
 }
-PYTHON_MODULES = frozenset({"pytest", "unittest", "mypy", "ruff", "pylint", "flake8", "black",
-                            "isort", "pyright", "compileall", "doctest", "tox", "nox"})
+PYTHON_MODULES = frozenset(
+    {
+        "pytest",
+        "unittest",
+        "mypy",
+        "ruff",
+        "pylint",
+        "flake8",
+        "black",
+        "isort",
+        "pyright",
+        "compileall",
+        "doctest",
+        "tox",
+        "nox",
+    }
+)
 # options that run other programs, write files or read recursively: refused even when the
 # command is allowed (a short-option cluster such as -rn counts its letters)
 REFUSED_OPTIONS: dict[str, frozenset[str]] = {
-    "find": frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
-                       "-fprintf", "-fls"}),
-    "grep": frozenset({"-r", "-R", "--recursive", "--dereference-recursive", "-d",
-                       "--directories"}),
+    "find": frozenset(
+        {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+    ),
+    "grep": frozenset(
+        {"-r", "-R", "--recursive", "--dereference-recursive", "-d", "--directories"}
+    ),
     "diff": frozenset({"-r", "--recursive"}),
-    "git": frozenset({"--output", "-c", "--exec-path", "--ext-diff", "--git-dir", "--work-tree",
-                      "--upload-pack"}),
+    "git": frozenset(
+        {"--output", "-c", "--exec-path", "--ext-diff", "--git-dir", "--work-tree", "--upload-pack"}
+    ),
     "sort": frozenset({"-o", "--output", "--compress-program"}),
     "tree": frozenset({"-o"}),
-    "make": frozenset({"--eval", "-E", "SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MAKESHELL",
-                       "-p", "--print-data-base"}),  # -p prints the environment's variables
+    "make": frozenset(
+        {
+            "--eval",
+            "-E",
+            "SHELL",
+            ".SHELLFLAGS",
+            "MAKEFLAGS",
+            "MAKESHELL",
+            "-p",
+            "--print-data-base",
+        }
+    ),  # -p prints the environment's variables
     "go": frozenset({"-exec", "-toolexec", "-overlay"}),
     "cargo": frozenset({"--config", "-Z"}),
     "npm": frozenset({"--script-shell", "--node-options"}),
@@ -76,24 +254,69 @@ REFUSED_OPTIONS: dict[str, frozenset[str]] = {
 }
 REFUSED_OPTIONS["pnpm"] = REFUSED_OPTIONS["yarn"] = REFUSED_OPTIONS["npm"]
 # git branch / git tag list; these options (or a name without --list) would change refs
-_GIT_REF_WRITES = frozenset({"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
-                             "-f", "--force", "-s", "-u", "--set-upstream-to", "--unset-upstream",
-                             "--edit-description", "--track", "--no-track", "-e", "--edit",
-                             "-F", "--file", "--annotate", "--sign", "--local-user"})
+_GIT_REF_WRITES = frozenset(
+    {
+        "-d",
+        "-D",
+        "--delete",
+        "-m",
+        "-M",
+        "--move",
+        "-c",
+        "-C",
+        "--copy",
+        "-f",
+        "--force",
+        "-s",
+        "-u",
+        "--set-upstream-to",
+        "--unset-upstream",
+        "--edit-description",
+        "--track",
+        "--no-track",
+        "-e",
+        "--edit",
+        "-F",
+        "--file",
+        "--annotate",
+        "--sign",
+        "--local-user",
+    }
+)
 REFUSED_OPTIONS["egrep"] = REFUSED_OPTIONS["fgrep"] = REFUSED_OPTIONS["grep"]
-SAFE_ENV = frozenset({"CI", "NODE_ENV", "FORCE_COLOR", "NO_COLOR", "TERM", "LANG", "LC_ALL",
-                      "TZ", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "RUST_BACKTRACE",
-                      "CARGO_TERM_COLOR"})
+SAFE_ENV = frozenset(
+    {
+        "CI",
+        "NODE_ENV",
+        "FORCE_COLOR",
+        "NO_COLOR",
+        "TERM",
+        "LANG",
+        "LC_ALL",
+        "TZ",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONHASHSEED",
+        "RUST_BACKTRACE",
+        "CARGO_TERM_COLOR",
+    }
+)
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _WHY_NOT = {
-    "sh": "shells run code the hook cannot see", "bash": "shells run code the hook cannot see",
-    "zsh": "shells run code the hook cannot see", "eval": "eval runs code the hook cannot see",
-    "source": "source runs code the hook cannot see", ".": "'.' runs code the hook cannot see",
-    "xargs": "xargs runs commands built from its input", "env": "env prints the environment "
-    "(credentials live there too) or runs other commands", "printenv": "the environment holds "
-    "credentials", "node": "interpreters run inline code", "perl": "interpreters run inline "
-    "code", "ruby": "interpreters run inline code", "awk": "awk runs inline code",
-    "sed": "sed can run commands and write files", "curl": "network tools can send data out",
+    "sh": "shells run code the hook cannot see",
+    "bash": "shells run code the hook cannot see",
+    "zsh": "shells run code the hook cannot see",
+    "eval": "eval runs code the hook cannot see",
+    "source": "source runs code the hook cannot see",
+    ".": "'.' runs code the hook cannot see",
+    "xargs": "xargs runs commands built from its input",
+    "env": "env prints the environment (credentials live there too) or runs other commands",
+    "printenv": "the environment holds credentials",
+    "node": "interpreters run inline code",
+    "perl": "interpreters run inline code",
+    "ruby": "interpreters run inline code",
+    "awk": "awk runs inline code",
+    "sed": "sed can run commands and write files",
+    "curl": "network tools can send data out",
     "wget": "network tools can send data out",
 }
 
@@ -105,8 +328,9 @@ class BashVerdict:
         self.why, self.credential = why, credential
 
 
-def check_bash(command: str, guard: PathGuard,
-               extra: tuple[tuple[str, ...], ...] = ()) -> BashVerdict | None:
+def check_bash(
+    command: str, guard: PathGuard, extra: tuple[tuple[str, ...], ...] = ()
+) -> BashVerdict | None:
     """``None`` when ``command`` may run; else the verdict."""
     try:
         commands = parse(command)
@@ -122,8 +346,9 @@ def check_bash(command: str, guard: PathGuard,
     return None
 
 
-def _check_simple(simple: SimpleCommand, guard: PathGuard, cwds: list[str],
-                  extra: tuple[tuple[str, ...], ...]) -> BashVerdict | None:
+def _check_simple(
+    simple: SimpleCommand, guard: PathGuard, cwds: list[str], extra: tuple[tuple[str, ...], ...]
+) -> BashVerdict | None:
     words = list(simple.words)
     while words and _ASSIGN.match(words[0].text) and not words[0].quoted:
         name = words[0].text.split("=", 1)[0]
@@ -135,8 +360,10 @@ def _check_simple(simple: SimpleCommand, guard: PathGuard, cwds: list[str],
         if redirect.op in (">&", "<&") and (target.isdigit() or target == "-"):
             continue
         if redirect.op[0] != "<" and target != "/dev/null":
-            return BashVerdict(f"'{redirect.op} {target}' writes a file, and this profile does "
-                               "not write files (only /dev/null)")
+            return BashVerdict(
+                f"'{redirect.op} {target}' writes a file, and this profile does "
+                "not write files (only /dev/null)"
+            )
         found = _check_word(redirect.target, guard, cwds)
         if found:
             return BashVerdict(found, credential=not isinstance(found, Undecided))
@@ -158,10 +385,11 @@ def _check_simple(simple: SimpleCommand, guard: PathGuard, cwds: list[str],
     return None
 
 
-def _command_allowed(words: list[Word], guard: PathGuard,
-                     extra: tuple[tuple[str, ...], ...]) -> str | None:
+def _command_allowed(
+    words: list[Word], guard: PathGuard, extra: tuple[tuple[str, ...], ...]
+) -> str | None:
     argv = [w.text for w in words]
-    if any(tuple(argv[:len(e)]) == e for e in extra if e):
+    if any(tuple(argv[: len(e)]) == e for e in extra if e):
         return None
     name = argv[0]
     if words[0].globbed:
@@ -174,20 +402,26 @@ def _command_allowed(words: list[Word], guard: PathGuard,
         base = os.path.basename(name)
         real = os.path.basename(os.path.realpath(guard.joined(name)))
         real = re.sub(r"\.(?:c|m)?js$|\.py$|\.sh$", "", real)
-        if not inside or ALLOWLIST.get(base, False) is not ANY \
-                or ALLOWLIST.get(real, False) is not ANY:
+        if (
+            not inside
+            or ALLOWLIST.get(base, False) is not ANY
+            or ALLOWLIST.get(real, False) is not ANY
+        ):
             return f"'{name}' is not on the Bash allowlist of this profile"
         name = base
     name = re.sub(r"^(python3?)\.\d+$", r"\1", name)
     if name not in ALLOWLIST:
         why = _WHY_NOT.get(name)
         return f"'{name}' is not on the Bash allowlist of this profile" + (
-            f" ({why})" if why else "")
+            f" ({why})" if why else ""
+        )
     refused = REFUSED_OPTIONS.get(name, frozenset())
     for arg in argv[1:]:
         if _refused(arg, refused):
-            return f"'{name} {arg}' is refused (it runs other programs, writes files or reads " \
-                   "whole folders)"
+            return (
+                f"'{name} {arg}' is refused (it runs other programs, writes files or reads "
+                "whole folders)"
+            )
     subs = ALLOWLIST[name]
     if subs is ANY:
         return None
@@ -197,22 +431,37 @@ def _command_allowed(words: list[Word], guard: PathGuard,
             rest = rest[2:] if rest[0] == "-C" else rest[1:]
     if not rest or rest[0] not in subs:
         shown = " ".join(argv[:2])
-        return f"'{shown}' is not on the Bash allowlist of this profile (allowed: {name} " \
-               f"{', '.join(sorted(subs))})"
+        return (
+            f"'{shown}' is not on the Bash allowlist of this profile (allowed: {name} "
+            f"{', '.join(sorted(subs))})"
+        )
     if name == "git" and rest[0] in ("branch", "tag"):
         args = rest[1:]
         listing = any(a in ("-l", "--list") for a in args)
-        if any(a.split("=", 1)[0] in _GIT_REF_WRITES or (rest[0] == "tag" and a == "-a")
-               or (not a.startswith("-") and not listing) for a in args):
-            return f"'{' '.join(argv)}' would change branches or tags; only listing them is " \
-                   "on the Bash allowlist of this profile"
-    if name in ("npm", "pnpm", "yarn", "bun") and rest[0] in ("run", "run-script") \
-            and (len(rest) < 2 or rest[1] == "env"):
-        return f"'{' '.join(argv[:3])}' prints the environment (credentials live there too) " \
-               "or lists scripts; name the script to run"
+        if any(
+            a.split("=", 1)[0] in _GIT_REF_WRITES
+            or (rest[0] == "tag" and a == "-a")
+            or (not a.startswith("-") and not listing)
+            for a in args
+        ):
+            return (
+                f"'{' '.join(argv)}' would change branches or tags; only listing them is "
+                "on the Bash allowlist of this profile"
+            )
+    if (
+        name in ("npm", "pnpm", "yarn", "bun")
+        and rest[0] in ("run", "run-script")
+        and (len(rest) < 2 or rest[1] == "env")
+    ):
+        return (
+            f"'{' '.join(argv[:3])}' prints the environment (credentials live there too) "
+            "or lists scripts; name the script to run"
+        )
     if name.startswith("python") and (len(rest) < 2 or rest[1] not in PYTHON_MODULES):
-        return f"'{' '.join(argv[:3])}' is not on the Bash allowlist of this profile " \
-               f"(python -m {', '.join(sorted(PYTHON_MODULES))})"
+        return (
+            f"'{' '.join(argv[:3])}' is not on the Bash allowlist of this profile "
+            f"(python -m {', '.join(sorted(PYTHON_MODULES))})"
+        )
     return None
 
 

@@ -68,8 +68,14 @@ class PathGuard:
         """Why ``raw`` (as a tool would open it) reaches a credential file, or ``None``."""
         return self._check(self.resolve(raw), raw, None, joined=self.joined(raw))
 
-    def _check(self, path: str, shown: str | None, entry: os.DirEntry[str] | None,
-               linked: bool = False, joined: str | None = None) -> str | None:
+    def _check(
+        self,
+        path: str,
+        shown: str | None,
+        entry: os.DirEntry[str] | None,
+        linked: bool = False,
+        joined: str | None = None,
+    ) -> str | None:
         """``shown`` is how the reason names the path (default: relative to the cwd)."""
         reason = self._check_named(path, entry, linked, joined or path)
         if reason is None:
@@ -77,8 +83,9 @@ class PathGuard:
         named = reason.replace(_SHOWN, self._show(path) if shown is None else shown)
         return Undecided(named) if isinstance(reason, Undecided) else named
 
-    def _check_named(self, path: str, entry: os.DirEntry[str] | None, linked: bool,
-                     joined: str) -> str | None:
+    def _check_named(
+        self, path: str, entry: os.DirEntry[str] | None, linked: bool, joined: str
+    ) -> str | None:
         shown = _SHOWN
         found = credential_entry(path, self.home)
         if found:
@@ -103,8 +110,10 @@ class PathGuard:
     def _hard_link(self, shown: str, st: os.stat_result) -> str | None:
         inodes = self._credential_inodes()
         if inodes is None:
-            return Undecided(f"cannot tell whether {shown} is a hard link to a credential "
-                             f"file ({self._inodes_error})")
+            return Undecided(
+                f"cannot tell whether {shown} is a hard link to a credential "
+                f"file ({self._inodes_error})"
+            )
         other = inodes.get((st.st_dev, st.st_ino))
         if other:
             return f"{shown}: a hard link to the credential file {other}"
@@ -124,9 +133,11 @@ class PathGuard:
         try:
             self._collect(self.root, found, all_files=False)
         except WalkCapError as e:
-            self._inodes_error = (f"the project could not be listed in {WALK_SECONDS:g} seconds"
-                                  if e.timed_out else
-                                  f"more than {e.cap:,} files in the project to compare")
+            self._inodes_error = (
+                f"the project could not be listed in {WALK_SECONDS:g} seconds"
+                if e.timed_out
+                else f"more than {e.cap:,} files in the project to compare"
+            )
             return None
         self._inodes = found
         return found
@@ -221,18 +232,20 @@ class PathGuard:
     def _show(self, path: str) -> str:
         """``path`` relative to the call's working directory when inside it."""
         cwd = self.cwd.rstrip("/")
-        return path[len(cwd) + 1:] if path.startswith(cwd + "/") else path
+        return path[len(cwd) + 1 :] if path.startswith(cwd + "/") else path
 
-    def _search(self, what: str, base: str, matchers: list[_Matcher],
-                ignored: set[str] | None) -> str | None:
+    def _search(
+        self, what: str, base: str, matchers: list[_Matcher], ignored: set[str] | None
+    ) -> str | None:
         ignored_dirs = {p.rstrip("/") for p in ignored or () if p.endswith("/")}
 
         def prune(rel: str) -> bool:
             return rel in ignored_dirs and not any(m.matches(rel) for m in matchers)
 
         try:
-            for rel, entry, linked in walk(base, self.cap, prune if ignored_dirs else None,
-                                           self.deadline):
+            for rel, entry, linked in walk(
+                base, self.cap, prune if ignored_dirs else None, self.deadline
+            ):
                 if matchers:
                     if not any(m.matches(rel) for m in matchers):
                         continue
@@ -245,11 +258,15 @@ class PathGuard:
                     return f"{what} would reach {reason}"
         except WalkCapError as e:
             if e.timed_out:
-                return Undecided(f"{what} could not be checked for credential files in "
-                                 f"{WALK_SECONDS:g} seconds ({e.cap:,} files and folders seen); "
-                                 "give a narrower path or pattern")
-            return Undecided(f"{what} reaches more than {e.cap:,} files and folders, too many "
-                             "to check for credential files; give a narrower path or pattern")
+                return Undecided(
+                    f"{what} could not be checked for credential files in "
+                    f"{WALK_SECONDS:g} seconds ({e.cap:,} files and folders seen); "
+                    "give a narrower path or pattern"
+                )
+            return Undecided(
+                f"{what} reaches more than {e.cap:,} files and folders, too many "
+                "to check for credential files; give a narrower path or pattern"
+            )
         return None
 
 

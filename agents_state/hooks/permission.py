@@ -85,7 +85,8 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         if value.startswith("~"):
             return None
         if ("/" in value or value.startswith("..")) and not (
-                _resolve(cwd, value) == project or _inside(_resolve(cwd, value), project)):
+            _resolve(cwd, value) == project or _inside(_resolve(cwd, value), project)
+        ):
             return None
     return f"agents-state {sub}".strip()
 
@@ -156,6 +157,12 @@ def handle(event: str, explicit_root: str | None) -> None:
         return
     reason = approval(payload, explicit_root)
     if reason is not None:
-        emit({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                     "permissionDecision": "allow",
-                                     "permissionDecisionReason": reason}})
+        emit(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "allow",
+                    "permissionDecisionReason": reason,
+                }
+            }
+        )

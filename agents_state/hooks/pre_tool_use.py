@@ -21,8 +21,13 @@ __all__ = ["deny_output", "handle"]
 
 
 def deny_output(reason: str) -> dict[str, object]:
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": reason}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 def _payload(explicit_root: str | None) -> dict[str, Any] | None:
@@ -57,15 +62,18 @@ def handle(event: str, explicit_root: str | None) -> None:
     payload = _payload(explicit_root)
     if payload is None:
         return
-    if not any(isinstance(payload.get(k), str) and payload[k].strip()
-               for k in ("agent_id", "agent_type")):
+    if not any(
+        isinstance(payload.get(k), str) and payload[k].strip() for k in ("agent_id", "agent_type")
+    ):
         return  # the main conversation: its tools are the user's business
     from agents_state.hooks import profile_check  # a sub-agent's call: judge it
 
     try:
         reason = profile_check.subagent_denial(payload, explicit_root)
     except Exception as e:  # a bug must not open the profile: fail closed, in one line
-        reason = (f"agents-state: the tool profile check failed ({type(e).__name__}: {e}); "
-                  "denied. Retry once; if it fails again, finish with decision STOP and say so.")
+        reason = (
+            f"agents-state: the tool profile check failed ({type(e).__name__}: {e}); "
+            "denied. Retry once; if it fails again, finish with decision STOP and say so."
+        )
     if reason is not None:
         emit(deny_output(reason))

@@ -21,12 +21,13 @@ __all__ = ["FILE_KEYS", "is_subagent", "subagent_denial", "undecodable_denial"]
 
 FILE_KEYS = ("file_path", "notebook_path", "path")  # keys of a tool input that name a file
 _PREFIX = "agents-state: "
-_DOCTOR = ("the main conversation can run `agents-state doctor` to see and fix it")
+_DOCTOR = "the main conversation can run `agents-state doctor` to see and fix it"
 
 
 def is_subagent(payload: dict[str, Any]) -> bool:
-    return any(isinstance(payload.get(k), str) and payload[k].strip()
-               for k in ("agent_id", "agent_type"))
+    return any(
+        isinstance(payload.get(k), str) and payload[k].strip() for k in ("agent_id", "agent_type")
+    )
 
 
 def undecodable_denial(raw: bytes, problem: str, explicit_root: str | None) -> str | None:
@@ -37,9 +38,11 @@ def undecodable_denial(raw: bytes, problem: str, explicit_root: str | None) -> s
     workflow = find_workflow(explicit_root, None)
     if workflow is None:
         return None
-    return (f"{_PREFIX}the hook input {problem}, so this sub-agent's call "
-            "cannot be checked against its tool profile; denied. Retry the call with a "
-            "simpler input.")
+    return (
+        f"{_PREFIX}the hook input {problem}, so this sub-agent's call "
+        "cannot be checked against its tool profile; denied. Retry the call with a "
+        "simpler input."
+    )
 
 
 def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str | None:
@@ -49,19 +52,22 @@ def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str |
         return None
     agent_type = payload.get("agent_type")
     if workflow.problem:
-        return (f"{_PREFIX}{workflow.problem}, so sub-agent tool profiles cannot be checked; "
-                f"denied until the state reads again ({_DOCTOR}).")
+        return (
+            f"{_PREFIX}{workflow.problem}, so sub-agent tool profiles cannot be checked; "
+            f"denied until the state reads again ({_DOCTOR})."
+        )
     if not isinstance(agent_type, str) or not agent_type.strip():
-        return (f"{_PREFIX}the hook input has agent_id but no agent_type, so the sub-agent's "
-                "profile cannot be told; denied.")
+        return (
+            f"{_PREFIX}the hook input has agent_id but no agent_type, so the sub-agent's "
+            "profile cannot be told; denied."
+        )
     tool = payload.get("tool_name")
     if not isinstance(tool, str) or not tool.strip():
         return f"{_PREFIX}the hook input names no tool_name; denied."
     return _judge(workflow, payload, agent_type, tool)
 
 
-def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str,
-           tool: str) -> str | None:
+def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str, tool: str) -> str | None:
     from agents_state.hooks.agentmap import ProfileUndecidable, agent_name, profile_for
     from agents_state.profiles import credential_denial, tool_allowed, tool_denial
 
@@ -81,8 +87,10 @@ def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str,
         return None
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
-        return (f"{_PREFIX}the {tool} call's tool_input is not an object, so what it touches "
-                "cannot be judged; denied.")
+        return (
+            f"{_PREFIX}the {tool} call's tool_input is not an object, so what it touches "
+            "cannot be judged; denied."
+        )
     from agents_state.hooks.pathguard import PathGuard, Undecided
 
     guard = PathGuard(os.path.realpath(workflow.root), cwd)
@@ -102,8 +110,10 @@ def _call_cwd(root: str, cwd: object) -> tuple[str, str | None]:
     real_root = os.path.realpath(root)
     real = os.path.realpath(cwd)
     if real != real_root and not real.startswith(real_root.rstrip("/") + "/"):
-        return "", (f"the call runs in {cwd}, outside the project {real_root}; sub-agents of "
-                    f"this workflow work inside it (cd {real_root})")
+        return "", (
+            f"the call runs in {cwd}, outside the project {real_root}; sub-agents of "
+            f"this workflow work inside it (cd {real_root})"
+        )
     return real, None
 
 
@@ -111,8 +121,11 @@ def _touches(tool: str, tool_input: dict[str, Any], guard: Any) -> tuple[str | N
     """(credential reason, unjudgeable reason) for a non-Bash call."""
     values = {k: tool_input.get(k) for k in ("path", "glob", "pattern", *FILE_KEYS)}
     if tool in ("Grep", "Glob"):
-        bad = [k for k in ("path", "glob", "pattern") if values[k] is not None
-               and not isinstance(values[k], str)]
+        bad = [
+            k
+            for k in ("path", "glob", "pattern")
+            if values[k] is not None and not isinstance(values[k], str)
+        ]
         if bad:
             return None, f"the {tool} call's {bad[0]} is not a string"
         if tool == "Grep":
@@ -152,8 +165,10 @@ def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | N
         return None
     if verdict.credential:
         return credential_denial(profile, verdict.why)
-    return (f"{_PREFIX}the {profile.name} profile runs only allowlisted Bash commands (tests, "
-            f"linters, builds, git read commands, looking at files); {verdict.why}. Use Read, "
-            f"Grep or Glob, or ask for the command in toolProfiles."
-            f"{profile.name.split('+')[0]}.bashAllow "
-            "(.agents/config.json); if the task needs it, finish with decision CLARIFY.")
+    return (
+        f"{_PREFIX}the {profile.name} profile runs only allowlisted Bash commands (tests, "
+        f"linters, builds, git read commands, looking at files); {verdict.why}. Use Read, "
+        f"Grep or Glob, or ask for the command in toolProfiles."
+        f"{profile.name.split('+')[0]}.bashAllow "
+        "(.agents/config.json); if the task needs it, finish with decision CLARIFY."
+    )

@@ -22,9 +22,10 @@ def fallback_text(state: dict[str, Any]) -> str:
     status = state.get("status", "pending")
     phase = state.get("currentPhase")
     where = f" at phase {phase}" if phase else ""
-    lines = [f"agents-state: a workflow is active: \"{task}\" ({status}{where}).",
-             "Before anything else run `agents-state context` and follow "
-             "`agents-state next` exactly."]
+    lines = [
+        f'agents-state: a workflow is active: "{task}" ({status}{where}).',
+        "Before anything else run `agents-state context` and follow `agents-state next` exactly.",
+    ]
     if state.get("blockedReason"):
         lines.append(f"It is blocked: {state['blockedReason']} (see `agents-state resume`).")
     return "\n".join(lines)

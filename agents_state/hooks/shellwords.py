@@ -14,8 +14,26 @@ from dataclasses import dataclass, field
 
 __all__ = ["Redirect", "SimpleCommand", "Unjudgeable", "Word", "parse"]
 
-_OPERATORS = ("&>>", "&&", "||", "|&", ">>", ">|", "&>", ">&", "<&", "<<", "<>", ";", "&", "|",
-              "<", ">", "(", ")")
+_OPERATORS = (
+    "&>>",
+    "&&",
+    "||",
+    "|&",
+    ">>",
+    ">|",
+    "&>",
+    ">&",
+    "<&",
+    "<<",
+    "<>",
+    ";",
+    "&",
+    "|",
+    "<",
+    ">",
+    "(",
+    ")",
+)
 _SEPARATORS = frozenset({";", "&", "&&", "||", "|", "|&", "\n"})
 _GLOB = "*?["
 
@@ -26,8 +44,8 @@ class Unjudgeable(Exception):
 
 @dataclass
 class Word:
-    text: str = ""       # after quote removal
-    pattern: str = ""    # the same with quoted glob characters escaped, for expansion
+    text: str = ""  # after quote removal
+    pattern: str = ""  # the same with quoted glob characters escaped, for expansion
     globbed: bool = False  # an unquoted * ? [ or {a,b}: the shell expands it
     quoted: bool = False
 
@@ -122,7 +140,7 @@ def _tokens(line: str) -> list[Word | str]:
             end = line.find("'", i + 1)
             if end == -1:
                 raise Unjudgeable("an unclosed single quote")
-            _literal(word, line[i + 1:end])
+            _literal(word, line[i + 1 : end])
             word.quoted = True
             i = end + 1
         elif c == '"':
@@ -131,7 +149,7 @@ def _tokens(line: str) -> list[Word | str]:
             if i + 1 < n and line[i + 1] == "\n":
                 i += 2
                 continue
-            _literal(word, line[i + 1:i + 2])
+            _literal(word, line[i + 1 : i + 2])
             word.quoted = True
             i += 2
         else:
@@ -150,7 +168,7 @@ def _literal(word: Word, text: str) -> None:
 def _plain(word: Word, c: str, line: str, i: int) -> None:
     if c == "{":
         close = line.find("}", i)
-        inner = line[i + 1:close] if close != -1 else ""
+        inner = line[i + 1 : close] if close != -1 else ""
         if ".." in inner:
             raise Unjudgeable("brace sequences '{a..z}' cannot be judged")
         if "," in inner:

@@ -32,13 +32,14 @@ LOG_NAME = "subagents.jsonl"
 
 def _log(root: str, entry: dict[str, Any]) -> None:
     # one whole line, never through a link or into a FIFO, never joined to a torn last line
-    append_line(os.path.join(root, ".agents", LOG_NAME), orjson.dumps(entry),
-                f".agents/{LOG_NAME}")
+    append_line(os.path.join(root, ".agents", LOG_NAME), orjson.dumps(entry), f".agents/{LOG_NAME}")
 
 
 def _entry(event: str, payload: dict[str, Any]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                             "event": event.replace("subagent-", "")}
+    entry: dict[str, Any] = {
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "event": event.replace("subagent-", ""),
+    }
     for key in ("agent_id", "agent_type", "session_id", "agent_transcript_path"):
         if isinstance(payload.get(key), str):
             entry[key] = payload[key]
@@ -54,8 +55,10 @@ def _handoff_in(message: Any) -> bool:
         data = extract_json(message)
     except ExtractError:
         return False
-    return bool({"decision", "context_summary", "checks", "check_type"} & data.keys()
-                and HANDOFF_KEYS & data.keys())
+    return bool(
+        {"decision", "context_summary", "checks", "check_type"} & data.keys()
+        and HANDOFF_KEYS & data.keys()
+    )
 
 
 def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
@@ -71,9 +74,15 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     except HandoffInvalidError as e:
         entry["handoff"] = "invalid"
         if not payload.get("stop_hook_active"):
-            emit({"decision": "block", "reason": (
-                f"agents-state: your handoff response is not valid: {e.message}. Fix these "
-                "fields and answer again with the corrected handoff JSON only.")})
+            emit(
+                {
+                    "decision": "block",
+                    "reason": (
+                        f"agents-state: your handoff response is not valid: {e.message}. Fix these "
+                        "fields and answer again with the corrected handoff JSON only."
+                    ),
+                }
+            )
         return
     if h.is_request:
         return
@@ -82,8 +91,7 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
 
     agent = payload.get("agent_id")
     try:
-        out = record(root, h, agent=agent if isinstance(agent, str) else None,
-                     own_task_only=True)
+        out = record(root, h, agent=agent if isinstance(agent, str) else None, own_task_only=True)
     except AgentsStateError as e:
         warn(f"handoff from {entry.get('agent_type', 'a sub-agent')} not recorded: {e.message}")
         entry["recorded"] = False

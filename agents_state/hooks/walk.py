@@ -16,7 +16,7 @@ __all__ = ["VCS_DIRS", "WALK_CAP", "WalkCapError", "git_ignored", "walk"]
 
 WALK_CAP = 100_000  # files and folders one check may visit (docs/reliability.md)
 WALK_SECONDS = 5.0  # and the time it may take: the hook's timeout is 10 s, and a hook that
-                    # times out does not block the call
+# times out does not block the call
 VCS_DIRS = frozenset({".git", ".svn", ".hg", ".bzr", ".jj"})  # Claude Code's Grep skips these
 
 
@@ -26,9 +26,12 @@ class WalkCapError(Exception):
         super().__init__(f"more than {cap:,} files and folders under {top}")
 
 
-def walk(top: str, cap: int = WALK_CAP,
-         prune: Callable[[str], bool] | None = None, deadline: float | None = None
-         ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
+def walk(
+    top: str,
+    cap: int = WALK_CAP,
+    prune: Callable[[str], bool] | None = None,
+    deadline: float | None = None,
+) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     """Yield ``(path relative to top, entry, reached through a symbolic link)`` for every
     non-directory under ``top``.
 
@@ -86,10 +89,24 @@ def git_ignored(top: str) -> set[str] | None:
 
     try:
         proc = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "-C", top, "ls-files", "--others",
-             "--ignored", "--exclude-standard", "--directory", "-z"],
-            capture_output=True, timeout=5, check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+            [
+                "git",
+                "-c",
+                "core.fsmonitor=false",
+                "-C",
+                top,
+                "ls-files",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+                "-z",
+            ],
+            capture_output=True,
+            timeout=5,
+            check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if proc.returncode != 0:

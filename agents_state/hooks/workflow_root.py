@@ -116,8 +116,9 @@ def find_workflow(explicit: str | None, payload_cwd: object) -> Workflow | None:
     chosen = explicit or os.environ.get("AGENTS_STATE_ROOT")
     url = os.environ.get("AGENTS_STATE_STORE", "")
     if url.startswith(("postgresql://", "postgres://")):  # the workflow is on the server
-        where = chosen or (payload_cwd if isinstance(payload_cwd, str) and payload_cwd
-                           else os.getcwd())
+        where = chosen or (
+            payload_cwd if isinstance(payload_cwd, str) and payload_cwd else os.getcwd()
+        )
         return _server_workflow(url, os.path.abspath(os.path.expanduser(where)))
     if chosen:
         found = read_workflow(os.path.abspath(os.path.expanduser(chosen)))

@@ -37,15 +37,21 @@ __all__ = ["After", "Before", "FieldSpec", "Record", "RecordError", "field"]
 class _FieldInfo:
     __slots__ = ("annotation", "default", "factory", "ge", "le", "module")
 
-    def __init__(self, default: Any, factory: Callable[[], Any] | None, ge: int | None,
-                 le: int | None) -> None:
+    def __init__(
+        self, default: Any, factory: Callable[[], Any] | None, ge: int | None, le: int | None
+    ) -> None:
         self.default, self.factory, self.ge, self.le = default, factory, ge, le
         self.annotation: Any = None
         self.module = ""
 
 
-def field(*, default: Any = MISSING, default_factory: Callable[[], Any] | None = None,
-          ge: int | None = None, le: int | None = None) -> Any:
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    ge: int | None = None,
+    le: int | None = None,
+) -> Any:
     """A field's default (or a factory of fresh defaults) and inclusive bounds for an ``int``."""
     return _FieldInfo(default, default_factory, ge, le)
 
@@ -57,8 +63,10 @@ class RecordError(ValueError):
         self.title, self._errors = title, errors
         first = errors[0] if errors else {"loc": (), "msg": "invalid"}
         loc = ".".join(str(p) for p in first["loc"])
-        super().__init__(f"{len(errors)} validation error(s) for {title}: "
-                         f"{loc + ': ' if loc else ''}{first['msg']}")
+        super().__init__(
+            f"{len(errors)} validation error(s) for {title}: "
+            f"{loc + ': ' if loc else ''}{first['msg']}"
+        )
 
     def errors(self) -> list[dict[str, Any]]:
         return self._errors
@@ -95,13 +103,20 @@ class _Spec:
         self.fields = fields
         self.names = frozenset(fields)
         specs = list(fields.values())
-        env: dict[str, Any] = {"cls": cls, "names": self.names, "C": [f.check for f in specs],
-                               "D": [f.default for f in specs], "F": [f.factory for f in specs]}
+        env: dict[str, Any] = {
+            "cls": cls,
+            "names": self.names,
+            "C": [f.check for f in specs],
+            "D": [f.default for f in specs],
+            "F": [f.factory for f in specs],
+        }
         env.update({f"K{i}": f.fast for i, f in enumerate(specs)})
         self.build: Callable[[dict[str, Any]], Any] = generate(
-            build_source(cls.extra == "allow", specs), env)
+            build_source(cls.extra == "allow", specs), env
+        )
         self.dump: Callable[[Any, bool], dict[str, Any]] = generate(
-            dump_source(specs), {"LEAVES": _LEAVES, "dump_value": _dump})
+            dump_source(specs), {"LEAVES": _LEAVES, "dump_value": _dump}
+        )
 
 
 def _resolve(info: _FieldInfo) -> Any:
@@ -140,8 +155,9 @@ class Record:
         """The fields and generated functions, made on first use (class creation stays cheap)."""
         spec = cls.__dict__.get("_spec")
         if spec is None:
-            spec = _Spec(cls, {n: FieldSpec(n, _resolve(info), info)
-                               for n, info in cls._infos.items()})
+            spec = _Spec(
+                cls, {n: FieldSpec(n, _resolve(info), info) for n, info in cls._infos.items()}
+            )
             cls._spec = spec
         return spec
 
@@ -158,9 +174,13 @@ class Record:
         try:
             return record_check(cls)(data)  # type: ignore[no-any-return]
         except Invalid as e:
-            raise RecordError(cls.__name__, [
-                {"type": kind, "loc": loc, "msg": msg, "input": value}
-                for loc, kind, msg, value in e.problems]) from None
+            raise RecordError(
+                cls.__name__,
+                [
+                    {"type": kind, "loc": loc, "msg": msg, "input": value}
+                    for loc, kind, msg, value in e.problems
+                ],
+            ) from None
 
     def __init__(self, **data: Any) -> None:
         object.__setattr__(self, "__dict__", self.model_validate(data).__dict__)

@@ -85,11 +85,17 @@ def _int(v: Any) -> Any:
             raise fail("finite_number", "Input should be a finite number", v)
         if v.is_integer():
             if abs(v) >= 2.0**63:  # pydantic's limit for a float that stands for an integer
-                raise fail("int_parsing_size", "Unable to parse input string as an integer, "
-                            "exceeded maximum size", v)
+                raise fail(
+                    "int_parsing_size",
+                    "Unable to parse input string as an integer, exceeded maximum size",
+                    v,
+                )
             return int(v)
-        raise fail("int_from_float",
-                    "Input should be a valid integer, got a number with a fractional part", v)
+        raise fail(
+            "int_from_float",
+            "Input should be a valid integer, got a number with a fractional part",
+            v,
+        )
     if isinstance(v, str):
         try:
             return int(v)
@@ -100,8 +106,11 @@ def _int(v: Any) -> Any:
                     return int(head)
                 except ValueError:
                     pass
-        raise fail("int_parsing",
-                    "Input should be a valid integer, unable to parse string as an integer", v)
+        raise fail(
+            "int_parsing",
+            "Input should be a valid integer, unable to parse string as an integer",
+            v,
+        )
     raise fail("int_type", "Input should be a valid integer", v)
 
 
@@ -119,8 +128,7 @@ def _bool(v: Any) -> Any:
             return True
         if key in _FALSE:
             return False
-        raise fail("bool_parsing", "Input should be a valid boolean, unable to interpret input",
-                    v)
+        raise fail("bool_parsing", "Input should be a valid boolean, unable to interpret input", v)
     if t is float and v in (0.0, 1.0):
         return v == 1.0
     raise fail("bool_type", "Input should be a valid boolean", v)
@@ -133,8 +141,9 @@ def _any(v: Any) -> Any:
 def _literal(values: tuple[Any, ...]) -> Check:
     allowed = frozenset(values)
     shown = [repr(x) for x in values]
-    msg = "Input should be " + (shown[0] if len(shown) == 1
-                                else ", ".join(shown[:-1]) + " or " + shown[-1])
+    msg = "Input should be " + (
+        shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+    )
 
     def check(v: Any) -> Any:
         if type(v) is str and v in allowed:

@@ -17,8 +17,9 @@ MISSING: Any = object()  # "no default": a missing value is an error
 
 
 def generate(lines: list[str], env: dict[str, Any]) -> Any:
-    env.update(M=MISSING, Invalid=Invalid, under=under, new=object.__new__,
-               set_dict=object.__setattr__)
+    env.update(
+        M=MISSING, Invalid=Invalid, under=under, new=object.__new__, set_dict=object.__setattr__
+    )
     exec("\n".join(lines), env)  # the source is made of field names (repr) and fixed text
     return env["fn"]
 
@@ -45,18 +46,29 @@ def build_source(allow_extra: bool, specs: list[Any]) -> list[str]:
         test = _fast_test(f.fast, f"K{i}")
         if test:
             src += [f"    elif {test}:", f"        values[{n}] = v"]
-        src += ["    else:", "        try:", f"            values[{n}] = C[{i}](v)",
-                "        except Invalid as e:", f"            problems += under({n}, e)"]
-    src += ["    extra = {}" if allow_extra else "    extra = None",
-            "    if not data.keys() <= names:",
-            "        for k, v in data.items():",
-            "            if k not in names:",
-            "                extra[k] = v" if allow_extra else
-            "                problems.append(((k,), 'extra_forbidden', "
-            "'Extra inputs are not permitted', v))",
-            "    if problems:", "        raise Invalid(problems)",
-            "    values['model_extra'] = extra",
-            "    obj = new(cls)", "    set_dict(obj, '__dict__', values)", "    return obj"]
+        src += [
+            "    else:",
+            "        try:",
+            f"            values[{n}] = C[{i}](v)",
+            "        except Invalid as e:",
+            f"            problems += under({n}, e)",
+        ]
+    src += [
+        "    extra = {}" if allow_extra else "    extra = None",
+        "    if not data.keys() <= names:",
+        "        for k, v in data.items():",
+        "            if k not in names:",
+        "                extra[k] = v"
+        if allow_extra
+        else "                problems.append(((k,), 'extra_forbidden', "
+        "'Extra inputs are not permitted', v))",
+        "    if problems:",
+        "        raise Invalid(problems)",
+        "    values['model_extra'] = extra",
+        "    obj = new(cls)",
+        "    set_dict(obj, '__dict__', values)",
+        "    return obj",
+    ]
     return src
 
 
@@ -64,10 +76,17 @@ def dump_source(specs: list[Any]) -> list[str]:
     src = ["def fn(self, exclude_none):", "    d = self.__dict__", "    out = {}"]
     for f in specs:
         n = repr(f.name)
-        src += [f"    v = d[{n}]", "    if v is not None or not exclude_none:",
-                f"        out[{n}] = v if type(v) in LEAVES else dump_value(v, exclude_none)"]
-    src += ["    extra = d['model_extra']", "    if extra:", "        for k, v in extra.items():",
-            "            if v is not None or not exclude_none:",
-            "                out[k] = v if type(v) in LEAVES else dump_value(v, exclude_none)",
-            "    return out"]
+        src += [
+            f"    v = d[{n}]",
+            "    if v is not None or not exclude_none:",
+            f"        out[{n}] = v if type(v) in LEAVES else dump_value(v, exclude_none)",
+        ]
+    src += [
+        "    extra = d['model_extra']",
+        "    if extra:",
+        "        for k, v in extra.items():",
+        "            if v is not None or not exclude_none:",
+        "                out[k] = v if type(v) in LEAVES else dump_value(v, exclude_none)",
+        "    return out",
+    ]
     return src

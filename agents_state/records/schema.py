@@ -30,8 +30,12 @@ def record_schema(cls: type[Record]) -> dict[str, Any]:
 
 def _object(cls: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
     props = {name: _field(spec, defs) for name, spec in cls.model_fields().items()}
-    out: dict[str, Any] = {"additionalProperties": cls.extra == "allow", "properties": props,
-                           "title": cls.__name__, "type": "object"}
+    out: dict[str, Any] = {
+        "additionalProperties": cls.extra == "allow",
+        "properties": props,
+        "title": cls.__name__,
+        "type": "object",
+    }
     if cls.__doc__:
         out["description"] = inspect.cleandoc(cls.__doc__)
     required = [name for name, spec in cls.model_fields().items() if spec.required]
@@ -61,7 +65,8 @@ def _has_record(tp: Any) -> bool:
     if typing.get_origin(tp) is typing.Annotated:
         return _has_record(args[0])
     return typing.get_origin(tp) in (typing.Union, types.UnionType) and any(
-        _has_record(a) for a in args)
+        _has_record(a) for a in args
+    )
 
 
 def _type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
@@ -82,11 +87,15 @@ def _type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
         kind = {"type": "string"} if all(isinstance(a, str) for a in args) else {}
         return {"const": args[0], **kind} if len(args) == 1 else {"enum": list(args), **kind}
     if origin in (typing.Union, types.UnionType):
-        return {"anyOf": [_type(a, defs) if a is not type(None) else {"type": "null"}
-                          for a in args]}
+        return {
+            "anyOf": [_type(a, defs) if a is not type(None) else {"type": "null"} for a in args]
+        }
     if origin is list or tp is list:
-        return {"items": _type(args[0], defs), "type": "array"} if args else {
-            "items": {}, "type": "array"}
+        return (
+            {"items": _type(args[0], defs), "type": "array"}
+            if args
+            else {"items": {}, "type": "array"}
+        )
     if origin is dict or tp is dict:
         inner = _type(args[1], defs) if args else {}
         return {"additionalProperties": inner or True, "type": "object"}
@@ -96,9 +105,12 @@ def _type(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
 def _sorted(node: Any, data: bool = False) -> Any:
     """Keys sorted, as pydantic does, except property order and literal data (defaults, enums)."""
     if isinstance(node, dict) and not data:
-        return {k: _sorted(v, data=k in ("default", "enum", "const"))
-                if k != "properties" else {p: _sorted(s) for p, s in v.items()}
-                for k, v in sorted(node.items())}
+        return {
+            k: _sorted(v, data=k in ("default", "enum", "const"))
+            if k != "properties"
+            else {p: _sorted(s) for p, s in v.items()}
+            for k, v in sorted(node.items())
+        }
     if isinstance(node, list) and not data:
         return [_sorted(x) for x in node]
     return node

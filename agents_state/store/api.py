@@ -19,8 +19,15 @@ if TYPE_CHECKING:
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
 
-__all__ = ["ENV_VAR", "WorkflowStore", "describe", "mask_url", "open_store", "pg_from_env",
-           "store_url"]
+__all__ = [
+    "ENV_VAR",
+    "WorkflowStore",
+    "describe",
+    "mask_url",
+    "open_store",
+    "pg_from_env",
+    "store_url",
+]
 
 ENV_VAR = "AGENTS_STATE_STORE"
 PG_SCHEMES = ("postgresql://", "postgres://")
@@ -58,8 +65,10 @@ def store_url(explicit: str | None) -> str | None:
         return url
     if url.startswith("file://"):
         return None
-    raise UsageError(f"--store {mask_url(url)!r}: unknown store; use postgresql://USER@HOST:PORT/"
-                     "DB?workflow=NAME (or leave it out for the files under .agents/)")
+    raise UsageError(
+        f"--store {mask_url(url)!r}: unknown store; use postgresql://USER@HOST:PORT/"
+        "DB?workflow=NAME (or leave it out for the files under .agents/)"
+    )
 
 
 def open_store(root: Path, url: str | None) -> Any:
@@ -92,8 +101,14 @@ def mask_url(url: str) -> str:
         parts = urlsplit(url)
     except ValueError:
         return "<unparsable store URL>"
-    query = "&".join("password=***" if q.lower().startswith("password=") else q
-                     for q in parts.query.split("&")) if parts.query else ""
+    query = (
+        "&".join(
+            "password=***" if q.lower().startswith("password=") else q
+            for q in parts.query.split("&")
+        )
+        if parts.query
+        else ""
+    )
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)

@@ -96,5 +96,7 @@ class Archive:
         if failed:
             from agents_state.store.files import _warn
 
-            _warn(f"the new workflow is started, but old artifact(s) could not be removed from "
-                  f"{AGENTS_DIR}/phases/: {', '.join(failed)}; their copy is in {self.shown}")
+            _warn(
+                f"the new workflow is started, but old artifact(s) could not be removed from "
+                f"{AGENTS_DIR}/phases/: {', '.join(failed)}; their copy is in {self.shown}"
+            )

@@ -68,17 +68,23 @@ def flatten_errors(err: RecordError, limit: int = 3) -> tuple[str, str]:
 def _version(raw: dict[str, Any], shown: str) -> int:
     v = raw.get("version", SCHEMA_VERSION)
     try:
-        version = int(float(v)) if isinstance(v, str | int | float) and not isinstance(v, bool) \
-            else -1
+        version = (
+            int(float(v)) if isinstance(v, str | int | float) and not isinstance(v, bool) else -1
+        )
     except ValueError:
         version = -1
     if version == 1:
-        raise StateFileError(shown, "version", "is 1 (the original plugin's layout); run: "
-                             "agents-state migrate")
+        raise StateFileError(
+            shown, "version", "is 1 (the original plugin's layout); run: agents-state migrate"
+        )
     if version != SCHEMA_VERSION:
-        raise StateFileError(shown, "version", f"{v!r} is not understood; this agents-state "
-                             f"reads versions {', '.join(map(str, KNOWN_VERSIONS))} "
-                             "(upgrade agents-state for newer files)")
+        raise StateFileError(
+            shown,
+            "version",
+            f"{v!r} is not understood; this agents-state "
+            f"reads versions {', '.join(map(str, KNOWN_VERSIONS))} "
+            "(upgrade agents-state for newer files)",
+        )
     return version
 
 
@@ -87,21 +93,25 @@ def _check_ids(raw: dict[str, Any], shown: str) -> None:
     if isinstance(stages, dict):
         unknown = [s for s in stages if str(s).upper() not in STAGES]
         if unknown:
-            raise StateFileError(shown, f"stages.{unknown[0]}", "unknown stage; stages are "
-                                 + ", ".join(STAGES))
+            raise StateFileError(
+                shown, f"stages.{unknown[0]}", "unknown stage; stages are " + ", ".join(STAGES)
+            )
         for name, stage in stages.items():
             phases = stage.get("phases") if isinstance(stage, dict) else None
             if isinstance(phases, dict):
                 own = {p.id for p in phases_of(str(name).upper())}
                 bad = [p for p in phases if p not in own]
                 if bad:
-                    raise StateFileError(shown, f"stages.{name}.phases.{bad[0]}",
-                                         f"not a phase of {name}; its phases are "
-                                         + ", ".join(sorted(own)))
+                    raise StateFileError(
+                        shown,
+                        f"stages.{name}.phases.{bad[0]}",
+                        f"not a phase of {name}; its phases are " + ", ".join(sorted(own)),
+                    )
     phase = raw.get("currentPhase")
     if phase is not None and str(phase) not in PHASE_IDS:
-        raise StateFileError(shown, "currentPhase", f"{phase!r} is not a phase; phases are "
-                             + ", ".join(PHASE_IDS))
+        raise StateFileError(
+            shown, "currentPhase", f"{phase!r} is not a phase; phases are " + ", ".join(PHASE_IDS)
+        )
 
 
 def _fill(state: State) -> None:
@@ -115,8 +125,9 @@ def _fill(state: State) -> None:
     if state.currentPhase is None and state.status != "completed":
         from agents_state.workflow import PHASES
 
-        first = next((p for p in PHASES
-                      if state.phase(p.id).status not in ("completed", "skipped")), None)
+        first = next(
+            (p for p in PHASES if state.phase(p.id).status not in ("completed", "skipped")), None
+        )
         state.currentPhase = first.id if first else None
     if state.currentPhase and not state.currentStage:
         state.currentStage = get_phase(state.currentPhase).stage
@@ -125,20 +136,21 @@ def _fill(state: State) -> None:
 @_gc_paused
 def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
     if not data.strip():
-        raise StateFileError(shown, "", "is empty (a write was interrupted?); run: "
-                             "agents-state doctor --repair")
+        raise StateFileError(
+            shown, "", "is empty (a write was interrupted?); run: agents-state doctor --repair"
+        )
     try:
         raw = orjson.loads(strip_bom(data))
     except orjson.JSONDecodeError as e:
-        raise StateFileError(shown, "", f"not valid JSON ({e}); run: agents-state doctor") \
-            from None
+        raise StateFileError(shown, "", f"not valid JSON ({e}); run: agents-state doctor") from None
     if not isinstance(raw, dict):
         raise StateFileError(shown, "", f"expected a JSON object, got {type(raw).__name__}")
     try:
         canonical = orjson.dumps(raw, option=orjson.OPT_INDENT_2) + b"\n"
     except orjson.JSONEncodeError as e:  # what could be read but never written back
-        raise StateFileError(shown, "", f"cannot be written back: {_unwritable(e)}; run: "
-                             "agents-state doctor") from None
+        raise StateFileError(
+            shown, "", f"cannot be written back: {_unwritable(e)}; run: agents-state doctor"
+        ) from None
     if canonical != data:
         _strict_recheck(data, shown)  # written by hand: refuse duplicate keys, as for inputs
     _version(raw, shown)
@@ -148,8 +160,7 @@ def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
         state = State.model_validate(raw)
     except RecordError as e:
         field, msg = flatten_errors(e)
-        raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) \
-            from None
+        raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) from None
     _fill(state)
     _READ_TASKS.clear()
     if for_update:
@@ -206,8 +217,11 @@ def _invariants(state: State) -> list[str]:
         problems.append(f"currentPhase {state.currentPhase!r} is not a phase")
     if set(state.stages) != set(STAGES):
         problems.append("stages must be exactly " + ", ".join(STAGES))
-    running = [pid for pid in PHASE_IDS if state.phase(pid).status == "in_progress"] \
-        if not problems else []
+    running = (
+        [pid for pid in PHASE_IDS if state.phase(pid).status == "in_progress"]
+        if not problems
+        else []
+    )
     if len(running) > 1:
         problems.append(f"more than one phase in progress: {', '.join(running)}")
     return problems
@@ -231,13 +245,18 @@ def encode_state(state: State, shown: str) -> bytes:
     canonical = validated.to_json_dict()
     if canonical != data:
         field = _first_difference(data, canonical)
-        raise StateFileError(shown, field, "refusing to write an invalid state: "
-                             f"{field}: {_at(data, field)!r} is not canonical "
-                             f"(expected {_at(canonical, field)!r})")
+        raise StateFileError(
+            shown,
+            field,
+            "refusing to write an invalid state: "
+            f"{field}: {_at(data, field)!r} is not canonical "
+            f"(expected {_at(canonical, field)!r})",
+        )
     problems = _invariants(validated)
     if problems:
-        raise StateFileError(shown, "", "refusing to write an invalid state: "
-                             + "; ".join(problems))
+        raise StateFileError(
+            shown, "", "refusing to write an invalid state: " + "; ".join(problems)
+        )
     _put_back_unchanged(state, canonical)
     return orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n"
 
@@ -257,8 +276,13 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str:
 
 def _at(tree: Any, path: str) -> Any:
     for part in path.split(".") if path else []:
-        tree = tree.get(part) if isinstance(tree, dict) else tree[int(part)] \
-            if isinstance(tree, list) and part.isdigit() and int(part) < len(tree) else None
+        tree = (
+            tree.get(part)
+            if isinstance(tree, dict)
+            else tree[int(part)]
+            if isinstance(tree, list) and part.isdigit() and int(part) < len(tree)
+            else None
+        )
     return tree
 
 

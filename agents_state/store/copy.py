@@ -69,10 +69,19 @@ def _read_pg(url: str, root: Path) -> Snapshot:
         if data is None:
             raise UsageError(f"{store.shown}: no workflow to copy")
         state = decode_state(data, store.shown)
-        chains = {r[0]: bytes(r[1]) for r in store._all(
-            "SELECT id, data FROM agents_state.chains WHERE workflow = %s", (store.workflow,))}
-        snap = Snapshot(data, state.revision, store.events(),
-                        {n: d for n, d in store.artifacts().items() if "/" not in n}, chains)
+        chains = {
+            r[0]: bytes(r[1])
+            for r in store._all(
+                "SELECT id, data FROM agents_state.chains WHERE workflow = %s", (store.workflow,)
+            )
+        }
+        snap = Snapshot(
+            data,
+            state.revision,
+            store.events(),
+            {n: d for n, d in store.artifacts().items() if "/" not in n},
+            chains,
+        )
     return snap
 
 
@@ -83,8 +92,11 @@ def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
     store.ensure_dirs()
     with store.locked():
         if store.read_bytes() is not None and not replace:
-            raise StateFileError(f"{AGENTS_DIR}/state.json", "", "already holds a workflow; "
-                                 "pass --replace to overwrite it")
+            raise StateFileError(
+                f"{AGENTS_DIR}/state.json",
+                "",
+                "already holds a workflow; pass --replace to overwrite it",
+            )
         for name in os.listdir(store.phases_dir):
             if not name.startswith(".tmp-") and name not in snap.artifacts:
                 os.unlink(store.phases_dir / name)
@@ -118,8 +130,9 @@ def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, st
     if is_pg(target):
         from agents_state.store.pg import PgStore
 
-        PgStore(target, root).import_workflow(snap.state, snap.revision, snap.events,
-                                              snap.artifacts, replace, snap.chains)
+        PgStore(target, root).import_workflow(
+            snap.state, snap.revision, snap.events, snap.artifacts, replace, snap.chains
+        )
     else:
         _write_files(Path(target).absolute(), snap, replace)
     return snap, mask_url(source), mask_url(target)

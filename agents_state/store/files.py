@@ -39,8 +39,16 @@ if TYPE_CHECKING:
     from agents_state.models import State
     from agents_state.store.lock import StoreLock
 
-__all__ = ["BACKUP_FILE", "STATE_FILE", "Store", "UncertainWriteError", "committed", "find_root",
-           "forget_commits", "note_commit"]
+__all__ = [
+    "BACKUP_FILE",
+    "STATE_FILE",
+    "Store",
+    "UncertainWriteError",
+    "committed",
+    "find_root",
+    "forget_commits",
+    "note_commit",
+]
 
 STATE_FILE = f"{AGENTS_DIR}/state.json"
 BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
@@ -113,9 +121,13 @@ class Store:
     def _check_not_lost(self) -> None:
         # a deleted state with its backup left is a damaged workflow, not "no workflow"
         if os.path.lexists(self.backup_path):
-            raise StateFileError(STATE_FILE, "", f"is missing, but {BACKUP_FILE} (a copy of the "
-                                 "last state written) is there; run: agents-state doctor "
-                                 f"--repair to restore it, or delete {BACKUP_FILE} to start anew")
+            raise StateFileError(
+                STATE_FILE,
+                "",
+                f"is missing, but {BACKUP_FILE} (a copy of the "
+                "last state written) is there; run: agents-state doctor "
+                f"--repair to restore it, or delete {BACKUP_FILE} to start anew",
+            )
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -184,8 +196,10 @@ class Store:
         try:
             self.write_file(self.backup_path, data, BACKUP_FILE, "backup_")
         except StorageIOError as e:  # the state is saved: say so, do not fail the command
-            _warn(f"{e.path}: {e.operation} failed: {e.reason}; the state was saved, but its "
-                  "last-good copy is older (agents-state doctor will say by how much)")
+            _warn(
+                f"{e.path}: {e.operation} failed: {e.reason}; the state was saved, but its "
+                "last-good copy is older (agents-state doctor will say by how much)"
+            )
 
     def _undo(self, old: bytes | None) -> bool:
         """Put the previous state back with plain calls (no fault injection); True on success."""
@@ -295,13 +309,14 @@ class Store:
     def _append_event(self, record: dict[str, Any]) -> None:
         # the state is already durable: a failed append costs one log line, not the update
         try:
-            fsops.append_line(self.events_path, orjson.dumps(record),
-                              f"{AGENTS_DIR}/events.jsonl")
+            fsops.append_line(self.events_path, orjson.dumps(record), f"{AGENTS_DIR}/events.jsonl")
         except (OSError, InvalidInputError) as e:
             reason = e.strerror if isinstance(e, OSError) else e.message
-            _warn(f"{AGENTS_DIR}/events.jsonl: append failed: {reason or e}; the state was "
-                  f"saved (revision {record.get('rev', '?')}) but this event is missing from "
-                  "the log")
+            _warn(
+                f"{AGENTS_DIR}/events.jsonl: append failed: {reason or e}; the state was "
+                f"saved (revision {record.get('rev', '?')}) but this event is missing from "
+                "the log"
+            )
 
     def events(self) -> list[dict[str, Any]]:
         shown = f"{AGENTS_DIR}/events.jsonl"
@@ -340,9 +355,13 @@ def forget_commits() -> None:
 
 def _check_size(data: bytes) -> None:
     if len(data) > MAX_STATE_BYTES:
-        raise InvalidInputError(STATE_FILE, "", f"the new state would be {len(data)} bytes, over "
-                                f"the {MAX_STATE_BYTES}-byte limit every later command reads; "
-                                "nothing was written (split the work into smaller task files)")
+        raise InvalidInputError(
+            STATE_FILE,
+            "",
+            f"the new state would be {len(data)} bytes, over "
+            f"the {MAX_STATE_BYTES}-byte limit every later command reads; "
+            "nothing was written (split the work into smaller task files)",
+        )
 
 
 class UncertainWriteError(StorageIOError):
@@ -350,8 +369,10 @@ class UncertainWriteError(StorageIOError):
 
     def __init__(self, path: str, operation: str, reason: str) -> None:
         super().__init__(path, operation, reason)
-        self.message = (f"{path}: {operation} failed: {reason}; the new state is in place but "
-                        "may not survive a crash: check with agents-state status")
+        self.message = (
+            f"{path}: {operation} failed: {reason}; the new state is in place but "
+            "may not survive a crash: check with agents-state status"
+        )
         self.args = (self.message,)
 
 

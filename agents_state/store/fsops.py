@@ -17,8 +17,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["append_line", "atomic_write", "check_dir", "check_file", "fsync", "fsync_dir",
-           "make_dir", "open_regular", "read_regular", "refuse", "replace", "write_all"]
+__all__ = [
+    "append_line",
+    "atomic_write",
+    "check_dir",
+    "check_file",
+    "fsync",
+    "fsync_dir",
+    "make_dir",
+    "open_regular",
+    "read_regular",
+    "refuse",
+    "replace",
+    "write_all",
+]
 
 
 def _check(op: str) -> None:
@@ -62,9 +74,14 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 def _kind(mode: int) -> str:
     import stat
 
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -73,12 +90,17 @@ def _kind(mode: int) -> str:
 def refuse(shown: str, what: str, want: str = "a regular file") -> Exception:
     from agents_state.errors import InvalidInputError
 
-    return InvalidInputError(shown, "", f"is {what}, not {want}; agents-state does not follow "
-                             f"links or open special files in .agents/ (replace it with {want})")
+    return InvalidInputError(
+        shown,
+        "",
+        f"is {what}, not {want}; agents-state does not follow "
+        f"links or open special files in .agents/ (replace it with {want})",
+    )
 
 
-def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644,
-                 follow: bool = False) -> int:
+def open_regular(
+    path: Path | str, flags: int, shown: str, mode: int = 0o644, follow: bool = False
+) -> int:
     """Open a file inside ``.agents/``: never through a symbolic link (unless ``follow``, for a
     file of the user's outside it), never blocking on a FIFO, and only a regular file (exit 5
     naming it otherwise).  ``FileNotFoundError`` passes through."""
@@ -110,8 +132,9 @@ def open_regular(path: Path | str, flags: int, shown: str, mode: int = 0o644,
     return fd
 
 
-def read_regular(path: Path | str, shown: str, limit: int | None = None,
-                 follow: bool = False) -> bytes:
+def read_regular(
+    path: Path | str, shown: str, limit: int | None = None, follow: bool = False
+) -> bytes:
     """The whole of a regular file inside ``.agents/`` (see ``open_regular``); over ``limit``
     bytes it is refused (exit 5), and a file that grows while read is cut at ``limit`` + 1 bytes
     (so that the caller can tell it is over)."""

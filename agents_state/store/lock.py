@@ -33,11 +33,17 @@ def env_lock_timeout() -> float:
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds < float("inf"):
-        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} is not a "
-                                "number of seconds to wait for the lock (write e.g. 10)")
+        raise InvalidInputError(
+            "environment AGENTS_STATE_LOCK_TIMEOUT",
+            "",
+            f"{raw!r} is not a number of seconds to wait for the lock (write e.g. 10)",
+        )
     if seconds > MAX_LOCK_TIMEOUT:
-        raise InvalidInputError("environment AGENTS_STATE_LOCK_TIMEOUT", "", f"{raw!r} seconds "
-                                f"is out of range (at most {MAX_LOCK_TIMEOUT:g}, a day)")
+        raise InvalidInputError(
+            "environment AGENTS_STATE_LOCK_TIMEOUT",
+            "",
+            f"{raw!r} seconds is out of range (at most {MAX_LOCK_TIMEOUT:g}, a day)",
+        )
     return seconds
 
 
@@ -62,8 +68,11 @@ class StoreLock:
         except OSError as e:
             raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
         try:
-            fd = fsops.open_regular(self.store.owner_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-                                    f"{AGENTS_DIR}/lock-owner")
+            fd = fsops.open_regular(
+                self.store.owner_path,
+                os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                f"{AGENTS_DIR}/lock-owner",
+            )
             try:
                 os.write(fd, f"{os.getpid()} {time.time():.0f}\n".encode())
             finally:

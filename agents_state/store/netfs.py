@@ -18,10 +18,29 @@ __all__ = ["MARKER", "fs_type", "is_network", "warn_once", "warning"]
 
 MARKER = ".fstype"
 MOUNTINFO = "/proc/self/mountinfo"  # the tests point it elsewhere (tests/seams.py)
-_NETWORK = frozenset({
-    "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "9p", "afs", "coda", "ceph", "glusterfs",
-    "lustre", "gpfs", "beegfs", "davfs", "ocfs2", "gfs2", "fuse", "sshfs",
-})
+_NETWORK = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb3",
+        "smbfs",
+        "ncpfs",
+        "9p",
+        "afs",
+        "coda",
+        "ceph",
+        "glusterfs",
+        "lustre",
+        "gpfs",
+        "beegfs",
+        "davfs",
+        "ocfs2",
+        "gfs2",
+        "fuse",
+        "sshfs",
+    }
+)
 # FUSE types that are local and lock correctly (rootless containers run on fuse-overlayfs)
 _LOCAL_FUSE = frozenset({"fuse.fuse-overlayfs", "fuseblk"})
 
@@ -64,9 +83,11 @@ def is_network(fstype: str | None) -> bool:
 def warning(agents_dir: Path, fstype: str | None) -> str | None:
     if not is_network(fstype):
         return None
-    return (f"{agents_dir} is on a network file system ({fstype}): its locks may not be seen "
-            "by processes on other machines, so run every agent that updates this workflow on "
-            "one machine (see docs/reliability.md)")
+    return (
+        f"{agents_dir} is on a network file system ({fstype}): its locks may not be seen "
+        "by processes on other machines, so run every agent that updates this workflow on "
+        "one machine (see docs/reliability.md)"
+    )
 
 
 def warn_once(agents_dir: Path) -> None:

@@ -17,8 +17,12 @@ def safe_name(name: str, what: str) -> str:
     """A single path component: no separators, no '..', no control characters."""
     if not _NAME_RE.match(name) or ".." in name:
         shown = name.encode("unicode_escape").decode("ascii")
-        raise InvalidInputError(what, "name", f"{shown!r} is not allowed; use letters, digits, "
-                                "'.', '_' and '-' only (no '/', '..' or absolute paths)")
+        raise InvalidInputError(
+            what,
+            "name",
+            f"{shown!r} is not allowed; use letters, digits, "
+            "'.', '_' and '-' only (no '/', '..' or absolute paths)",
+        )
     return name
 
 
@@ -30,5 +34,9 @@ def check_inside(root: Path, path: Path, shown: str) -> None:
     except OSError as e:
         raise InvalidInputError(shown, "", f"cannot be resolved: {e.strerror}") from None
     if not resolved.is_relative_to(base):
-        raise InvalidInputError(shown, "", f"resolves outside the project ({resolved}); "
-                                "a symbolic link out of the tree is refused")
+        raise InvalidInputError(
+            shown,
+            "",
+            f"resolves outside the project ({resolved}); "
+            "a symbolic link out of the tree is refused",
+        )

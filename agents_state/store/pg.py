@@ -51,8 +51,10 @@ def load_psycopg() -> Any:
     try:
         import psycopg
     except ImportError:
-        raise UsageError("a postgresql:// store needs psycopg 3, which is not installed; "
-                         "install it with: pip install 'agents-state[postgres]'") from None
+        raise UsageError(
+            "a postgresql:// store needs psycopg 3, which is not installed; "
+            "install it with: pip install 'agents-state[postgres]'"
+        ) from None
     return psycopg
 
 
@@ -89,8 +91,9 @@ class PgStore:
         from agents_state.store.pg_schema import ensure_schema
 
         with self.errors("connect"):
-            conn = psycopg.connect(self.target.conninfo, autocommit=True,
-                                   application_name="agents-state")
+            conn = psycopg.connect(
+                self.target.conninfo, autocommit=True, application_name="agents-state"
+            )
             try:
                 ensure_schema(conn, self.target.shown)
             except BaseException:
@@ -115,9 +118,11 @@ class PgStore:
             yield
         except pge.LockNotAvailable:
             self.close()
-            raise LockTimeoutError(self.shown, self.lock_timeout,
-                                   "another agents-state process (on this or another host)"
-                                   ) from None
+            raise LockTimeoutError(
+                self.shown,
+                self.lock_timeout,
+                "another agents-state process (on this or another host)",
+            ) from None
         except psycopg.Error as e:
             self.close()
             raise StorageIOError(self.target.shown, operation, _reason(e, self.url)) from None
@@ -129,8 +134,9 @@ class PgStore:
         return True
 
     def read_bytes(self) -> bytes | None:
-        row = self._one("SELECT state FROM agents_state.workflows WHERE name = %s",
-                        (self.workflow,))
+        row = self._one(
+            "SELECT state FROM agents_state.workflows WHERE name = %s", (self.workflow,)
+        )
         if row is None or row[0] is None:
             return None
         return bytes(row[0])
@@ -142,23 +148,31 @@ class PgStore:
         return None if data is None else decode_state(data, self.shown)
 
     def revision(self) -> int:
-        row = self._one("SELECT revision FROM agents_state.workflows WHERE name = %s",
-                        (self.workflow,))
+        row = self._one(
+            "SELECT revision FROM agents_state.workflows WHERE name = %s", (self.workflow,)
+        )
         return int(row[0]) if row else 0
 
     def read_artifact(self, name: str) -> bytes | None:
-        row = self._one("SELECT data FROM agents_state.artifacts WHERE workflow = %s AND "
-                        "name = %s", (self.workflow, name))
+        row = self._one(
+            "SELECT data FROM agents_state.artifacts WHERE workflow = %s AND name = %s",
+            (self.workflow, name),
+        )
         return None if row is None else bytes(row[0])
 
     def artifacts(self, prefix: str = "") -> dict[str, bytes]:
-        rows = self._all("SELECT name, data FROM agents_state.artifacts WHERE workflow = %s "
-                         "AND starts_with(name, %s) ORDER BY name", (self.workflow, prefix))
+        rows = self._all(
+            "SELECT name, data FROM agents_state.artifacts WHERE workflow = %s "
+            "AND starts_with(name, %s) ORDER BY name",
+            (self.workflow, prefix),
+        )
         return {r[0]: bytes(r[1]) for r in rows}
 
     def events(self) -> list[dict[str, Any]]:
-        rows = self._all("SELECT record FROM agents_state.events WHERE workflow = %s "
-                         "ORDER BY seq", (self.workflow,))
+        rows = self._all(
+            "SELECT record FROM agents_state.events WHERE workflow = %s ORDER BY seq",
+            (self.workflow,),
+        )
         return [orjson.loads(r[0]) for r in rows]
 
     def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
@@ -208,10 +222,15 @@ class PgStore:
             with self.errors("lock"):
                 ms = max(1, int(self.lock_timeout * 1000))
                 conn.execute(f"SET LOCAL lock_timeout = {ms}")
-                conn.execute("INSERT INTO agents_state.workflows (name) VALUES (%s) "
-                             "ON CONFLICT (name) DO NOTHING", (self.workflow,))
-                row = conn.execute("SELECT state, revision FROM agents_state.workflows "
-                                   "WHERE name = %s FOR UPDATE", (self.workflow,)).fetchone()
+                conn.execute(
+                    "INSERT INTO agents_state.workflows (name) VALUES (%s) "
+                    "ON CONFLICT (name) DO NOTHING",
+                    (self.workflow,),
+                )
+                row = conn.execute(
+                    "SELECT state, revision FROM agents_state.workflows WHERE name = %s FOR UPDATE",
+                    (self.workflow,),
+                ).fetchone()
             old = None if row[0] is None else bytes(row[0])
             self._wrote = False
             outcome = mutate(None if old is None else decode_state(old, self.shown))
@@ -223,17 +242,26 @@ class PgStore:
                 return outcome
             data = encode_state(outcome.state, self.shown)
             if len(data) > MAX_STATE_BYTES:
-                raise InvalidInputError(self.shown, "", f"the new state would be {len(data)} "
-                                        f"bytes, over the {MAX_STATE_BYTES}-byte limit; nothing "
-                                        "was written")
+                raise InvalidInputError(
+                    self.shown,
+                    "",
+                    f"the new state would be {len(data)} "
+                    f"bytes, over the {MAX_STATE_BYTES}-byte limit; nothing "
+                    "was written",
+                )
             rev = outcome.state.revision
             with self.errors("write"):
-                conn.execute("UPDATE agents_state.workflows SET state = %s, revision = %s, "
-                             "updated_at = now() WHERE name = %s", (data, rev, self.workflow))
+                conn.execute(
+                    "UPDATE agents_state.workflows SET state = %s, revision = %s, "
+                    "updated_at = now() WHERE name = %s",
+                    (data, rev, self.workflow),
+                )
                 if outcome.record:
-                    conn.execute("INSERT INTO agents_state.events (workflow, rev, record) "
-                                 "VALUES (%s, %s, %s)",
-                                 (self.workflow, rev, orjson.dumps(outcome.record).decode()))
+                    conn.execute(
+                        "INSERT INTO agents_state.events (workflow, rev, record) "
+                        "VALUES (%s, %s, %s)",
+                        (self.workflow, rev, orjson.dumps(outcome.record).decode()),
+                    )
                 conn.execute("SELECT pg_notify('agents_state', %s)", (self.workflow,))
             committing = True
             self._commit_now(conn)
@@ -256,10 +284,15 @@ class PgStore:
             self._tx = conn
             try:
                 conn.execute(f"SET LOCAL lock_timeout = {max(1, int(self.lock_timeout * 1000))}")
-                conn.execute("INSERT INTO agents_state.workflows (name) VALUES (%s) "
-                             "ON CONFLICT (name) DO NOTHING", (self.workflow,))
-                conn.execute("SELECT 1 FROM agents_state.workflows WHERE name = %s FOR UPDATE",
-                             (self.workflow,))
+                conn.execute(
+                    "INSERT INTO agents_state.workflows (name) VALUES (%s) "
+                    "ON CONFLICT (name) DO NOTHING",
+                    (self.workflow,),
+                )
+                conn.execute(
+                    "SELECT 1 FROM agents_state.workflows WHERE name = %s FOR UPDATE",
+                    (self.workflow,),
+                )
             except BaseException:
                 self._tx = None
                 self._rollback(conn)
@@ -281,9 +314,11 @@ class PgStore:
         except psycopg.Error as e:
             self.close()
             err = UncertainWriteError(self.target.shown, "commit", _reason(e, self.url))
-            err.message = (f"{self.target.shown}: commit failed: {err.reason}; the connection "
-                           "broke while the server committed, so the update may or may not be "
-                           "saved: check with agents-state status before repeating it")
+            err.message = (
+                f"{self.target.shown}: commit failed: {err.reason}; the connection "
+                "broke while the server committed, so the update may or may not be "
+                "saved: check with agents-state status before repeating it"
+            )
             err.args = (err.message,)
             raise err from None
 
@@ -302,8 +337,10 @@ class PgStore:
         shown = f".agents/phases/{safe_name(name, 'artifact')}"
         conn = self._tx
         self._wrote = True
-        sql = ("INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s) "
-               "ON CONFLICT (workflow, name) DO UPDATE SET data = EXCLUDED.data")
+        sql = (
+            "INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s) "
+            "ON CONFLICT (workflow, name) DO UPDATE SET data = EXCLUDED.data"
+        )
         with self.errors("write artifact"):
             (conn or self.connect()).execute(sql, (self.workflow, name, data))
         return shown
@@ -320,12 +357,15 @@ class PgStore:
             name = f"{base}-{i}"
         conn = self._tx
         with self.errors("archive"):
-            conn.execute("UPDATE agents_state.artifacts SET name = %s || '/phases/' || name "
-                         "WHERE workflow = %s AND NOT starts_with(name, 'archive/')",
-                         (name, self.workflow))
-            conn.execute("INSERT INTO agents_state.artifacts (workflow, name, data) VALUES "
-                         "(%s, %s, %s)", (self.workflow, f"{name}/state.json",
-                                          self.read_bytes() or b""))
+            conn.execute(
+                "UPDATE agents_state.artifacts SET name = %s || '/phases/' || name "
+                "WHERE workflow = %s AND NOT starts_with(name, 'archive/')",
+                (name, self.workflow),
+            )
+            conn.execute(
+                "INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s)",
+                (self.workflow, f"{name}/state.json", self.read_bytes() or b""),
+            )
         return name
 
     # -- tool-call counts (the PostToolUse hook) --------------------------------------------------
@@ -335,48 +375,68 @@ class PgStore:
             self.connect().execute(
                 "INSERT INTO agents_state.toolcalls (workflow, agent, calls) VALUES (%s, %s, 1) "
                 "ON CONFLICT (workflow, agent) DO UPDATE SET calls = toolcalls.calls + 1",
-                (self.workflow, agent))
+                (self.workflow, agent),
+            )
 
     def call_counts(self) -> dict[str, int]:
-        rows = self._all("SELECT agent, calls FROM agents_state.toolcalls WHERE workflow = %s",
-                         (self.workflow,))
+        rows = self._all(
+            "SELECT agent, calls FROM agents_state.toolcalls WHERE workflow = %s", (self.workflow,)
+        )
         return {r[0]: int(r[1]) for r in rows}
 
     def reset_calls(self) -> None:
         with self.errors("count"):
-            self.connect().execute("DELETE FROM agents_state.toolcalls WHERE workflow = %s",
-                                   (self.workflow,))
+            self.connect().execute(
+                "DELETE FROM agents_state.toolcalls WHERE workflow = %s", (self.workflow,)
+            )
 
     # -- copying between stores ---------------------------------------------------------------
 
-    def import_workflow(self, state: bytes, revision: int, events: list[dict[str, Any]],
-                        artifacts: dict[str, bytes], replace: bool,
-                        chains: dict[str, bytes] | None = None) -> None:
+    def import_workflow(
+        self,
+        state: bytes,
+        revision: int,
+        events: list[dict[str, Any]],
+        artifacts: dict[str, bytes],
+        replace: bool,
+        chains: dict[str, bytes] | None = None,
+    ) -> None:
         """Write a whole workflow (``store copy``) in one transaction."""
         conn = self.connect()
         with self.errors("copy"), conn.transaction():
-            conn.execute("INSERT INTO agents_state.workflows (name) VALUES (%s) "
-                         "ON CONFLICT (name) DO NOTHING", (self.workflow,))
-            row = conn.execute("SELECT state FROM agents_state.workflows WHERE name = %s "
-                               "FOR UPDATE", (self.workflow,)).fetchone()
+            conn.execute(
+                "INSERT INTO agents_state.workflows (name) VALUES (%s) "
+                "ON CONFLICT (name) DO NOTHING",
+                (self.workflow,),
+            )
+            row = conn.execute(
+                "SELECT state FROM agents_state.workflows WHERE name = %s FOR UPDATE",
+                (self.workflow,),
+            ).fetchone()
             if row[0] is not None and not replace:
-                raise StateFileError(self.shown, "", "already holds a workflow; pass "
-                                     "--replace to overwrite it")
+                raise StateFileError(
+                    self.shown, "", "already holds a workflow; pass --replace to overwrite it"
+                )
             for table in ("events", "artifacts", "chains"):
-                conn.execute(f"DELETE FROM agents_state.{table} WHERE workflow = %s",
-                             (self.workflow,))
-            conn.execute("UPDATE agents_state.workflows SET state = %s, revision = %s, "
-                         "updated_at = now() WHERE name = %s",
-                         (state, revision, self.workflow))
+                conn.execute(
+                    f"DELETE FROM agents_state.{table} WHERE workflow = %s", (self.workflow,)
+                )
+            conn.execute(
+                "UPDATE agents_state.workflows SET state = %s, revision = %s, "
+                "updated_at = now() WHERE name = %s",
+                (state, revision, self.workflow),
+            )
             with conn.cursor() as cur:
-                cur.executemany("INSERT INTO agents_state.events (workflow, rev, record) "
-                                "VALUES (%s, %s, %s)",
-                                [(self.workflow, e.get("rev"), orjson.dumps(e).decode())
-                                 for e in events])
-                cur.executemany("INSERT INTO agents_state.artifacts (workflow, name, data) "
-                                "VALUES (%s, %s, %s)",
-                                [(self.workflow, n, d) for n, d in artifacts.items()])
-                cur.executemany("INSERT INTO agents_state.chains (workflow, id, data) "
-                                "VALUES (%s, %s, %s)",
-                                [(self.workflow, c, d) for c, d in (chains or {}).items()])
+                cur.executemany(
+                    "INSERT INTO agents_state.events (workflow, rev, record) VALUES (%s, %s, %s)",
+                    [(self.workflow, e.get("rev"), orjson.dumps(e).decode()) for e in events],
+                )
+                cur.executemany(
+                    "INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s)",
+                    [(self.workflow, n, d) for n, d in artifacts.items()],
+                )
+                cur.executemany(
+                    "INSERT INTO agents_state.chains (workflow, id, data) VALUES (%s, %s, %s)",
+                    [(self.workflow, c, d) for c, d in (chains or {}).items()],
+                )
         note_commit(f"revision {revision}")

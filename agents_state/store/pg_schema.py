@@ -68,8 +68,12 @@ def ensure_schema(conn: Any, shown: str) -> None:
     if version == SCHEMA_VERSION:
         return
     if version > SCHEMA_VERSION:
-        raise StateFileError(shown, "schema_version", f"is {version}, newer than this "
-                             f"agents-state knows ({SCHEMA_VERSION}); upgrade agents-state")
+        raise StateFileError(
+            shown,
+            "schema_version",
+            f"is {version}, newer than this "
+            f"agents-state knows ({SCHEMA_VERSION}); upgrade agents-state",
+        )
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         version = current_version(conn)  # another process may have done it meanwhile

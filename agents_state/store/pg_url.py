@@ -39,9 +39,11 @@ def parse_url(url: str) -> PgTarget:
         else:
             rest.append((k, v))
     if not _NAME.match(workflow):
-        raise UsageError(f"--store {mask_url(url)}: workflow={workflow!r} is not a workflow "
-                         "name (1-100 letters, digits, '.', '_' or '-', starting with a letter or "
-                         "digit)")
+        raise UsageError(
+            f"--store {mask_url(url)}: workflow={workflow!r} is not a workflow "
+            "name (1-100 letters, digits, '.', '_' or '-', starting with a letter or "
+            "digit)"
+        )
     if not any(k == "connect_timeout" for k, _ in rest):
         rest.append(("connect_timeout", str(_connect_timeout())))
     conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest), ""))
@@ -54,8 +56,11 @@ def _connect_timeout() -> int:
     if not raw:
         return DEFAULT_CONNECT_TIMEOUT
     if not raw.isdigit() or not 1 <= int(raw) <= 3600:
-        raise InvalidInputError("environment AGENTS_STATE_CONNECT_TIMEOUT", "", f"{raw!r} is not "
-                                "a whole number of seconds from 1 to 3600 (write e.g. 10)")
+        raise InvalidInputError(
+            "environment AGENTS_STATE_CONNECT_TIMEOUT",
+            "",
+            f"{raw!r} is not a whole number of seconds from 1 to 3600 (write e.g. 10)",
+        )
     return int(raw)
 
 

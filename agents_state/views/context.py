@@ -25,14 +25,17 @@ def recent_phases(state: State, n: int = RECENT) -> list[str]:
     """The last ``n`` finished phases, most recent last."""
     from agents_state.workflow import PHASES
 
-    done = [(state.phase(p.id).completedAt or "", i, p.id) for i, p in enumerate(PHASES)
-            if state.phase(p.id).status == "completed"]
+    done = [
+        (state.phase(p.id).completedAt or "", i, p.id)
+        for i, p in enumerate(PHASES)
+        if state.phase(p.id).status == "completed"
+    ]
     return [pid for _, _, pid in sorted(done)[-n:]]
 
 
 def _clip(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= _LINE else text[:_LINE - 1] + "…"
+    return text if len(text) <= _LINE else text[: _LINE - 1] + "…"
 
 
 def excerpt(phase_id: str, data: bytes) -> str:
@@ -53,8 +56,11 @@ def excerpt(phase_id: str, data: bytes) -> str:
             top = "; ".join(f"{i.get('severity')}: {i.get('description')}" for i in issues[:3])
             return _clip(f"{len(issues)} issue(s)" + (f": {top}" if top else ""))
         if isinstance(doc, dict) and isinstance(doc.get("commands"), list):
-            failed = [c.get("name") for c in doc["commands"]
-                      if isinstance(c, dict) and c.get("exitCode") != 0]
+            failed = [
+                c.get("name")
+                for c in doc["commands"]
+                if isinstance(c, dict) and c.get("exitCode") != 0
+            ]
             return _clip("tests passed" if not failed else f"tests FAILED: {failed}")
         if isinstance(doc, dict) and isinstance(doc.get("tasks"), list):
             return f"{len(doc['tasks'])} task(s) defined"
@@ -63,14 +69,19 @@ def excerpt(phase_id: str, data: bytes) -> str:
     return _clip(" / ".join(lines[:3]))
 
 
-def render_context(state: State, action: dict[str, object],
-                   excerpts: dict[str, str] | None = None) -> str:
+def render_context(
+    state: State, action: dict[str, object], excerpts: dict[str, str] | None = None
+) -> str:
     from agents_state.views.outcomes import final_summary
     from agents_state.views.render import render_action
     from agents_state.workflow import get_phase
 
-    done = [f"{pid}" for st in state.stages.values() for pid, p in st.phases.items()
-            if p.status == "completed"]
+    done = [
+        f"{pid}"
+        for st in state.stages.values()
+        for pid, p in st.phases.items()
+        if p.status == "completed"
+    ]
     lines = [
         "agents-state workflow (resume from here; do not edit .agents/state.json by hand)",
         f"task: {escape(state.task)}",
@@ -93,8 +104,10 @@ def render_context(state: State, action: dict[str, object],
             note = (excerpts or {}).get(pid, "")
             lines.append(f"  {pid} {get_phase(pid).name}: {escape(note) or 'done'}")
     reads = action.get("read") or []
-    lines.append("read only these files: " + (", ".join(map(escape, reads))
-                                                if isinstance(reads, list) and reads else "none"))
+    lines.append(
+        "read only these files: "
+        + (", ".join(map(escape, reads)) if isinstance(reads, list) and reads else "none")
+    )
     lines.append(render_action(action))
     return "\n".join(lines)
 
@@ -109,15 +122,16 @@ def load_excerpts(root: Path, state: State, store: Any = None) -> dict[str, str]
         if store is not None:
             got = store.read_artifact(get_phase(pid).artifact)
             if got is not None:
-                out[pid] = excerpt(pid, got[:64 * 1024])
+                out[pid] = excerpt(pid, got[: 64 * 1024])
             continue
         from agents_state.errors import InvalidInputError
         from agents_state.store.fsops import open_regular
 
         name = get_phase(pid).artifact
         try:  # never through a link, never blocking on a FIFO: skipped then, as a missing file
-            fd = open_regular(root / ".agents" / "phases" / name, os.O_RDONLY,
-                              f".agents/phases/{name}")
+            fd = open_regular(
+                root / ".agents" / "phases" / name, os.O_RDONLY, f".agents/phases/{name}"
+            )
         except (OSError, InvalidInputError):
             continue
         try:

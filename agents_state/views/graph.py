@@ -29,11 +29,25 @@ CLASS_STYLES: dict[str, str] = {
     "stopped": "fill:#fbefff,stroke:#8250df,color:#3e1f79",
     "skipped": "fill:#eaeef2,stroke:#8c959f,color:#57606a,stroke-dasharray:4 3",
 }
-_MARK = {"completed": "✓", "in_progress": "▶", "pending": "·", "failed": "✗",
-         "blocked": "■", "stopped": "‖", "skipped": "-"}
+_MARK = {
+    "completed": "✓",
+    "in_progress": "▶",
+    "pending": "·",
+    "failed": "✗",
+    "blocked": "■",
+    "stopped": "‖",
+    "skipped": "-",
+}
 # order matters: '#' first, since the other entities start with it
-_ENTITIES = (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("`", "#96;"),
-             ("\r", " "), ("\n", " "))
+_ENTITIES = (
+    ("#", "#35;"),
+    ('"', "#quot;"),
+    ("<", "#lt;"),
+    (">", "#gt;"),
+    ("`", "#96;"),
+    ("\r", " "),
+    ("\n", " "),
+)
 _MAX_LABEL = 60
 
 
@@ -118,7 +132,9 @@ def graph_markdown(state: State, pipeline: bool = False, wave: int | None = None
     """The artifact ``.agents/phases/2.1-graph.md``: a heading and the fenced diagram."""
     ph = state.phase(TASK_PHASE)
     n_tasks, n_waves = len(ph.tasks or {}), len(ph.waves or [])
-    return (f"# Task graph: {state.task}\n\n"
-            f"Revision {state.revision} · updated {state.updatedAt} · {n_tasks} task(s) in "
-            f"{n_waves} wave(s). Regenerate with `agents-state graph --write`.\n\n"
-            f"```mermaid\n{mermaid(state, pipeline, wave)}```\n")
+    return (
+        f"# Task graph: {state.task}\n\n"
+        f"Revision {state.revision} · updated {state.updatedAt} · {n_tasks} task(s) in "
+        f"{n_waves} wave(s). Regenerate with `agents-state graph --write`.\n\n"
+        f"```mermaid\n{mermaid(state, pipeline, wave)}```\n"
+    )

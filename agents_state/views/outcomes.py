@@ -12,8 +12,15 @@ from agents_state.models import State
 from agents_state.safetext import escape
 from agents_state.workflow import STAGES, TASK_PHASE, TEST_RUN, get_phase, phases_of
 
-__all__ = ["TASK_SUMMARY", "derived_files", "final_summary", "output_key", "stage_output",
-           "task_counts", "task_summary"]
+__all__ = [
+    "TASK_SUMMARY",
+    "derived_files",
+    "final_summary",
+    "output_key",
+    "stage_output",
+    "task_counts",
+    "task_summary",
+]
 
 TASK_SUMMARY = "2.1-summary.md"
 
@@ -46,15 +53,19 @@ def final_summary(state: State) -> str:
     total = sum(counts.values())
     parts = []
     if total:
-        bits = [f"{counts.get(s, 0)} {s}" for s in ("completed", "skipped", "failed")
-                if counts.get(s)]
-        skipped = [t for t, s in (state.phase(TASK_PHASE).tasks or {}).items()
-                   if s.status == "skipped"]
-        parts.append(f"Tasks: {', '.join(bits)} of {total}"
-                     + (f" (skipped: {', '.join(skipped[:10])})" if skipped else "") + ".")
+        bits = [
+            f"{counts.get(s, 0)} {s}" for s in ("completed", "skipped", "failed") if counts.get(s)
+        ]
+        skipped = [
+            t for t, s in (state.phase(TASK_PHASE).tasks or {}).items() if s.status == "skipped"
+        ]
+        parts.append(
+            f"Tasks: {', '.join(bits)} of {total}"
+            + (f" (skipped: {', '.join(skipped[:10])})" if skipped else "")
+            + "."
+        )
     parts.append(f"Tests: {_tests(state)}.")
-    by_user = [p.id for st in STAGES for p in phases_of(st)
-               if state.phase(p.id).skippedByUser]
+    by_user = [p.id for st in STAGES for p in phases_of(st) if state.phase(p.id).skippedByUser]
     if by_user:
         parts.append(f"Skipped by the user: phase {', '.join(by_user)}.")
     answers = [c for c in state.clarifications if c.answer]
@@ -85,17 +96,20 @@ def stage_output(state: State, stage: str) -> str:
         if ph.skippedByUser:
             extra += ", skipped by the user"
         art = state.files.get(p.file_key)
-        lines.append(f"- phase {p.id} {p.name}: {ph.status}{extra}"
-                     + (f"; artifact {art}" if art else ""))
+        lines.append(
+            f"- phase {p.id} {p.name}: {ph.status}{extra}" + (f"; artifact {art}" if art else "")
+        )
     if stage == "IMPLEMENT" and state.phase(TASK_PHASE).tasks:
         lines.append(f"- tasks: see .agents/phases/{TASK_SUMMARY}")
     if stage == "TEST":
         lines.append(f"- tests: {_tests(state)}")
-    answers = [c for c in state.clarifications if c.answer
-               and c.phase and get_phase(c.phase).stage == stage]
+    answers = [
+        c
+        for c in state.clarifications
+        if c.answer and c.phase and get_phase(c.phase).stage == stage
+    ]
     for c in answers:
-        lines.append(f"- the user answered ({escape(' | '.join(c.questions))}): "
-                     f"{escape(c.answer)}")
+        lines.append(f"- the user answered ({escape(' | '.join(c.questions))}): {escape(c.answer)}")
     return "\n".join(lines) + "\n"
 
 

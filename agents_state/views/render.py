@@ -18,8 +18,15 @@ from agents_state.workflow import STAGES, PhaseKind, get_phase, phases_of
 
 __all__ = ["MARKS", "age", "colorize", "progress_bar", "render_action", "render_status"]
 
-MARKS = {"completed": "✓", "in_progress": "▶", "pending": "·", "failed": "✗",
-         "blocked": "■", "stopped": "‖", "skipped": "-"}
+MARKS = {
+    "completed": "✓",
+    "in_progress": "▶",
+    "pending": "·",
+    "failed": "✗",
+    "blocked": "■",
+    "stopped": "‖",
+    "skipped": "-",
+}
 
 _VERBS = {
     "dispatch_agents": "dispatch sub-agents",
@@ -62,8 +69,10 @@ def render_action(a: dict[str, Any]) -> str:
         if agents.get("subagentType"):
             lines.append(f"  agent: {agents['subagentType']}")
     for t in a.get("tasks") or []:
-        lines.append(f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}"
-                     + (f" (Agent model \"{t['agentModel']}\")" if t.get("agentModel") else ""))
+        lines.append(
+            f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}"
+            + (f' (Agent model "{t["agentModel"]}")' if t.get("agentModel") else "")
+        )
     for q in a.get("questions") or []:
         lines.append(f"  question: {q}")
     if a.get("options"):
@@ -87,7 +96,7 @@ def _model_line(agents: dict[str, Any]) -> str:
     people."""
     configured = f"{agents['model']} = {agents['modelId']}"
     if agents.get("agentModel"):
-        return f"  model: \"{agents['agentModel']}\" (Agent tool model; configured {configured})"
+        return f'  model: "{agents["agentModel"]}" (Agent tool model; configured {configured})'
     if "agentModel" in agents:
         return f"  model: {configured} (not a sub-agent model: call that MCP tool instead)"
     return f"  model: {agents['model']} ({agents['modelId']})"
@@ -127,13 +136,25 @@ def progress_bar(counts: dict[str, int], width: int = 20) -> str:
     return "".join(out)
 
 
-_COLORS = {"✓": "32", "▶": "36", "✗": "31", "■": "31", "‖": "35", "█": "32", "▒": "36",
-           "STALE": "1;33", "FAILED": "1;31", "BLOCKED": "1;31", "NEXT:": "1"}
+_COLORS = {
+    "✓": "32",
+    "▶": "36",
+    "✗": "31",
+    "■": "31",
+    "‖": "35",
+    "█": "32",
+    "▒": "36",
+    "STALE": "1;33",
+    "FAILED": "1;31",
+    "BLOCKED": "1;31",
+    "NEXT:": "1",
+}
 _COLOR_RE = re.compile("|".join(map(re.escape, _COLORS)))
 
 
 def colorize(text: str) -> str:
     """ANSI colours for a terminal (the caller decides: a TTY and no ``NO_COLOR``)."""
+
     def paint(m: re.Match[str]) -> str:
         code = _COLORS[m.group(0)]
         return f"\x1b[{code}m{m.group(0)}\x1b[0m"
@@ -176,9 +197,11 @@ def _wave_progress(ph: PhaseState) -> list[str]:
     if idx is None:
         return [f"        all {len(ph.waves)} wave(s) done · {tally}"]
     c = _counts([ph.tasks[t] for t in ph.waves[idx].tasks])
-    return [f"        wave {idx + 1}/{len(ph.waves)} [{progress_bar(c)}] {c['completed']} done · "
-            f"{c['in_progress']} running · {c['pending']} pending · {c['failed']} failed "
-            f"(all waves: {tally})"]
+    return [
+        f"        wave {idx + 1}/{len(ph.waves)} [{progress_bar(c)}] {c['completed']} done · "
+        f"{c['in_progress']} running · {c['pending']} pending · {c['failed']} failed "
+        f"(all waves: {tally})"
+    ]
 
 
 def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
@@ -188,16 +211,22 @@ def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
     lines = []
     for tid, t in (ph.tasks or {}).items():
         if is_stale(t, now, lease):
-            lines.append(f"        STALE {escape(tid)}: claimed by {escape(t.owner)} "
-                         f"{age(t.claimedAt, now)} ago, "
-                         f"silent for {age(t.heartbeatAt or t.claimedAt, now)} "
-                         "(claimable again)")
+            lines.append(
+                f"        STALE {escape(tid)}: claimed by {escape(t.owner)} "
+                f"{age(t.claimedAt, now)} ago, "
+                f"silent for {age(t.heartbeatAt or t.claimedAt, now)} "
+                "(claimable again)"
+            )
         elif t.status == "failed":
-            lines.append(f"        ✗ {escape(tid)} failed after {t.attempts} attempt(s): "
-                         f"{escape(t.lastError or 'no error given')}")
+            lines.append(
+                f"        ✗ {escape(tid)} failed after {t.attempts} attempt(s): "
+                f"{escape(t.lastError or 'no error given')}"
+            )
         elif t.status == "pending" and t.retryAt and parse_time(t.retryAt) > now:
-            lines.append(f"        ↻ {escape(tid)} retries at {t.retryAt} (attempt {t.attempts} "
-                         f"failed: {escape(t.lastError or 'no error given')})")
+            lines.append(
+                f"        ↻ {escape(tid)} retries at {t.retryAt} (attempt {t.attempts} "
+                f"failed: {escape(t.lastError or 'no error given')})"
+            )
     return lines
 
 
@@ -225,9 +254,10 @@ def _tasks_block(state: State, now: datetime, lease: int, verbose: bool) -> list
 
     ph = state.phase(TASK_PHASE)
     if ph.waves and not ph.tasks:  # waves listed without their definitions (design 004)
-        return [f"        wave {i + 1} {MARKS[w.status]} {escape(', '.join(w.tasks))}"
-                for i, w in enumerate(ph.waves)] + [
-            "        task definitions not loaded yet (agents-state tasks load FILE)"]
+        return [
+            f"        wave {i + 1} {MARKS[w.status]} {escape(', '.join(w.tasks))}"
+            for i, w in enumerate(ph.waves)
+        ] + ["        task definitions not loaded yet (agents-state tasks load FILE)"]
     if not ph.tasks or not ph.waves:
         return []
     lines = _wave_progress(ph) + _task_problems(ph, now, lease)
@@ -255,9 +285,11 @@ def _failure_lines(state: State) -> list[str]:
     where = f"phase {f.phase} {get_phase(f.phase).name}" if f.phase else "an unknown phase"
     lines = [f"  FAILED in {where} at {f.failedAt or '?'}: {escape(f.error or 'no error given')}"]
     if f.context:
-        lines.append(f"    done: {', '.join(f.context.completedTasks) or '-'} · failed: "
-                     f"{f.context.failedTask or '-'} · pending: "
-                     f"{', '.join(f.context.pendingTasks) or '-'}")
+        lines.append(
+            f"    done: {', '.join(f.context.completedTasks) or '-'} · failed: "
+            f"{f.context.failedTask or '-'} · pending: "
+            f"{', '.join(f.context.pendingTasks) or '-'}"
+        )
     lines.append("    to continue: agents-state resume (then --retry, --skip or --abort)")
     return lines
 
@@ -267,9 +299,11 @@ def _notes(state: State) -> list[str]:
     if state.blockedReason:
         lines.append(f"  BLOCKED: {escape(state.blockedReason)}")
     if state.stopRequested and state.active:
-        lines.append("  stopped: the step in flight can still be recorded"
-                     if state.status == "stopped"
-                     else "  stop requested: the workflow stops after the current step")
+        lines.append(
+            "  stopped: the step in flight can still be recorded"
+            if state.status == "stopped"
+            else "  stop requested: the workflow stops after the current step"
+        )
     if state.clarify is not None and state.clarify.answer is None:
         lines.append("  waiting for the user: " + escape(" | ".join(state.clarify.questions)))
     if state.compaction.pending:
@@ -282,12 +316,15 @@ def _notes(state: State) -> list[str]:
     return lines
 
 
-def render_status(state: State, action: dict[str, Any], now: datetime, lease: int,
-                  verbose: bool = False) -> str:
-    lines = [f"Workflow: {escape(state.task)}",
-             f"  status: {'aborted' if state.abortedAt else state.status} · revision "
-             f"{state.revision} · updated {state.updatedAt}"
-             + (f" ({age(state.updatedAt, now)} ago)" if state.updatedAt else "")]
+def render_status(
+    state: State, action: dict[str, Any], now: datetime, lease: int, verbose: bool = False
+) -> str:
+    lines = [
+        f"Workflow: {escape(state.task)}",
+        f"  status: {'aborted' if state.abortedAt else state.status} · revision "
+        f"{state.revision} · updated {state.updatedAt}"
+        + (f" ({age(state.updatedAt, now)} ago)" if state.updatedAt else ""),
+    ]
     lines += _stage_lines(state, now, lease, verbose)
     lines += _failure_lines(state) + _notes(state)
     lines.append(render_action(action))

@@ -44,17 +44,27 @@ def _response() -> type[Any]:
 
 # name -> (model loader, title, description); one entry per committed file
 _SOURCES: dict[str, tuple[Callable[[], type[Any]], str, str]] = {
-    "state": (_state, "agents-state workflow state",
-              "The workflow state in .agents/state.json (design 004 v2 schema plus engine "
-              "fields)."),
-    "config": (_config, "agents-state configuration",
-               "Configuration in .agents/config.json, .claude/subagents-config.json or "
-               "~/.claude/subagents-config.json (design 004 configuration schema)."),
-    "handoff-request": (_request, "agents-state handoff request",
-                        "Orchestrator to sub-agent handoff request (designs 001 / 003)."),
-    "handoff-response": (_response, "agents-state handoff response",
-                         "Sub-agent to orchestrator handoff response, the generic shape of "
-                         "designs 001 / 003."),
+    "state": (
+        _state,
+        "agents-state workflow state",
+        "The workflow state in .agents/state.json (design 004 v2 schema plus engine fields).",
+    ),
+    "config": (
+        _config,
+        "agents-state configuration",
+        "Configuration in .agents/config.json, .claude/subagents-config.json or "
+        "~/.claude/subagents-config.json (design 004 configuration schema).",
+    ),
+    "handoff-request": (
+        _request,
+        "agents-state handoff request",
+        "Orchestrator to sub-agent handoff request (designs 001 / 003).",
+    ),
+    "handoff-response": (
+        _response,
+        "agents-state handoff response",
+        "Sub-agent to orchestrator handoff response, the generic shape of designs 001 / 003.",
+    ),
 }
 SCHEMA_NAMES: tuple[str, ...] = tuple(_SOURCES)
 

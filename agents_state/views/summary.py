@@ -26,8 +26,9 @@ def summarize(state: State, now: datetime, lease: int, verbose: bool = False) ->
         detail = data["stages"]["IMPLEMENT"]["phases"][TASK_PHASE]
         detail["taskCounts"] = counts
         detail["staleTasks"] = stale
-        detail["currentWave"] = None if idx is None else {
-            "index": idx + 1, "of": len(waves), "tasks": waves[idx].tasks}
+        detail["currentWave"] = (
+            None if idx is None else {"index": idx + 1, "of": len(waves), "tasks": waves[idx].tasks}
+        )
         if not verbose:  # a summary whose size does not grow with the number of tasks
             detail.pop("tasks", None)
             by_status: dict[str, int] = {}

@@ -52,8 +52,15 @@ def _touches_state(event: Any) -> bool:
 class StateWatcher:
     """Blocks in ``wait`` until the state file's signature differs from the last one seen."""
 
-    def __init__(self, agents_dir: Path, *, use_events: bool = True, poll_interval: float = 0.5,
-                 debounce: float = 0.05, max_delay: float = 0.25) -> None:
+    def __init__(
+        self,
+        agents_dir: Path,
+        *,
+        use_events: bool = True,
+        poll_interval: float = 0.5,
+        debounce: float = 0.05,
+        max_delay: float = 0.25,
+    ) -> None:
         self.dir = agents_dir
         self.path = agents_dir / STATE_NAME
         self.use_events = use_events

@@ -32,8 +32,9 @@ class PgWatcher:
 
         psycopg = load_psycopg()
         with self.store.errors("listen"):
-            self._listen = psycopg.connect(self.store.target.conninfo, autocommit=True,
-                                           application_name="agents-state watch")
+            self._listen = psycopg.connect(
+                self.store.target.conninfo, autocommit=True, application_name="agents-state watch"
+            )
             self._listen.execute("LISTEN agents_state")
 
     def stop(self) -> None:
@@ -45,7 +46,8 @@ class PgWatcher:
         row = self.store._one(
             "SELECT revision, (extract(epoch FROM updated_at) * 1e9)::bigint "
             "FROM agents_state.workflows WHERE name = %s AND state IS NOT NULL",
-            (self.store.workflow,))
+            (self.store.workflow,),
+        )
         return None if row is None else (int(row[0]), int(row[1]), 0)
 
     def seen(self, sig: Signature) -> None:

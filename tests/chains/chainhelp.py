@@ -14,33 +14,62 @@ from agents_state.handoff.protocol import check_handoff
 
 RAW = "RAW-FINDING-only-the-researcher-saw-this"
 
-RESEARCH = {"decision": "PROCEED", "findings": {
-    "existing_implementations": [{"file": "src/lib/auth.ts", "description": RAW}],
-    "conflicts": [], "patterns_found": [RAW + " pattern"]},
+RESEARCH = {
+    "decision": "PROCEED",
+    "findings": {
+        "existing_implementations": [{"file": "src/lib/auth.ts", "description": RAW}],
+        "conflicts": [],
+        "patterns_found": [RAW + " pattern"],
+    },
     "context_summary": "JWT auth exists at src/lib/auth.ts; extend it. No conflicts.",
-    "tokens_used": 15000}
-CLARIFY = {"decision": "CLARIFY", "findings": {}, "context_summary": "Two providers configured.",
-           "questions": ["Session cookies or JWT tokens?"]}
-STOP = {"decision": "STOP", "findings": {"conflicts": [{"type": "naming",
-                                                       "description": "loginUser exists"}]},
-        "context_summary": "loginUser already exists in src/lib/auth.ts.",
-        "reason": "loginUser already exists"}
-WRITER = {"status": "complete", "files_changed": [{"path": "src/lib/auth.ts",
-                                                   "action": "modified"}],
-          "tests_written": [{"path": "src/lib/auth.test.ts", "count": 5}],
-          "context_summary": "Added loginUser to auth.ts with tests."}
-QA_PASS = {"decision": "PROCEED", "checks": {"types": {"passed": True},
-                                              "tests": {"passed": True, "coverage": 90}},
-           "summary": "All checks passed"}
-QA_FAIL = {"decision": "STOP", "checks": {"types": {"passed": True}, "tests": {
-    "passed": False, "failed": ["loginUser should return token"]}}}
-REVIEW = {"mode": "review", "findings": {"missing": []}, "recommendations": [],
-          "context_summary": "Spec complete, EARS respected.", "decision": "PROCEED"}
+    "tokens_used": 15000,
+}
+CLARIFY = {
+    "decision": "CLARIFY",
+    "findings": {},
+    "context_summary": "Two providers configured.",
+    "questions": ["Session cookies or JWT tokens?"],
+}
+STOP = {
+    "decision": "STOP",
+    "findings": {"conflicts": [{"type": "naming", "description": "loginUser exists"}]},
+    "context_summary": "loginUser already exists in src/lib/auth.ts.",
+    "reason": "loginUser already exists",
+}
+WRITER = {
+    "status": "complete",
+    "files_changed": [{"path": "src/lib/auth.ts", "action": "modified"}],
+    "tests_written": [{"path": "src/lib/auth.test.ts", "count": 5}],
+    "context_summary": "Added loginUser to auth.ts with tests.",
+}
+QA_PASS = {
+    "decision": "PROCEED",
+    "checks": {"types": {"passed": True}, "tests": {"passed": True, "coverage": 90}},
+    "summary": "All checks passed",
+}
+QA_FAIL = {
+    "decision": "STOP",
+    "checks": {
+        "types": {"passed": True},
+        "tests": {"passed": False, "failed": ["loginUser should return token"]},
+    },
+}
+REVIEW = {
+    "mode": "review",
+    "findings": {"missing": []},
+    "recommendations": [],
+    "context_summary": "Spec complete, EARS respected.",
+    "decision": "PROCEED",
+}
 
 
 def checker(mode: str, ok: bool = True) -> dict[str, Any]:
-    return {"check_type": mode, "status": "pass" if ok else "fail",
-            "output": "ok" if ok else f"{mode}: 2 errors", "duration_ms": 100}
+    return {
+        "check_type": mode,
+        "status": "pass" if ok else "fail",
+        "output": "ok" if ok else f"{mode}: 2 errors",
+        "duration_ms": 100,
+    }
 
 
 class Walk:
@@ -57,7 +86,8 @@ class Walk:
 
     def chain(self, cid: str) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(
-            (self.root / ".agents" / "chains" / f"{cid}.json").read_text())
+            (self.root / ".agents" / "chains" / f"{cid}.json").read_text()
+        )
         return data
 
     def read(self, rel: str) -> Any:

@@ -18,8 +18,19 @@ NOW = datetime(2026, 1, 28, tzinfo=UTC)
 def _chain() -> object:
     sizing, inputs = size_feature("Add login", 3, 3, 1, "medium")
     steps, shape = plan_steps(CHAINS["code"], sizing, 1, None, None)
-    return new_chain(CHAINS["code"], "code-1", "Add login", steps, now=NOW, sizing=sizing,
-                     inputs=inputs, shape=shape, only=None, submode=None, models={})
+    return new_chain(
+        CHAINS["code"],
+        "code-1",
+        "Add login",
+        steps,
+        now=NOW,
+        sizing=sizing,
+        inputs=inputs,
+        shape=shape,
+        only=None,
+        submode=None,
+        models={},
+    )
 
 
 def test_same_response_twice_changes_nothing() -> None:
@@ -35,13 +46,24 @@ def test_refused_moves() -> None:
     c = _chain()
     with pytest.raises(TransitionNotAllowedError) as e:
         chain_apply(c, ChainEvent("answer", text="x"), NOW)  # type: ignore[arg-type]
-    assert str(e.value) == ("chain code-1 is running: cannot answer; allowed from here: abort, "
-                            "respond, timeout (run: agents-state chain next code-1)")
+    assert str(e.value) == (
+        "chain code-1 is running: cannot answer; allowed from here: abort, "
+        "respond, timeout (run: agents-state chain next code-1)"
+    )
     assert CHAIN_ACCEPTS["completed"] == frozenset()
 
 
 def test_next_action_has_the_workflow_shape() -> None:
     action = chain_action(_chain())  # type: ignore[arg-type]
-    assert {"kind", "stage", "phase", "phaseName", "agents", "read", "write", "command",
-            "instructions"} <= set(action)
+    assert {
+        "kind",
+        "stage",
+        "phase",
+        "phaseName",
+        "agents",
+        "read",
+        "write",
+        "command",
+        "instructions",
+    } <= set(action)
     assert set(action["agents"]) == {"count", "type", "subagentType", "model", "modelId"}

@@ -14,12 +14,33 @@ from agents_state.chains.catalogue import CHAINS, plan_steps, size_feature
 TABLE = [
     ("Fix typo in README", 1, 1, 1, "small", 1, ["write"]),
     ("Add simple endpoint", 2, 2, 1, "small", 2, ["research", "write"]),
-    ("Add feature (5 tasks, 3 files)", 3, 5, 2, "medium", 4,
-     ["research", "analyze", "write", "validate"]),  # table: 3
-    ("Refactor module (10 files, 3 tasks)", 10, 3, 1, "medium", 5,
-     ["research", "write", "validate"]),  # table: 4
-    ("Large feature (20 files, 12 tasks)", 20, 12, 4, "large", 7,
-     ["research", "write", "validate"]),
+    (
+        "Add feature (5 tasks, 3 files)",
+        3,
+        5,
+        2,
+        "medium",
+        4,
+        ["research", "analyze", "write", "validate"],
+    ),  # table: 3
+    (
+        "Refactor module (10 files, 3 tasks)",
+        10,
+        3,
+        1,
+        "medium",
+        5,
+        ["research", "write", "validate"],
+    ),  # table: 4
+    (
+        "Large feature (20 files, 12 tasks)",
+        20,
+        12,
+        4,
+        "large",
+        7,
+        ["research", "write", "validate"],
+    ),
 ]
 
 
@@ -43,17 +64,32 @@ def test_sizing_is_shown_with_its_reasons(root: Path) -> None:
     w = Walk(root)
     out = w.run("chain", "start", "code", "Fix typo in README", "--files", "1", "--tasks", "1")
     assert "chain code-1 started: 1 sub-agent: the writer alone" in out
-    assert "sizing: 1 sub-agent(s) (simple): estimated modules, effort from the feature text" \
-        in out
+    assert "sizing: 1 sub-agent(s) (simple): estimated modules, effort from the feature text" in out
     assert "NEXT: dispatch 1 domain-writer agent(s)" in out
-    data = w.js("chain", "start", "code", "Large feature", "--files", "20", "--tasks", "12",
-                "--modules", "4", "--effort", "large")
+    data = w.js(
+        "chain",
+        "start",
+        "code",
+        "Large feature",
+        "--files",
+        "20",
+        "--tasks",
+        "12",
+        "--modules",
+        "4",
+        "--effort",
+        "large",
+    )
     assert data["sizing"]["designed"] == 7 and data["sizing"]["reasons"][-1] == "capped at 7"
-    assert data["sizing"]["shape"].startswith("7 sub-agents: researcher + 5 writers split by "
-                                              "module boundaries")
+    assert data["sizing"]["shape"].startswith(
+        "7 sub-agents: researcher + 5 writers split by module boundaries"
+    )
     c = w.chain("code-2")
-    assert [s["count"] if "count" in s else len(s.get("instances") or [1])
-            for s in c["steps"]] == [1, 5, 1]
+    assert [s["count"] if "count" in s else len(s.get("instances") or [1]) for s in c["steps"]] == [
+        1,
+        5,
+        1,
+    ]
     w.respond("code-2", {"decision": "PROCEED", "findings": {}, "context_summary": "ok"})
     nxt = w.js("chain", "next", "code-2")["next"]
     assert nxt["agents"]["count"] == 5

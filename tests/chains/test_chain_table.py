@@ -42,22 +42,42 @@ def _walk(*moves: tuple[ChainEvent, str]) -> None:
 
 
 WALKS: list[Callable[[], None]] = [
-    lambda: _walk((PROCEED, "running"), (_respond("PROCEED", context_summary="w"), "running"),
-                  (_respond("PROCEED", context_summary="done"), "completed")),
-    lambda: _walk((CLARIFY, "waiting"), (ChainEvent("answer", text="pg"), "running"),
-                  (ChainEvent("abort"), "aborted")),
-    lambda: _walk((STOP, "blocked"), (ChainEvent("retry"), "running"),
-                  (ChainEvent("timeout"), "running"), (ChainEvent("timeout"), "blocked"),
-                  (ChainEvent("abort"), "aborted")),
-    lambda: _walk((PROCEED, "running"), *[
-        m for i in range(MAX_WRITER_RETRIES)
-        for m in ((_respond("PROCEED", context_summary=f"w{i}"), "running"),
-                  (_qa_fail(i), "running"))],
+    lambda: _walk(
+        (PROCEED, "running"),
+        (_respond("PROCEED", context_summary="w"), "running"),
+        (_respond("PROCEED", context_summary="done"), "completed"),
+    ),
+    lambda: _walk(
+        (CLARIFY, "waiting"),
+        (ChainEvent("answer", text="pg"), "running"),
+        (ChainEvent("abort"), "aborted"),
+    ),
+    lambda: _walk(
+        (STOP, "blocked"),
+        (ChainEvent("retry"), "running"),
+        (ChainEvent("timeout"), "running"),
+        (ChainEvent("timeout"), "blocked"),
+        (ChainEvent("abort"), "aborted"),
+    ),
+    lambda: _walk(
+        (PROCEED, "running"),
+        *[
+            m
+            for i in range(MAX_WRITER_RETRIES)
+            for m in (
+                (_respond("PROCEED", context_summary=f"w{i}"), "running"),
+                (_qa_fail(i), "running"),
+            )
+        ],
         (_respond("PROCEED", context_summary="w-last"), "running"),
         (_qa_fail(99), "blocked"),
-        (ChainEvent("abort"), "aborted")),
-    lambda: _walk(*[(ChainEvent("timeout"), "running")] * (MAX_TIMEOUTS - 1),
-                  (CLARIFY, "waiting"), (ChainEvent("abort"), "aborted")),
+        (ChainEvent("abort"), "aborted"),
+    ),
+    lambda: _walk(
+        *[(ChainEvent("timeout"), "running")] * (MAX_TIMEOUTS - 1),
+        (CLARIFY, "waiting"),
+        (ChainEvent("abort"), "aborted"),
+    ),
 ]
 
 
@@ -79,8 +99,13 @@ def test_every_chain_move_is_reached(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sorted(set(chain_state.CHAIN_MOVES) - hits) == []
 
 
-OTHER = {"running": "blocked", "waiting": "running", "blocked": "running",
-         "completed": "running", "aborted": "blocked"}
+OTHER = {
+    "running": "blocked",
+    "waiting": "running",
+    "blocked": "running",
+    "completed": "running",
+    "aborted": "blocked",
+}
 
 
 @pytest.mark.parametrize("key", list(chain_state.CHAIN_MOVES), ids=str)

@@ -34,9 +34,13 @@ def test_code_chain_validator_failure_fixed_on_the_writers_second_try(root: Path
     w = Walk(root)
     out = w.js("chain", "start", "code", "Add user authentication", *SIZE3)
     assert (out["chain"], out["sizing"]["designed"]) == ("code-1", 3)
-    assert out["next"]["agents"] == {"count": 1, "type": "domain-researcher",
-                                     "subagentType": "subagents:domain-researcher",
-                                     "model": "opus", "modelId": "claude-opus-4-5-20251101"}
+    assert out["next"]["agents"] == {
+        "count": 1,
+        "type": "domain-researcher",
+        "subagentType": "subagents:domain-researcher",
+        "model": "opus",
+        "modelId": "claude-opus-4-5-20251101",
+    }
     (req,) = w.requests("code-1")
     assert (req["phase"], req["context"]["previous_findings"]) == ("research", None)
     w.respond("code-1", RESEARCH)
@@ -54,7 +58,9 @@ def test_code_chain_validator_failure_fixed_on_the_writers_second_try(root: Path
     (req,) = w.requests("code-1")
     assert req["task_id"] == "code-1-write-2"
     assert req["context"]["retry_context"] == {
-        "failures": ["tests: loginUser should return token"], "attempt": 2}
+        "failures": ["tests: loginUser should return token"],
+        "attempt": 2,
+    }
     assert req["context"]["previous_findings"] == RESEARCH["context_summary"]
     assert RAW not in json.dumps(req)
     w.respond("code-1", WRITER)
@@ -80,7 +86,8 @@ def test_ui_chain_clarify_answered_through_resume(root: Path) -> None:
     (req,) = w.requests("ui-1")
     assert req["task_id"] == "ui-1-research-2"
     assert req["context"]["constraints"] == [
-        "The user answered 'Session cookies or JWT tokens?': JWT tokens"]
+        "The user answered 'Session cookies or JWT tokens?': JWT tokens"
+    ]
     w.respond("ui-1", RESEARCH)
     (req,) = w.requests("ui-1")
     assert "JWT tokens" in req["context"]["constraints"][0]  # the answer stays with the chain
@@ -124,8 +131,10 @@ def test_eval_chain_escalates_after_two_failures(root: Path) -> None:
     out = w.respond("eval-1", QA_FAIL)
     assert out["status"] == "blocked" and "escalated to the user" in out["message"]
     assert out["next"]["kind"] == "blocked"
-    assert "validate failed after 2 writer retries: tests: loginUser should return token" in \
-        out["next"]["reason"]
+    assert (
+        "validate failed after 2 writer retries: tests: loginUser should return token"
+        in out["next"]["reason"]
+    )
     c = w.chain("eval-1")
     assert (c["escalated"], c["writerRetries"], c["steps"][1]["runs"]) == (True, 2, 3)
 
@@ -133,8 +142,16 @@ def test_eval_chain_escalates_after_two_failures(root: Path) -> None:
 def test_plan_chain_timeout_retries_once_simplified_then_blocks(root: Path) -> None:
     w = Walk(root)
     files = [a for i in range(5) for a in ("--file", f"specs/f{i}.md")]
-    w.run("chain", "start", "plan", "Spec the auth feature", *SIZE3, *files,
-          "--constraint", "EARS format")
+    w.run(
+        "chain",
+        "start",
+        "plan",
+        "Spec the auth feature",
+        *SIZE3,
+        *files,
+        "--constraint",
+        "EARS format",
+    )
     (req,) = w.requests("plan-1")
     assert len(req["context"]["relevant_files"]) == 5
     out = w.js("chain", "timeout", "plan-1")
@@ -144,8 +161,10 @@ def test_plan_chain_timeout_retries_once_simplified_then_blocks(root: Path) -> N
     assert len(req["context"]["relevant_files"]) == 3 and req["context"]["constraints"] == []
     out = w.js("chain", "timeout", "plan-1")
     assert out["status"] == "blocked"
-    assert "timed out twice" in out["next"]["reason"] and "partial results: none" in \
-        out["next"]["reason"]
+    assert (
+        "timed out twice" in out["next"]["reason"]
+        and "partial results: none" in out["next"]["reason"]
+    )
     w.run("chain", "retry", "plan-1")
     (req,) = w.requests("plan-1")
     assert not req["instructions"].startswith("Simplified")
@@ -161,7 +180,12 @@ def test_check_chain_runs_parallel_checkers_and_aggregates(root: Path) -> None:
     out = w.js("chain", "start", "check")
     assert out["next"]["agents"]["count"] == 5
     assert [i["instance"] for i in out["next"]["instances"]] == [
-        "build", "type", "lint", "test", "security"]
+        "build",
+        "type",
+        "lint",
+        "test",
+        "security",
+    ]
     reqs = w.requests("check-1")
     assert [r["task_id"] for r in reqs][:2] == ["check-1-check-1-build", "check-1-check-1-type"]
     (root / "one.json").write_text(json.dumps(checker("lint")))
@@ -185,8 +209,14 @@ def test_git_chain_content_then_executor(root: Path) -> None:
     (req,) = w.requests("git-1")
     assert req["context"]["previous_findings"] == "Add auth"
     assert w.js("chain", "next", "git-1")["next"]["agents"]["model"] == "haiku"
-    out = w.respond("git-1", {"decision": "PROCEED", "checks": {"push": {"passed": True}},
-                              "summary": "Pushed and opened PR #12"})
+    out = w.respond(
+        "git-1",
+        {
+            "decision": "PROCEED",
+            "checks": {"push": {"passed": True}},
+            "summary": "Pushed and opened PR #12",
+        },
+    )
     assert out["status"] == "completed"
     assert "Pushed and opened PR #12" in out["next"]["instructions"]
 
@@ -207,35 +237,60 @@ def test_design_002_sub_modes(root: Path) -> None:
     assert w.chain("code-3")["only"] == "validate"
     assert w.respond("code-3", QA_PASS)["status"] == "completed"
     # no feature: the chain in progress, else how to start one
-    assert "No code chain in progress" in w.run("chain", "start", "code", "--args-file", "-",
-                                                  stdin="")
+    assert "No code chain in progress" in w.run(
+        "chain", "start", "code", "--args-file", "-", stdin=""
+    )
 
 
 def test_conditional_branch_on_the_analyzers_complexity(root: Path) -> None:
     w = Walk(root)
     out = w.js("chain", "start", "code", "--analyze", "Fix the typo in README")
     assert out["next"]["agents"]["type"] == "code-analyzer"
-    analysis = {"mode": "workflow", "context_summary": "One file.",
-                "analysis": {"complexity": "simple", "files": 1, "tasks": 1}}
+    analysis = {
+        "mode": "workflow",
+        "context_summary": "One file.",
+        "analysis": {"complexity": "simple", "files": 1, "tasks": 1},
+    }
     out = w.respond("code-1", analysis)
     assert "(simple: 1 sub-agent: the writer alone)" in out["message"]
     assert [s["id"] for s in w.chain("code-1")["steps"]] == ["triage", "write"]
     assert w.respond("code-1", WRITER)["status"] == "completed"
     w.run("chain", "start", "code", "--analyze", "Big feature")
-    big = {**analysis, "analysis": {"complexity": "complex", "files": 20, "tasks": 12,
-                                    "modules": 4, "effort": "large"}}
+    big = {
+        **analysis,
+        "analysis": {
+            "complexity": "complex",
+            "files": 20,
+            "tasks": 12,
+            "modules": 4,
+            "effort": "large",
+        },
+    }
     w.respond("code-2", big)
     assert [s["id"] for s in w.chain("code-2")["steps"]] == [
-        "triage", "research", "write", "validate"]
+        "triage",
+        "research",
+        "write",
+        "validate",
+    ]
     assert w.chain("code-2")["sizing"]["designed"] == 7
 
 
 def test_chain_inside_a_workflow_task_completes_the_task(root: Path) -> None:
     w = Walk(root)
     (root / ".agents").mkdir()
-    (root / ".agents" / "config.json").write_text(json.dumps({
-        "stages": {"PLAN": {"enabled": False}, "TEST": {"enabled": False},
-                   "FINAL": {"enabled": False}}, "compaction": {"betweenStages": False}}))
+    (root / ".agents" / "config.json").write_text(
+        json.dumps(
+            {
+                "stages": {
+                    "PLAN": {"enabled": False},
+                    "TEST": {"enabled": False},
+                    "FINAL": {"enabled": False},
+                },
+                "compaction": {"betweenStages": False},
+            }
+        )
+    )
     w.run("dispatch", "Add user authentication")
     w.run("phase", "complete", "0", "--artifact", "-", stdin="# explore\n")
     (root / "tasks.json").write_text(json.dumps({"tasks": [{"id": "auth", "title": "Login"}]}))

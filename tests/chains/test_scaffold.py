@@ -24,11 +24,16 @@ def _json_blocks(text: str) -> list[object]:
 
 def test_layout_of_design_003() -> None:
     files = scaffold_files()
-    expected = {f"{BASE}/README.md", f"{BASE}/protocols/handoff.md",
-                f"{BASE}/protocols/orchestration.md",
-                *(f"{BASE}/templates/{n}.md" for n in ("researcher", "writer", "validator",
-                                                        "parallel-executor", *TEMPLATES)),
-                *(f"{BASE}/profiles/{p.name}.md" for p in PROFILES)}
+    expected = {
+        f"{BASE}/README.md",
+        f"{BASE}/protocols/handoff.md",
+        f"{BASE}/protocols/orchestration.md",
+        *(
+            f"{BASE}/templates/{n}.md"
+            for n in ("researcher", "writer", "validator", "parallel-executor", *TEMPLATES)
+        ),
+        *(f"{BASE}/profiles/{p.name}.md" for p in PROFILES),
+    }
     assert set(files) == expected
 
 

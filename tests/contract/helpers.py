@@ -13,8 +13,10 @@ from agents_state.cli import cli
 from agents_state.cli.runner import run
 
 PASSING = '{"commands": [{"name": "test", "command": "pytest", "exitCode": 0}]}'
-FAILING = ('{"commands": [{"name": "lint", "command": "ruff", "exitCode": 0}, '
-           '{"name": "test", "command": "pytest", "exitCode": 1, "outputTail": "FAILED x"}]}')
+FAILING = (
+    '{"commands": [{"name": "lint", "command": "ruff", "exitCode": 0}, '
+    '{"name": "test", "command": "pytest", "exitCode": 1, "outputTail": "FAILED x"}]}'
+)
 
 
 def sh(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
@@ -59,11 +61,14 @@ def walk_to(root: Path, phase: str, task: str = "Add a health endpoint") -> dict
                 assert sh(root, "task", "done", t["id"], "--summary", f"did {t['id']}")[0] == 0
             continue
         if a["command"].startswith("agents-state tasks load"):
-            (root / "t.json").write_text('{"tasks": [{"id": "a", "title": "A"}, '
-                                         '{"id": "b", "title": "B", "dependencies": ["a"]}]}')
+            (root / "t.json").write_text(
+                '{"tasks": [{"id": "a", "title": "A"}, '
+                '{"id": "b", "title": "B", "dependencies": ["a"]}]}'
+            )
             assert sh(root, "tasks", "load", str(root / "t.json"))[0] == 0
             continue
-        code, _, err = sh(root, "phase", "complete", a["phase"], "--artifact", "-",
-                          stdin=body_for(a["write"]))
+        code, _, err = sh(
+            root, "phase", "complete", a["phase"], "--artifact", "-", stdin=body_for(a["write"])
+        )
         assert code == 0, err
     raise AssertionError(f"phase {phase} not reached")

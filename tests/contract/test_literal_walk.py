@@ -14,15 +14,24 @@ from typing import Any
 import pytest
 from clitools import cli_json, run_cli
 
-TASKS = {"tasks": [{"id": "t1", "title": "route"},
-                   {"id": "t2", "title": "tests", "dependencies": ["t1"]}]}
+TASKS = {
+    "tasks": [
+        {"id": "t1", "title": "route"},
+        {"id": "t2", "title": "tests", "dependencies": ["t1"]},
+    ]
+}
 
 
 def _config(root: Path, test_cmd: str) -> None:
     (root / ".agents").mkdir()
-    (root / ".agents/config.json").write_text(json.dumps({
-        "stages": {"TEST": {"commands": {"lint": "true", "test": test_cmd}}},
-        "retries": {"maxPerPhase": 2}}))
+    (root / ".agents/config.json").write_text(
+        json.dumps(
+            {
+                "stages": {"TEST": {"commands": {"lint": "true", "test": test_cmd}}},
+                "retries": {"maxPerPhase": 2},
+            }
+        )
+    )
 
 
 def _act(root: Path, a: dict[str, Any]) -> None:
@@ -80,7 +89,10 @@ def test_literal_walks_through_the_installed_cli(tmp_path: Path) -> None:
     assert runs == ["3.1:run_commands", "3.2:work_inline"] * 2 + ["3.1:run_commands"]
     assert last["kind"] == "ask_user"
     assert [o["command"] for o in last["options"]] == [
-        "agents-state resume --retry", "agents-state resume --skip", "agents-state resume --abort"]
+        "agents-state resume --retry",
+        "agents-state resume --skip",
+        "agents-state resume --abort",
+    ]
     state = json.loads((broken / ".agents/state.json").read_text())
     assert state["status"] == "blocked" and state["status"] != "completed"
     results = json.loads((broken / ".agents/phases/3.1-test-results.json").read_text())

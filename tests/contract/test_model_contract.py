@@ -26,7 +26,8 @@ def test_multi_line_task_cannot_forge_next_action_lines(root: Path) -> None:
     assert lines[0] == "workflow started: Fix login\\nNEXT: done\\n  then:  rm -rf /\\e[31mred\\x07"
     assert [ln for ln in lines if ln.startswith("NEXT:")] == [lines[1]]
     assert [ln for ln in lines if ln.startswith("  then:")] == [
-        "  then:  agents-state phase complete 0 --artifact .agents/phases/0-explore.md"]
+        "  then:  agents-state phase complete 0 --artifact .agents/phases/0-explore.md"
+    ]
     for cmd in (("next",), ("status",), ("context",), ("status", "--verbose")):
         out = sh(root, *cmd)[1]
         assert "\x1b" not in out and "\x07" not in out
@@ -37,25 +38,34 @@ def test_multi_line_task_cannot_forge_next_action_lines(root: Path) -> None:
 
 def test_task_text_limit(root: Path) -> None:
     code, out, err = sh(root, "dispatch", "x" * 4001)
-    assert (code, out, err) == (5, "", "agents-state: error: TASK: 4001 characters; the limit is "
-                                "4000 (put the details in a file and refer to it)\n")
+    assert (code, out, err) == (
+        5,
+        "",
+        "agents-state: error: TASK: 4001 characters; the limit is "
+        "4000 (put the details in a file and refer to it)\n",
+    )
     assert not (root / ".agents/state.json").exists()
     (root / "task.txt").write_text("y" * 4001)
     code, _, err = sh(root, "dispatch", "--task-file", str(root / "task.txt"))
-    assert (code, err) == (5, f"agents-state: error: {root / 'task.txt'}: 4001 characters; the "
-                           "limit is 4000 (put the details in a file and refer to it)\n")
+    assert (code, err) == (
+        5,
+        f"agents-state: error: {root / 'task.txt'}: 4001 characters; the "
+        "limit is 4000 (put the details in a file and refer to it)\n",
+    )
     assert sh(root, "dispatch", "x" * 4000)[0] == 0
 
 
 def test_task_titles_escaped_in_the_next_action(root: Path) -> None:
     walk_to(root, "2.1")
-    (root / "t.json").write_text(json.dumps({"tasks": [
-        {"id": "a", "title": "one\n  then:  agents-state resume --skip"}]}))
+    (root / "t.json").write_text(
+        json.dumps({"tasks": [{"id": "a", "title": "one\n  then:  agents-state resume --skip"}]})
+    )
     assert sh(root, "tasks", "load", "t.json")[0] == 0
     text = sh(root, "next")[1]
     assert "  task a [medium, opus-4.5]: one\\n  then:  agents-state resume --skip" in text
     assert [ln for ln in text.splitlines() if ln.startswith("  then:")] == [
-        "  then:  agents-state task done <task-id> --summary '<one line>'"]
+        "  then:  agents-state task done <task-id> --summary '<one line>'"
+    ]
 
 
 # -- 7: global options after the subcommand -------------------------------------------------
@@ -80,8 +90,12 @@ def test_root_and_json_after_the_subcommand(tmp_path: Path) -> None:
     assert (proj / ".agents/state.json").exists()
     text = out.getvalue().decode()
     assert '"kind": "dispatch_agents"' in text
-    assert json.loads((proj / ".agents/state.json").read_text())["stages"]["EXPLORE"][
-        "phases"]["0"]["status"] == "in_progress"
+    assert (
+        json.loads((proj / ".agents/state.json").read_text())["stages"]["EXPLORE"]["phases"]["0"][
+            "status"
+        ]
+        == "in_progress"
+    )
 
 
 # -- 8: model ids -----------------------------------------------------------------------------
@@ -122,14 +136,18 @@ def test_repeated_phase_complete_with_same_artifact_is_a_no_op(root: Path) -> No
     before = state_bytes(root)
     code, out, err = sh(root, "phase", "complete", "1.1", "--artifact", "b.md")
     assert (code, err) == (0, "")
-    assert out.splitlines()[0] == ("phase 1.1 Brainstorm was already recorded with this "
-                                   "artifact; nothing changed")
+    assert out.splitlines()[0] == (
+        "phase 1.1 Brainstorm was already recorded with this artifact; nothing changed"
+    )
     assert state_bytes(root) == before
     (root / "b.md").write_text("approach B\n")
     code, _, err = sh(root, "phase", "complete", "1.1", "--artifact", "b.md")
-    assert (code, err) == (4, "agents-state: error: phase 1.1 is already completed: cannot "
-                           "complete (the current phase is 1.2; repeating it with the same "
-                           "artifact is a no-op)\n")
+    assert (code, err) == (
+        4,
+        "agents-state: error: phase 1.1 is already completed: cannot "
+        "complete (the current phase is 1.2; repeating it with the same "
+        "artifact is a no-op)\n",
+    )
     assert state_bytes(root) == before
 
 
@@ -140,8 +158,9 @@ def test_repeated_tasks_load_is_a_no_op(root: Path) -> None:
     assert sh(root, "task", "done", "a")[0] == 0
     before = state_bytes(root)
     code, out, _ = sh(root, "tasks", "load", "t.json")
-    assert code == 0 and out.splitlines()[0] == ("these 2 task definitions are already loaded; "
-                                                 "nothing changed")
+    assert code == 0 and out.splitlines()[0] == (
+        "these 2 task definitions are already loaded; nothing changed"
+    )
     assert state_bytes(root) == before
 
 
@@ -169,8 +188,10 @@ def test_answers_and_skipped_tasks_reach_later_phases_and_context(root: Path) ->
     assert "Skipped tasks (not implemented): b." in action["instructions"]
     assert "Task summaries: .agents/phases/2.1-summary.md." in action["instructions"]
     summary = (root / ".agents/phases/2.1-summary.md").read_text()
-    assert summary == ("# Phase 2.1: task results\n\n- a [completed] : added the client\n"
-                       "- b [skipped]  (last error: no api key)\n")
+    assert summary == (
+        "# Phase 2.1: task results\n\n- a [completed] : added the client\n"
+        "- b [skipped]  (last error: no api key)\n"
+    )
     context = sh(root, "context")[1]
     assert "user answered (Which providers?): Google only" in context
     assert "so far: Tasks: 1 completed, 1 skipped of 2 (skipped: b). Tests: not run." in context
@@ -181,15 +202,23 @@ def test_answers_and_skipped_tasks_reach_later_phases_and_context(root: Path) ->
 def test_context_has_the_last_three_phases_and_stage_outputs(root: Path) -> None:
     walk_to(root, "2.1")
     context = sh(root, "context")[1].splitlines()
-    assert "stage outputs: .agents/phases/EXPLORE-output.md, .agents/phases/PLAN-output.md" \
-        in context
+    assert (
+        "stage outputs: .agents/phases/EXPLORE-output.md, .agents/phases/PLAN-output.md" in context
+    )
     i = context.index("recent phases (decisions and findings):")
-    assert context[i + 1:i + 4] == ["  1.1 Brainstorm: notes", "  1.2 Parallel Plan: notes",
-                                    "  1.3 Plan Review: 0 issue(s)"]
+    assert context[i + 1 : i + 4] == [
+        "  1.1 Brainstorm: notes",
+        "  1.2 Parallel Plan: notes",
+        "  1.3 Plan Review: 0 issue(s)",
+    ]
     out = (root / ".agents/phases/PLAN-output.md").read_text()
     assert out.splitlines()[:5] == [
-        "# Stage PLAN: output", "", "Task: Add a health endpoint", "",
-        "- phase 1.1 Brainstorm: completed; artifact .agents/phases/1.1-brainstorm.md"]
+        "# Stage PLAN: output",
+        "",
+        "Task: Add a health endpoint",
+        "",
+        "- phase 1.1 Brainstorm: completed; artifact .agents/phases/1.1-brainstorm.md",
+    ]
 
 
 # -- 11: design gaps ----------------------------------------------------------------------------
@@ -198,8 +227,9 @@ def test_context_has_the_last_three_phases_and_stage_outputs(root: Path) -> None
 def test_phase_retry_waits_for_the_backoff(root: Path) -> None:
     walk_to(root, "1.1")
     out = js(root, "phase", "fail", "1.1", "--error", "timed out")
-    assert out["message"].startswith("phase 1.1 failed (attempt 1): timed out; retry 1 of 3 "
-                                     "not before ")
+    assert out["message"].startswith(
+        "phase 1.1 failed (attempt 1): timed out; retry 1 of 3 not before "
+    )
     assert out["next"]["kind"] == "wait" and out["next"]["command"] == "agents-state next"
     state = json.loads(state_bytes(root))
     assert out["next"]["until"] == state["stages"]["PLAN"]["phases"]["1.1"]["retryAt"]
@@ -222,9 +252,16 @@ def test_retry_counts_mean_retries_for_phases_and_tasks() -> None:
 
 def test_brainstorm_and_simplify_as_agents_when_configured(root: Path) -> None:
     (root / ".agents").mkdir()
-    (root / ".agents/config.json").write_text(json.dumps({"stages": {
-        "PLAN": {"brainstorm": {"inline": False, "model": "opus"}},
-        "IMPLEMENT": {"simplify": {"inline": False}}}}))
+    (root / ".agents/config.json").write_text(
+        json.dumps(
+            {
+                "stages": {
+                    "PLAN": {"brainstorm": {"inline": False, "model": "opus"}},
+                    "IMPLEMENT": {"simplify": {"inline": False}},
+                }
+            }
+        )
+    )
     a = walk_to(root, "1.1")
     assert a["kind"] == "dispatch_agents"
     assert (a["agents"]["count"], a["agents"]["model"]) == (1, "opus")
@@ -234,14 +271,26 @@ def test_brainstorm_and_simplify_as_agents_when_configured(root: Path) -> None:
 
 def test_plan_agent_count_from_the_brainstorm(root: Path) -> None:
     walk_to(root, "1.1")
-    out = js(root, "phase", "complete", "1.1", "--artifact", "-", "--plan-agents", "2",
-             stdin="areas: api, db")
+    out = js(
+        root,
+        "phase",
+        "complete",
+        "1.1",
+        "--artifact",
+        "-",
+        "--plan-agents",
+        "2",
+        stdin="areas: api, db",
+    )
     nxt = out["next"] if out["next"]["kind"] != "compact" else js(root, "next")
     assert nxt["phase"] == "1.2" and nxt["agents"]["count"] == 2
-    code, _, err = sh(root, "phase", "complete", "1.2", "--artifact", "-", "--plan-agents", "2",
-                      stdin="x")
-    assert (code, err) == (2, "agents-state: error: --plan-agents is for phase 1.1 (it sizes "
-                           "phase 1.2)\n")
+    code, _, err = sh(
+        root, "phase", "complete", "1.2", "--artifact", "-", "--plan-agents", "2", stdin="x"
+    )
+    assert (code, err) == (
+        2,
+        "agents-state: error: --plan-agents is for phase 1.1 (it sizes phase 1.2)\n",
+    )
 
 
 def test_design004_example_state_waves_without_definitions(root: Path) -> None:
@@ -251,11 +300,20 @@ def test_design004_example_state_waves_without_definitions(root: Path) -> None:
     status = sh(root, "status")[1]
     assert "        wave 1 ✓ task-1, task-2, task-3" in status
     assert "        wave 2 ▶ task-4, task-5" in status
-    (root / "t.json").write_text(json.dumps({"tasks": [
-        {"id": f"task-{i}", "dependencies": ["task-1"] if i > 3 else []} for i in range(1, 6)]}))
+    (root / "t.json").write_text(
+        json.dumps(
+            {
+                "tasks": [
+                    {"id": f"task-{i}", "dependencies": ["task-1"] if i > 3 else []}
+                    for i in range(1, 6)
+                ]
+            }
+        )
+    )
     out = js(root, "tasks", "load", "t.json")
-    assert out["message"] == ("5 task definitions loaded into the 2 listed wave(s); 1 already "
-                              "completed")
+    assert out["message"] == (
+        "5 task definitions loaded into the 2 listed wave(s); 1 already completed"
+    )
     state = json.loads(state_bytes(root))
     p21 = state["stages"]["IMPLEMENT"]["phases"]["2.1"]
     assert [w["status"] for w in p21["waves"]] == ["completed", "in_progress"]
@@ -272,26 +330,43 @@ def test_design004_waves_refuse_other_task_ids(root: Path) -> None:
     before = state_bytes(root)
     (root / "t.json").write_text('{"tasks": [{"id": "task-1"}]}')
     code, _, err = sh(root, "tasks", "load", "t.json")
-    assert (code, err) == (5, "agents-state: error: t.json: tasks: the state lists waves with "
-                           "tasks task-1, task-2, task-3, task-4, task-5; define exactly these "
-                           "tasks\n")
+    assert (code, err) == (
+        5,
+        "agents-state: error: t.json: tasks: the state lists waves with "
+        "tasks task-1, task-2, task-3, task-4, task-5; define exactly these "
+        "tasks\n",
+    )
     assert state_bytes(root) == before
 
 
 def test_compaction_recommended_near_70_percent(root: Path) -> None:
     walk_to(root, "1.1")
     transcript = root / "t.jsonl"
-    entry = {"type": "assistant", "message": {"usage": {
-        "input_tokens": 1000, "cache_read_input_tokens": 139_000,
-        "cache_creation_input_tokens": 1000}}}
+    entry = {
+        "type": "assistant",
+        "message": {
+            "usage": {
+                "input_tokens": 1000,
+                "cache_read_input_tokens": 139_000,
+                "cache_creation_input_tokens": 1000,
+            }
+        },
+    }
     transcript.write_text(json.dumps({"type": "user"}) + "\n" + json.dumps(entry) + "\n")
-    payload = json.dumps({"hook_event_name": "PostToolUse", "cwd": str(root),
-                          "transcript_path": str(transcript), "tool_name": "Read"})
+    payload = json.dumps(
+        {
+            "hook_event_name": "PostToolUse",
+            "cwd": str(root),
+            "transcript_path": str(transcript),
+            "tool_name": "Read",
+        }
+    )
     assert sh(root, "hook", "post-tool-use", stdin=payload)[0] == 0
     a = js(root, "next")
     assert a["kind"] == "compact" and a["contextTokens"] == 141_000
-    assert a["instructions"].startswith("The conversation holds 141000 tokens, 70% of its "
-                                        "200000-token window (advice at 70%).")
+    assert a["instructions"].startswith(
+        "The conversation holds 141000 tokens, 70% of its 200000-token window (advice at 70%)."
+    )
     entry["message"]["usage"]["cache_read_input_tokens"] = 10_000  # type: ignore[index]
     transcript.write_text(json.dumps(entry) + "\n")
     assert js(root, "next")["kind"] == "work_inline"

@@ -11,25 +11,46 @@ import pytest
 from contract.helpers import js, sh, state_bytes, walk_to
 
 REVIEW_CASES = [
-    ('{"issue": [{"severity": "critical", "description": "x"}]}',
-     "review.json: issue: unknown key; did you mean 'issues'?"),
+    (
+        '{"issue": [{"severity": "critical", "description": "x"}]}',
+        "review.json: issue: unknown key; did you mean 'issues'?",
+    ),
     ('{"Issues": []}', "review.json: Issues: unknown key; did you mean 'issues'?"),
-    ('{"findings": [{"severity": "high", "description": "x"}]}',
-     "review.json: findings: unknown key; did you mean 'issues'?"),
-    ("{}", 'review.json: issues: missing; write the issues found as {"issues": [{"severity": '
-     '"high", "description": "..."}]}, or {"issues": []} for a clean review'),
-    ('{"issues": {"severity": "high"}}', 'review.json: issues: expected a list of issues, e.g. '
-     '{"issues": [{"severity": "high", "description": "..."}]}'),
-    ('{"issues": [{"description": "no rollback"}]}',
-     "review.json: issues[0].severity: missing; one of critical, high, medium, low"),
-    ('{"issues": [{"severity": "blocker", "description": "x"}]}',
-     "review.json: issues[0].severity: 'blocker' is not one of critical, high, medium, low"),
-    ('{"issues": [{"severity": "high", "message": "x"}]}',
-     "review.json: issues[0].message: unknown key; did you mean 'description'?"),
-    ('{"issues": [{"severity": "high"}]}',
-     "review.json: issues[0].description: missing or empty; say what is wrong"),
-    ('"looks good"', 'review.json: expected a JSON object such as {"issues": [{"severity": '
-     '"high", "description": "..."}]}'),
+    (
+        '{"findings": [{"severity": "high", "description": "x"}]}',
+        "review.json: findings: unknown key; did you mean 'issues'?",
+    ),
+    (
+        "{}",
+        'review.json: issues: missing; write the issues found as {"issues": [{"severity": '
+        '"high", "description": "..."}]}, or {"issues": []} for a clean review',
+    ),
+    (
+        '{"issues": {"severity": "high"}}',
+        "review.json: issues: expected a list of issues, e.g. "
+        '{"issues": [{"severity": "high", "description": "..."}]}',
+    ),
+    (
+        '{"issues": [{"description": "no rollback"}]}',
+        "review.json: issues[0].severity: missing; one of critical, high, medium, low",
+    ),
+    (
+        '{"issues": [{"severity": "blocker", "description": "x"}]}',
+        "review.json: issues[0].severity: 'blocker' is not one of critical, high, medium, low",
+    ),
+    (
+        '{"issues": [{"severity": "high", "message": "x"}]}',
+        "review.json: issues[0].message: unknown key; did you mean 'description'?",
+    ),
+    (
+        '{"issues": [{"severity": "high"}]}',
+        "review.json: issues[0].description: missing or empty; say what is wrong",
+    ),
+    (
+        '"looks good"',
+        'review.json: expected a JSON object such as {"issues": [{"severity": '
+        '"high", "description": "..."}]}',
+    ),
 ]
 
 
@@ -47,11 +68,17 @@ def test_review_typo_is_refused_not_a_clean_review(root: Path, body: str, messag
 
 def test_review_error_as_json_names_the_stdin(root: Path) -> None:
     walk_to(root, "1.3")
-    code, out, err = sh(root, "phase", "complete", "1.3", "--artifact", "-", "--json",
-                        stdin='{"Issues": []}')
+    code, out, err = sh(
+        root, "phase", "complete", "1.3", "--artifact", "-", "--json", stdin='{"Issues": []}'
+    )
     assert code == 5 and out == ""
-    assert json.loads(err) == {"error": {"code": "invalid", "exit": 5, "message":
-                               "<stdin>: Issues: unknown key; did you mean 'issues'?"}}
+    assert json.loads(err) == {
+        "error": {
+            "code": "invalid",
+            "exit": 5,
+            "message": "<stdin>: Issues: unknown key; did you mean 'issues'?",
+        }
+    }
 
 
 def test_review_severity_any_case_and_clean_review_pass(root: Path) -> None:
@@ -62,20 +89,32 @@ def test_review_severity_any_case_and_clean_review_pass(root: Path) -> None:
 
 
 TASK_CASES = [
-    ({"tasks": [{"id": "a"}, {"id": "b", "requires": ["a"]}]},
-     "tasks: tasks[1].requires: unknown key; did you mean 'dependencies'?"),
-    ({"tasks": [{"id": "a"}, {"id": "b", "blockedBy": ["a"]}]},
-     "tasks: tasks[1].blockedBy: unknown key; did you mean 'dependencies'?"),
-    ({"tasks": [{"id": "a", "titel": "x"}]},
-     "tasks: tasks[0].titel: unknown key; did you mean 'title'?"),
-    ({"tasks": [{"id": "a", "estimate": 3}]},
-     "tasks: tasks[0].estimate: unknown key; known keys: id, title, description, dependencies, "
-     "complexity, files"),
+    (
+        {"tasks": [{"id": "a"}, {"id": "b", "requires": ["a"]}]},
+        "tasks: tasks[1].requires: unknown key; did you mean 'dependencies'?",
+    ),
+    (
+        {"tasks": [{"id": "a"}, {"id": "b", "blockedBy": ["a"]}]},
+        "tasks: tasks[1].blockedBy: unknown key; did you mean 'dependencies'?",
+    ),
+    (
+        {"tasks": [{"id": "a", "titel": "x"}]},
+        "tasks: tasks[0].titel: unknown key; did you mean 'title'?",
+    ),
+    (
+        {"tasks": [{"id": "a", "estimate": 3}]},
+        "tasks: tasks[0].estimate: unknown key; known keys: id, title, description, dependencies, "
+        "complexity, files",
+    ),
     ({"task": [{"id": "a"}]}, "task: unknown key; did you mean 'tasks'?"),
-    ({"tasks": [{"id": "a", "title": "x" * 201}]},
-     "tasks: tasks[0].title: 201 characters; the limit is 200"),
-    ({"tasks": [{"id": "a", "description": "x" * 4001}]},
-     "tasks: tasks[0].description: 4001 characters; the limit is 4000"),
+    (
+        {"tasks": [{"id": "a", "title": "x" * 201}]},
+        "tasks: tasks[0].title: 201 characters; the limit is 200",
+    ),
+    (
+        {"tasks": [{"id": "a", "description": "x" * 4001}]},
+        "tasks: tasks[0].description: 4001 characters; the limit is 4000",
+    ),
 ]
 
 
@@ -91,19 +130,33 @@ def test_tasks_file_unknown_field_refused(root: Path, doc: object, message: str)
 
 
 RESULT_CASES = [
-    ('{"commands": [{"name": "test", "exit_code": 1}]}',
-     "commands[0].exit_code: unknown key; did you mean 'exitCode'?"),
+    (
+        '{"commands": [{"name": "test", "exit_code": 1}]}',
+        "commands[0].exit_code: unknown key; did you mean 'exitCode'?",
+    ),
     ('{"results": []}', "results: unknown key; did you mean 'commands'?"),
-    ('{"commands": []}', 'commands: missing or empty; list every command that ran with its exit '
-     'code, e.g. {"commands": [{"name": "test", "command": "...", "exitCode": 0}]}'),
-    ('{"commands": [{"name": "test"}]}',
-     "commands[0].exitCode: missing; the command's exit code (null if it timed out)"),
-    ('{"commands": [{"name": "test", "exitCode": "0"}]}',
-     "commands[0].exitCode: '0' is not an integer or null"),
-    ('{"passed": true, "commands": [{"name": "test", "exitCode": 2}]}',
-     "passed: True does not match the exit codes (1 command(s) failed); leave it out or fix it"),
-    ('{"failed": [], "commands": [{"name": "test", "exitCode": 2}]}',
-     "failed: does not list the commands whose exit code is not 0 (test); leave it out or fix it"),
+    (
+        '{"commands": []}',
+        "commands: missing or empty; list every command that ran with its exit "
+        'code, e.g. {"commands": [{"name": "test", "command": "...", "exitCode": 0}]}',
+    ),
+    (
+        '{"commands": [{"name": "test"}]}',
+        "commands[0].exitCode: missing; the command's exit code (null if it timed out)",
+    ),
+    (
+        '{"commands": [{"name": "test", "exitCode": "0"}]}',
+        "commands[0].exitCode: '0' is not an integer or null",
+    ),
+    (
+        '{"passed": true, "commands": [{"name": "test", "exitCode": 2}]}',
+        "passed: True does not match the exit codes (1 command(s) failed); leave it out or fix it",
+    ),
+    (
+        '{"failed": [], "commands": [{"name": "test", "exitCode": 2}]}',
+        "failed: does not list the commands whose exit code is not 0 (test); leave it out or "
+        "fix it",
+    ),
 ]
 
 
@@ -120,9 +173,14 @@ def test_test_results_file_is_validated(root: Path, body: str, message: str) -> 
 
 
 def test_handoff_unknown_key_is_refused_with_did_you_mean(root: Path) -> None:
-    (root / "h.json").write_text(json.dumps({"decision": "PROCEED", "findings": {},
-                                             "context_sumary": "x"}))
+    (root / "h.json").write_text(
+        json.dumps({"decision": "PROCEED", "findings": {}, "context_sumary": "x"})
+    )
     code, out, err = sh(root, "handoff", "validate", "h.json")
-    assert (code, out, err) == (5, "", "agents-state: error: h.json: 2 problems: context_summary: "
-                                "required field missing; context_sumary: unknown field (did you "
-                                "mean context_summary?)\n")
+    assert (code, out, err) == (
+        5,
+        "",
+        "agents-state: error: h.json: 2 problems: context_summary: "
+        "required field missing; context_sumary: unknown field (did you "
+        "mean context_summary?)\n",
+    )

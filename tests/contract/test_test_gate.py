@@ -16,8 +16,9 @@ from contract.helpers import FAILING, PASSING, js, sh, state_bytes, walk_to
 
 def _no_commands(root: Path, retries: int = 2) -> None:
     (root / ".agents").mkdir()
-    (root / ".agents/config.json").write_text(json.dumps(
-        {"stages": {"TEST": {"commands": {}}}, "retries": {"maxPerPhase": retries}}))
+    (root / ".agents/config.json").write_text(
+        json.dumps({"stages": {"TEST": {"commands": {}}}, "retries": {"maxPerPhase": retries}})
+    )
 
 
 def _record_run(root: Path, body: str) -> dict[str, Any]:
@@ -26,8 +27,9 @@ def _record_run(root: Path, body: str) -> dict[str, Any]:
 
 
 def _analyse(root: Path) -> dict[str, Any]:
-    out: dict[str, Any] = js(root, "phase", "complete", "3.2", "--artifact", "-",
-                             stdin="fixed the import\n")
+    out: dict[str, Any] = js(
+        root, "phase", "complete", "3.2", "--artifact", "-", stdin="fixed the import\n"
+    )
     return out
 
 
@@ -35,14 +37,17 @@ def test_failing_run_goes_to_analysis_and_back_then_passes(root: Path) -> None:
     _no_commands(root)
     walk_to(root, "3.1")
     out = _record_run(root, FAILING)
-    assert out["message"] == ("phase 3.1 Run Tests FAILED (test): next phase 3.2 analyses and "
-                              "fixes them (fix round 1 of 2)")
+    assert out["message"] == (
+        "phase 3.1 Run Tests FAILED (test): next phase 3.2 analyses and "
+        "fixes them (fix round 1 of 2)"
+    )
     assert out["status"] == "in_progress" and out["next"]["phase"] == "3.2"
     assert ".agents/phases/3.1-test-results.json" in out["next"]["read"]
     assert "The last test run FAILED" in out["next"]["instructions"]
     out = _analyse(root)
-    assert out["message"] == ("phase 3.2 Analyze Failures completed; back to phase 3.1 to run "
-                              "the tests again")
+    assert out["message"] == (
+        "phase 3.2 Analyze Failures completed; back to phase 3.1 to run the tests again"
+    )
     assert out["next"]["phase"] == "3.1"
     out = _record_run(root, PASSING)
     assert out["message"] == "phase 3.1 Run Tests passed"
@@ -59,20 +64,33 @@ def test_tests_that_keep_failing_ask_the_user_never_complete(root: Path) -> None
     _record_run(root, FAILING)
     _analyse(root)
     out = _record_run(root, FAILING)
-    assert out["message"] == ("phase 3.1 Run Tests FAILED (test); workflow blocked: ask the user "
-                              "(see: agents-state next)")
+    assert out["message"] == (
+        "phase 3.1 Run Tests FAILED (test); workflow blocked: ask the user (see: agents-state next)"
+    )
     action = out["next"]
     assert action["kind"] == "ask_user" and action["command"] is None
-    assert action["reason"] == ("tests still fail after 1 fix round(s) (failed: test); see "
-                                ".agents/phases/3.1-test-results.json")
+    assert action["reason"] == (
+        "tests still fail after 1 fix round(s) (failed: test); see "
+        ".agents/phases/3.1-test-results.json"
+    )
     assert action["options"] == [
-        {"option": "retry", "command": "agents-state resume --retry",
-         "effect": "another round: fix the failures (phase 3.2), then run the tests again"},
-        {"option": "skip", "command": "agents-state resume --skip",
-         "effect": "accept the failing tests and go on to phase 3.3 (the final status records "
-                   "it)"},
-        {"option": "abort", "command": "agents-state resume --abort",
-         "effect": "end the workflow, keep every file"}]
+        {
+            "option": "retry",
+            "command": "agents-state resume --retry",
+            "effect": "another round: fix the failures (phase 3.2), then run the tests again",
+        },
+        {
+            "option": "skip",
+            "command": "agents-state resume --skip",
+            "effect": "accept the failing tests and go on to phase 3.3 (the final status records "
+            "it)",
+        },
+        {
+            "option": "abort",
+            "command": "agents-state resume --abort",
+            "effect": "end the workflow, keep every file",
+        },
+    ]
     code, text, _ = sh(root, "next")
     assert code == 0 and text.splitlines()[:5] == [
         "NEXT: ask the user — TEST / phase 3.1 Run Tests",
@@ -82,13 +100,17 @@ def test_tests_that_keep_failing_ask_the_user_never_complete(root: Path) -> None
         "3.2), then run the tests again",
         "  option skip: agents-state resume --skip — accept the failing tests and go on to "
         "phase 3.3 (the final status records it)",
-        "  option abort: agents-state resume --abort — end the workflow, keep every file"]
+        "  option abort: agents-state resume --abort — end the workflow, keep every file",
+    ]
     # the model cannot move on by itself
     before = state_bytes(root)
     code, _, err = sh(root, "phase", "complete", "3.3", "--artifact", "-", stdin='{"issues": []}')
-    assert (code, err) == (4, "agents-state: error: workflow is blocked: cannot phase complete; "
-                           "allowed from here: abort, compact, retry, skip, task done, task fail, "
-                           "task start (run: agents-state resume)\n")
+    assert (code, err) == (
+        4,
+        "agents-state: error: workflow is blocked: cannot phase complete; "
+        "allowed from here: abort, compact, retry, skip, task done, task fail, "
+        "task start (run: agents-state resume)\n",
+    )
     assert state_bytes(root) == before
     # retry: a fresh round of fixes
     out = js(root, "resume", "--retry")
@@ -113,8 +135,9 @@ def test_skip_by_the_user_is_recorded_in_the_final_status(root: Path) -> None:
             assert "The user accepted failing tests" in a["instructions"]
         body = '{"issues": []}' if a["write"].endswith(".json") else "x"
         assert sh(root, "phase", "complete", a["phase"], "--artifact", "-", stdin=body)[0] == 0
-    assert a["instructions"].endswith("Tests: FAILING, accepted by the user. Skipped by the "
-                                      "user: phase 3.1, 3.2.")
+    assert a["instructions"].endswith(
+        "Tests: FAILING, accepted by the user. Skipped by the user: phase 3.1, 3.2."
+    )
 
 
 def test_a_handoff_cannot_pass_the_test_gate(root: Path) -> None:
@@ -126,10 +149,15 @@ def test_a_handoff_cannot_pass_the_test_gate(root: Path) -> None:
 
     (root / "proceed.json").write_text(json.dumps(VALID["001 validator output"][1]))
     code, out, err = sh(root, "handoff", "record", str(root / "proceed.json"), "--phase", "3.1")
-    assert (code, out, err) == (4, "", (
-        "agents-state: error: phase 3.1 is pending: cannot complete from a handoff (phase 3.1 "
-        "is recorded with its test results: agents-state phase run 3.1, or agents-state phase "
-        "complete 3.1 --artifact RESULTS.json)\n"))
+    assert (code, out, err) == (
+        4,
+        "",
+        (
+            "agents-state: error: phase 3.1 is pending: cannot complete from a handoff (phase 3.1 "
+            "is recorded with its test results: agents-state phase run 3.1, or agents-state phase "
+            "complete 3.1 --artifact RESULTS.json)\n"
+        ),
+    )
     assert state_bytes(root) == before
 
 
@@ -148,22 +176,38 @@ def test_engine_never_completes_over_a_failed_run() -> None:
     s.phase("3.1").status = "completed"
     out = apply(s, ev.PhaseComplete(phase="4.3"), now, Policy())
     assert out.state.status == "blocked"
-    assert out.message == ("phase 4.3 Completion completed; workflow blocked: the last test run "
-                           "failed")
-    assert out.state.blockedReason == ("the last test run failed; run the tests again or ask "
-                                       "the user to skip them")
+    assert out.message == (
+        "phase 4.3 Completion completed; workflow blocked: the last test run failed"
+    )
+    assert out.state.blockedReason == (
+        "the last test run failed; run the tests again or ask the user to skip them"
+    )
     assert out.state.currentPhase == "3.1"
 
 
 def test_phase_run_records_failures_with_output_tails(root: Path) -> None:
     (root / ".agents").mkdir()
-    (root / ".agents/config.json").write_text(json.dumps({"stages": {"TEST": {"commands": {
-        "lint": "echo lint ok", "test": "echo 'FAILED test_login'; exit 3"}}}}))
+    (root / ".agents/config.json").write_text(
+        json.dumps(
+            {
+                "stages": {
+                    "TEST": {
+                        "commands": {
+                            "lint": "echo lint ok",
+                            "test": "echo 'FAILED test_login'; exit 3",
+                        }
+                    }
+                }
+            }
+        )
+    )
     walk_to(root, "3.1")
     code, text, _ = sh(root, "phase", "run", "3.1")
     assert code == 0
-    assert text.splitlines()[0] == ("phase 3.1 Run Tests FAILED (test): next phase 3.2 analyses "
-                                    "and fixes them (fix round 1 of 3)")
+    assert text.splitlines()[0] == (
+        "phase 3.1 Run Tests FAILED (test): next phase 3.2 analyses "
+        "and fixes them (fix round 1 of 3)"
+    )
     doc = json.loads((root / ".agents/phases/3.1-test-results.json").read_text())
     assert (doc["passed"], doc["failed"]) == (False, ["test"])
     assert doc["commands"][1]["exitCode"] == 3
@@ -178,8 +222,9 @@ def test_timed_out_command_is_killed_with_its_process_group(tmp_path: Path) -> N
     assert time.monotonic() - started < 10
     result = doc["commands"][0]
     assert (result["exitCode"], result["timedOut"], doc["passed"]) == (None, True, False)
-    assert result["outputTail"].endswith("[agents-state: timed out after 1s; its process group "
-                                         "was killed]")
+    assert result["outputTail"].endswith(
+        "[agents-state: timed out after 1s; its process group was killed]"
+    )
     child = int(pidfile.read_text())
     for _ in range(50):
         try:
@@ -197,8 +242,10 @@ def test_timed_out_command_is_killed_with_its_process_group(tmp_path: Path) -> N
 def test_stop_then_the_step_in_flight_is_still_recorded(root: Path) -> None:
     walk_to(root, "1.1")
     out = js(root, "stop")
-    assert out["message"] == ("workflow stopped at phase 1.1: nothing new starts; a step "
-                              "already in flight can still be recorded")
+    assert out["message"] == (
+        "workflow stopped at phase 1.1: nothing new starts; a step "
+        "already in flight can still be recorded"
+    )
     assert out["next"]["kind"] == "blocked"
     out = js(root, "phase", "complete", "1.1", "--artifact", "-", stdin="approach\n")
     assert out["message"] == "phase 1.1 Brainstorm completed; workflow stopped as requested"
@@ -208,9 +255,12 @@ def test_stop_then_the_step_in_flight_is_still_recorded(root: Path) -> None:
     assert (root / ".agents/phases/1.1-brainstorm.md").read_text() == "approach\n"
     before = state_bytes(root)
     code, _, err = sh(root, "phase", "complete", "1.2", "--artifact", "-", stdin="plan")
-    assert (code, err) == (4, "agents-state: error: workflow is stopped: cannot phase complete; "
-                           "allowed from here: abort, compact, retry, skip, task done, task fail, "
-                           "task start (run: agents-state resume)\n")
+    assert (code, err) == (
+        4,
+        "agents-state: error: workflow is stopped: cannot phase complete; "
+        "allowed from here: abort, compact, retry, skip, task done, task fail, "
+        "task start (run: agents-state resume)\n",
+    )
     assert state_bytes(root) == before
     assert js(root, "resume", "--retry")["next"]["phase"] == "1.2"
 
@@ -223,11 +273,13 @@ def test_stop_while_started_phase_runs_stops_after_it(root: Path) -> None:
     assert out["message"] == "phase 1.1 Brainstorm completed; workflow stopped as requested"
 
 
-def test_test_run_racing_with_stop_keeps_its_results(root: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_test_run_racing_with_stop_keeps_its_results(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (root / ".agents").mkdir()
-    (root / ".agents/config.json").write_text(json.dumps({"stages": {"TEST": {"commands": {
-        "test": "true"}}}}))
+    (root / ".agents/config.json").write_text(
+        json.dumps({"stages": {"TEST": {"commands": {"test": "true"}}}})
+    )
     walk_to(root, "3.1")
     import agents_state.commands as commands
 
@@ -252,6 +304,8 @@ def test_failed_workflow_asks_the_user(root: Path) -> None:
     out = js(root, "phase", "fail", "1.1", "--error", "no idea")
     assert out["next"]["kind"] == "ask_user"
     assert [o["option"] for o in out["next"]["options"]] == ["retry", "skip", "abort"]
-    assert out["next"]["instructions"] == ("Workflow failed: no idea. Do not choose yourself: "
-                                           "ask the user which option to take, then run that "
-                                           "option's command only.")
+    assert out["next"]["instructions"] == (
+        "Workflow failed: no idea. Do not choose yourself: "
+        "ask the user which option to take, then run that "
+        "option's command only."
+    )

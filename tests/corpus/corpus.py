@@ -44,8 +44,16 @@ def _build(setup: str, root: Path) -> None:
     elif setup in ("wave", "tasks"):
         _walk_to(root, "2.1")
         if setup == "tasks":
-            (root / "t.json").write_text(json.dumps({"tasks": [
-                {"id": "t0", "dependencies": []}, {"id": "t1", "dependencies": ["t0"]}]}))
+            (root / "t.json").write_text(
+                json.dumps(
+                    {
+                        "tasks": [
+                            {"id": "t0", "dependencies": []},
+                            {"id": "t1", "dependencies": ["t0"]},
+                        ]
+                    }
+                )
+            )
             assert _cli(root, "tasks", "load", str(root / "t.json")).returncode == 0
             (root / "t.json").unlink()
 
@@ -64,8 +72,11 @@ def prepare(setup: str, root: Path) -> None:
 def materialise(case: dict[str, Any], root: Path, outside: Path) -> Path:
     """Put the case's input where it belongs; returns its path."""
     place = case.get("place", "input")
-    target: Path = {"state": root / ".agents/state.json", "config": root / ".agents/config.json",
-              "input": root / "input" / case["id"]}[place]
+    target: Path = {
+        "state": root / ".agents/state.json",
+        "config": root / ".agents/config.json",
+        "input": root / "input" / case["id"],
+    }[place]
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() or target.is_symlink():
         target.unlink()
@@ -75,8 +86,7 @@ def materialise(case: dict[str, Any], root: Path, outside: Path) -> Path:
             f.write(b'{"tasks": [')
             f.truncate(200 * 1024 * 1024)
     elif gen == "deep10000":
-        target.write_text('{"version": 2, "task": "x", "tasks": ' + "[" * 10000 + "]" * 10000
-                          + "}")
+        target.write_text('{"version": 2, "task": "x", "tasks": ' + "[" * 10000 + "]" * 10000 + "}")
     elif gen == "symlink-out":
         real = outside / "elsewhere.json"
         real.write_bytes((FILES / "state-minimal.json").read_bytes())
@@ -109,6 +119,5 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def run_case(case: dict[str, Any], root: Path, path: Path) -> subprocess.CompletedProcess[str]:
     """Run the case's command on its materialised input ``path``."""
     args = [a.replace("{file}", str(path)) for a in case["args"]]
-    args = [a.encode("utf-8").decode("unicode_escape") if case.get("escapes") else a
-            for a in args]
+    args = [a.encode("utf-8").decode("unicode_escape") if case.get("escapes") else a for a in args]
     return _cli(root, *args)

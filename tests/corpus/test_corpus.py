@@ -38,8 +38,7 @@ def test_issue_7_bad_input(case: dict[str, Any], tmp_path: Path) -> None:
     assert "internal error" not in proc.stderr, proc.stderr
     assert proc.returncode == case["exit"], proc.stderr
     if case["stderr"] is not None:
-        expected = case["stderr"].replace("{root}", str(root)).replace("{outside}",
-                                                                       str(outside))
+        expected = case["stderr"].replace("{root}", str(root)).replace("{outside}", str(outside))
         assert proc.stderr == expected
     if case["exit"] != 0:
         assert corpus.snapshot(root) == before, "a refused command changed a file"

@@ -18,16 +18,24 @@ CLI = str(Path(sys.executable).parent / "agents-state")
 
 
 def env_for(url: str, **extra: str) -> dict[str, str]:
-    return {**os.environ, "AGENTS_STATE_STORE": url, "AGENTS_STATE_LOCK_TIMEOUT": "600",
-            **extra}
+    return {**os.environ, "AGENTS_STATE_STORE": url, "AGENTS_STATE_LOCK_TIMEOUT": "600", **extra}
 
 
-def spawn_all(hosts: list[Path], argvs: list[list[str]], env: dict[str, str],
-              prefix: list[str] | None = None) -> list[subprocess.CompletedProcess[str]]:
+def spawn_all(
+    hosts: list[Path], argvs: list[list[str]], env: dict[str, str], prefix: list[str] | None = None
+) -> list[subprocess.CompletedProcess[str]]:
     """Start every command at once, host ``i % len(hosts)`` as the working directory."""
-    procs = [subprocess.Popen([*(prefix or []), CLI, *a], cwd=hosts[i % len(hosts)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-             for i, a in enumerate(argvs)]
+    procs = [
+        subprocess.Popen(
+            [*(prefix or []), CLI, *a],
+            cwd=hosts[i % len(hosts)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for i, a in enumerate(argvs)
+    ]
     out = []
     for p, a in zip(procs, argvs, strict=True):
         stdout, stderr = p.communicate(timeout=900)
@@ -52,8 +60,15 @@ class Torture:
     backwards: int = 0
 
 
-def torture(url: str, hosts: list[Path], ids: list[str], seconds: float, writers: int = 3,
-            kill_share: float = 0.6, seed: int = 17) -> Torture:
+def torture(
+    url: str,
+    hosts: list[Path],
+    ids: list[str],
+    seconds: float,
+    writers: int = 3,
+    kill_share: float = 0.6,
+    seed: int = 17,
+) -> Torture:
     """Writers run ``task done`` processes from the hosts in turn for ``seconds``; a share of
     them is SIGKILLed at a random moment late in its life; a reader loads the state meanwhile."""
     from agents_state.store.pg import PgStore
@@ -78,9 +93,14 @@ def torture(url: str, hosts: list[Path], ids: list[str], seconds: float, writers
             res.commands += 1
             res.attempted.add(task)
         start = time.monotonic()
-        proc = subprocess.Popen([CLI, "task", "done", task, "--summary", "ok"], cwd=host,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env)
+        proc = subprocess.Popen(
+            [CLI, "task", "done", task, "--summary", "ok"],
+            cwd=host,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         try:
             _out, err = proc.communicate(timeout=delay if kill else 600)
         except subprocess.TimeoutExpired:

@@ -49,8 +49,21 @@ class PgServer:
         pwfile.write_text(PASSWORD + "\n")
         if self.as_root:
             shutil.chown(pwfile, USER, USER)
-        self._run(["initdb", "-D", str(self.data), "-U", USER, "--auth-host=scram-sha-256",
-                   "--auth-local=trust", f"--pwfile={pwfile}", "-E", "UTF8", "--no-sync"])
+        self._run(
+            [
+                "initdb",
+                "-D",
+                str(self.data),
+                "-U",
+                USER,
+                "--auth-host=scram-sha-256",
+                "--auth-local=trust",
+                f"--pwfile={pwfile}",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ]
+        )
         with open(self.data / "pg_hba.conf", "a") as f:
             f.write("host all all 0.0.0.0/0 scram-sha-256\n")
 
@@ -61,17 +74,31 @@ class PgServer:
         return subprocess.run(cmd, check=check, capture_output=True, text=True, cwd=self.base)
 
     def start(self) -> None:
-        opts = (f"-p {self.port} -k {self.base} -c listen_addresses='{self.listen}' "
-                "-c max_connections=200 -c fsync=on -c synchronous_commit=on")
-        self._run(["pg_ctl", "-D", str(self.data), "-l", str(self.base / "log"), "-w",
-                   "-t", "60", "-o", opts, "start"])
+        opts = (
+            f"-p {self.port} -k {self.base} -c listen_addresses='{self.listen}' "
+            "-c max_connections=200 -c fsync=on -c synchronous_commit=on"
+        )
+        self._run(
+            [
+                "pg_ctl",
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.base / "log"),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                opts,
+                "start",
+            ]
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run(["pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop"], check=False)
 
     def url(self, workflow: str, host: str = "127.0.0.1", password: str = PASSWORD) -> str:
-        return (f"postgresql://{USER}:{password}@{host}:{self.port}/postgres"
-                f"?workflow={workflow}")
+        return f"postgresql://{USER}:{password}@{host}:{self.port}/postgres?workflow={workflow}"
 
     def close(self) -> None:
         self.stop("immediate")

@@ -37,7 +37,8 @@ class PgWalk(Walk):
 
 
 def test_a_chain_with_a_clarify_answer_runs_on_postgresql(
-        root: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
     w = PgWalk(root, pg_url)
     w.run("chain", "start", "ui", "Add a login form", *SIZE3)
@@ -54,7 +55,8 @@ def test_a_chain_with_a_clarify_answer_runs_on_postgresql(
 
 
 def test_a_version_1_database_is_migrated_on_first_use_and_keeps_its_workflow(
-        root: Path, pg_server: PgServer) -> None:
+    root: Path, pg_server: PgServer
+) -> None:
     import psycopg  # after the fixture: a missing psycopg fails under CI, else skips
 
     db = f"mig_{uuid.uuid4().hex[:8]}"
@@ -71,7 +73,8 @@ def test_a_version_1_database_is_migrated_on_first_use_and_keeps_its_workflow(
     assert run_cli(root, "--store", url, "dispatch", "old work").returncode == 0
     conn = psycopg.connect(PgStore(url, root).target.conninfo, autocommit=True)
     assert conn.execute("SELECT version FROM agents_state.schema_version").fetchone() == (
-        SCHEMA_VERSION,)
+        SCHEMA_VERSION,
+    )
     row = conn.execute("SELECT to_regclass('agents_state.chains')").fetchone()
     assert row is not None and row[0] is not None
     # a database newer than this program is refused, not written
@@ -82,5 +85,7 @@ def test_a_version_1_database_is_migrated_on_first_use_and_keeps_its_workflow(
     store_pg._CONNECTIONS.clear()  # a new process would connect anew
     proc = run_cli(root, "--store", url, "status")
     assert proc.returncode == 5
-    assert proc.stderr.endswith(f"schema_version: is 99, newer than this agents-state knows "
-                                f"({SCHEMA_VERSION}); upgrade agents-state\n")
+    assert proc.stderr.endswith(
+        f"schema_version: is 99, newer than this agents-state knows "
+        f"({SCHEMA_VERSION}); upgrade agents-state\n"
+    )

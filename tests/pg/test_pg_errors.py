@@ -19,8 +19,10 @@ def test_a_wrong_password_is_exit_7_in_one_line(root: Path, pg_server: PgServer)
     proc = run_cli(root, "--store", url, "status")
     assert proc.returncode == 7
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith(f"agents-state: error: postgresql://postgres:***@127.0.0.1:"
-                                  f"{pg_server.port}/postgres: connect failed: ")
+    assert proc.stderr.startswith(
+        f"agents-state: error: postgresql://postgres:***@127.0.0.1:"
+        f"{pg_server.port}/postgres: connect failed: "
+    )
     assert "password authentication failed" in proc.stderr
     assert "not-the-pw-x" not in proc.stderr and PASSWORD not in proc.stderr
 
@@ -39,17 +41,22 @@ def test_a_held_row_lock_times_out_with_exit_6(root: Path, pg_url: str) -> None:
     assert run_cli(root, "--store", pg_url, "dispatch", "x").returncode == 0
     holder = psycopg.connect(PgStore(pg_url, root).target.conninfo)
     try:
-        holder.execute("SELECT 1 FROM agents_state.workflows WHERE name = %s FOR UPDATE",
-                       (PgStore(pg_url, root).workflow,))
-        proc = run_cli(root, "--store", pg_url, "phase", "start", "0",
-                       env={"AGENTS_STATE_LOCK_TIMEOUT": "0.3"})
+        holder.execute(
+            "SELECT 1 FROM agents_state.workflows WHERE name = %s FOR UPDATE",
+            (PgStore(pg_url, root).workflow,),
+        )
+        proc = run_cli(
+            root, "--store", pg_url, "phase", "start", "0", env={"AGENTS_STATE_LOCK_TIMEOUT": "0.3"}
+        )
     finally:
         holder.close()
     assert proc.returncode == 6
     workflow = PgStore(pg_url, root).workflow
-    assert proc.stderr.endswith(f"/postgres workflow {workflow}: lock still held after 0.3s by "
-                                "another agents-state process (on this or another host); retry, "
-                                "or run 'agents-state doctor' if that process is gone\n")
+    assert proc.stderr.endswith(
+        f"/postgres workflow {workflow}: lock still held after 0.3s by "
+        "another agents-state process (on this or another host); retry, "
+        "or run 'agents-state doctor' if that process is gone\n"
+    )
     assert PASSWORD not in proc.stderr
     assert run_cli(root, "--store", pg_url, "phase", "start", "0").returncode == 0
 
@@ -58,20 +65,35 @@ def test_psycopg_is_imported_only_for_a_postgresql_url(root: Path, pg_url: str) 
     import subprocess
     import sys
 
-    code = ("import sys; from agents_state.__main__ import main; rc = main(%r); "
-            "print('psycopg' in sys.modules, rc)")
+    code = (
+        "import sys; from agents_state.__main__ import main; rc = main(%r); "
+        "print('psycopg' in sys.modules, rc)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "AGENTS_STATE_STORE"}
-    files = subprocess.run([sys.executable, "-c", code % (["status"],)], cwd=root, env=env,
-                           capture_output=True, text=True, check=True)
+    files = subprocess.run(
+        [sys.executable, "-c", code % (["status"],)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert files.stdout.splitlines()[-1] == "False 0"
-    pg = subprocess.run([sys.executable, "-c", code % (["--store", pg_url, "status"],)],
-                        cwd=root, env=env, capture_output=True, text=True, check=True)
+    pg = subprocess.run(
+        [sys.executable, "-c", code % (["--store", pg_url, "status"],)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert pg.stdout.splitlines()[-1] == "True 0"
 
 
 @pytest.mark.slow
 def test_server_stopped_mid_run_writers_fail_with_7_then_carry_on(
-        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two writers (two host folders) keep running ``task done``; the server is stopped under
     them and started again.  While it is down every command fails with exit 7 and one line; the
     writers retry and carry on; every acknowledged update is there at the end."""
@@ -102,14 +124,24 @@ def test_server_stopped_mid_run_writers_fail_with_7_then_carry_on(
         def writer(host: Path, mine: list[str]) -> None:
             for t in mine:
                 for _ in range(200):
-                    p = subprocess.run([CLI, "task", "done", t, "--summary", "ok"], cwd=host,
-                                       env=env, capture_output=True, text=True, timeout=120)
+                    p = subprocess.run(
+                        [CLI, "task", "done", t, "--summary", "ok"],
+                        cwd=host,
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        timeout=120,
+                    )
                     with mutex:
                         if p.returncode == 0 or (p.returncode == 4 and "already" in p.stderr):
                             acked.append(t)
                             break
-                        if p.returncode == 7 and p.stderr.count("\n") == 1 \
-                                and "Traceback" not in p.stderr and PASSWORD not in p.stderr:
+                        if (
+                            p.returncode == 7
+                            and p.stderr.count("\n") == 1
+                            and "Traceback" not in p.stderr
+                            and PASSWORD not in p.stderr
+                        ):
                             failures.append(p.stderr)
                         else:
                             unexpected.append(f"{p.returncode}: {p.stderr}")
@@ -131,8 +163,14 @@ def test_server_stopped_mid_run_writers_fail_with_7_then_carry_on(
             th.join()
         assert unexpected == []
         assert len(failures) >= 4
-        assert all(": connect failed: " in f or ": read failed: " in f or ": commit failed: " in f
-                   or ": update failed: " in f or ": lock failed: " in f for f in failures)
+        assert all(
+            ": connect failed: " in f
+            or ": read failed: " in f
+            or ": commit failed: " in f
+            or ": update failed: " in f
+            or ": lock failed: " in f
+            for f in failures
+        )
         assert sorted(acked) == sorted(ids)
         state = PgStore(url, tmp_path).load()
         assert state is not None
@@ -143,12 +181,17 @@ def test_server_stopped_mid_run_writers_fail_with_7_then_carry_on(
 
 
 def test_without_psycopg_a_postgresql_url_says_how_to_install_it(
-        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg -> ImportError
     url = f"postgresql://u:pw@127.0.0.1:{free_port()}/db?workflow=w"
     proc = run_cli(root, "--store", url, "status")
-    assert (proc.returncode, proc.stderr) == (2, (
-        "agents-state: error: a postgresql:// store needs psycopg 3, which is not installed; "
-        "install it with: pip install 'agents-state[postgres]'\n"))
+    assert (proc.returncode, proc.stderr) == (
+        2,
+        (
+            "agents-state: error: a postgresql:// store needs psycopg 3, which is not installed; "
+            "install it with: pip install 'agents-state[postgres]'\n"
+        ),
+    )

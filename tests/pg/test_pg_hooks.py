@@ -13,8 +13,14 @@ from .pgserver import PgServer, free_port
 
 
 def _pre(root: Path, agent: str | None, tool: str, tool_input: dict[str, str]) -> str:
-    data = {"session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse",
-            "tool_name": tool, "tool_input": tool_input, "tool_use_id": "t1"}
+    data = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "t1",
+    }
     if agent:
         data |= {"agent_id": "a1", "agent_type": agent}
     proc = run_cli(root, "hook", "pre-tool-use", stdin=json.dumps(data))
@@ -22,11 +28,12 @@ def _pre(root: Path, agent: str | None, tool: str, tool_input: dict[str, str]) -
     if not proc.stdout.strip():
         return "allow"
     out = json.loads(proc.stdout)["hookSpecificOutput"]
-    return f'{out["permissionDecision"]}: {out["permissionDecisionReason"]}'
+    return f"{out['permissionDecision']}: {out['permissionDecisionReason']}"
 
 
 def test_profiles_apply_to_a_workflow_on_the_server(
-        root: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
     write = {"file_path": str(root / "a.ts"), "content": ""}
     assert _pre(root, "subagents:reviewer", "Write", write) == "allow"  # no workflow yet
@@ -37,7 +44,8 @@ def test_profiles_apply_to_a_workflow_on_the_server(
 
 
 def test_a_server_that_cannot_be_read_denies_sub_agents_only(
-        root: Path, pg_server: PgServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url = pg_server.url("w").replace(f":{pg_server.port}/", f":{free_port()}/")
     monkeypatch.setenv("AGENTS_STATE_STORE", url)
     read = {"file_path": str(root / "a.ts")}

@@ -62,8 +62,8 @@ def _has_ip() -> bool:
 
 @pytest.mark.slow
 def test_writers_in_two_network_namespaces_share_one_workflow(
-        root: Path, tmp_path: Path, namespaces: list[tuple[str, str]],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, tmp_path: Path, namespaces: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     bindir = pg_bindir()
     assert bindir is not None
     server = PgServer(bindir)
@@ -75,21 +75,41 @@ def test_writers_in_two_network_namespaces_share_one_workflow(
         monkeypatch.delenv("AGENTS_STATE_STORE")
         # the namespaces reach nothing but their veth peer: not even the server's 127.0.0.1
         ns0 = namespaces[0][0]
-        probe = subprocess.run(["ip", "netns", "exec", ns0, pgrace.CLI, "status"],
-                               cwd=tmp_path, capture_output=True, text=True,
-                               env=pgrace.env_for(server.url("netns"),
-                                                  AGENTS_STATE_CONNECT_TIMEOUT="2"))
+        probe = subprocess.run(
+            ["ip", "netns", "exec", ns0, pgrace.CLI, "status"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=pgrace.env_for(server.url("netns"), AGENTS_STATE_CONNECT_TIMEOUT="2"),
+        )
         assert probe.returncode == 7 and "connect failed" in probe.stderr
         procs = []
         for i in range(10):
             ns, addr = namespaces[i % 2]
             host = tmp_path / f"{ns}-{i}"  # a fresh empty folder per writer
             host.mkdir()
-            argv = ["ip", "netns", "exec", ns, pgrace.CLI, "task", "claim", "--agent",
-                    f"{ns}-{i}", "--json"]
-            procs.append(subprocess.Popen(argv, cwd=host, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True,
-                                          env=pgrace.env_for(server.url("netns", host=addr))))
+            argv = [
+                "ip",
+                "netns",
+                "exec",
+                ns,
+                pgrace.CLI,
+                "task",
+                "claim",
+                "--agent",
+                f"{ns}-{i}",
+                "--json",
+            ]
+            procs.append(
+                subprocess.Popen(
+                    argv,
+                    cwd=host,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    env=pgrace.env_for(server.url("netns", host=addr)),
+                )
+            )
         outs = [p.communicate(timeout=300) for p in procs]
         assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
         won = sorted(json.loads(o)["task"] for o, _ in outs)

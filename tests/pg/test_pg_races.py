@@ -39,21 +39,24 @@ def _gap_free(store: PgStore) -> int:
 
 @pytest.mark.slow
 def test_50_concurrent_claims_from_two_hosts_get_50_distinct_tasks_then_50_dones(
-        root: Path, pg_url: str, hosts: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, pg_url: str, hosts: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     ids = _wave(root, pg_url, 50, monkeypatch)
     store = PgStore(pg_url, root)
     rev0 = _gap_free(store)
     env = pgrace.env_for(pg_url)
-    results = pgrace.spawn_all(hosts, [["task", "claim", "--agent", f"a{i}", "--json"]
-                                       for i in range(50)], env)
+    results = pgrace.spawn_all(
+        hosts, [["task", "claim", "--agent", f"a{i}", "--json"] for i in range(50)], env
+    )
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
     won = [json.loads(r.stdout)["task"] for r in results]
     assert sorted(won) == sorted(ids)  # each exactly once
     tasks = pgrace.tasks_of(store.load())
     assert {tasks[t].owner for t in ids} == {f"a{i}" for i in range(50)}
     assert _gap_free(store) == rev0 + 50
-    results = pgrace.spawn_all(hosts, [["task", "done", t, "--summary", f"did {t}"]
-                                       for t in ids], env)
+    results = pgrace.spawn_all(
+        hosts, [["task", "done", t, "--summary", f"did {t}"] for t in ids], env
+    )
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
     tasks = pgrace.tasks_of(store.load())
     assert all(tasks[t].status == "completed" for t in ids)
@@ -63,13 +66,19 @@ def test_50_concurrent_claims_from_two_hosts_get_50_distinct_tasks_then_50_dones
 
 @pytest.mark.slow
 def test_kill9_torture_on_postgresql_loses_nothing(
-        root: Path, pg_url: str, hosts: list[Path], monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    root: Path,
+    pg_url: str,
+    hosts: list[Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     ids = _wave(root, pg_url, 300, monkeypatch)
     res = pgrace.torture(pg_url, hosts, ids[:-1], seconds=12)
     with capsys.disabled():
-        print(f"\npg torture: {res.kills} kills, {res.commands} commands, {len(res.acked)} "
-              f"acknowledged, torn reads {len(res.torn)} of {res.reads}")
+        print(
+            f"\npg torture: {res.kills} kills, {res.commands} commands, {len(res.acked)} "
+            f"acknowledged, torn reads {len(res.torn)} of {res.reads}"
+        )
     assert res.kills >= 5 and len(res.acked) >= 5
     assert res.unexpected == []
     assert res.torn == [] and res.reads > 10 and res.backwards == 0

@@ -12,13 +12,19 @@ from .pgrace import CLI, env_for
 
 
 def test_watch_wakes_on_notify_and_exits_when_the_workflow_ends(
-        root: Path, pg_url: str, tmp_path: Path) -> None:
+    root: Path, pg_url: str, tmp_path: Path
+) -> None:
     assert run_cli(root, "--store", pg_url, "dispatch", "watched").returncode == 0
     other = tmp_path / "elsewhere"  # the watcher runs in another folder: only the URL is shared
     other.mkdir()
-    proc = subprocess.Popen([CLI, "watch", "--plain", "--exit-on-done"], cwd=other,
-                            env=env_for(pg_url), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [CLI, "watch", "--plain", "--exit-on-done"],
+        cwd=other,
+        env=env_for(pg_url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         time.sleep(1.5)  # its first frame (revision 1)
         assert run_cli(root, "--store", pg_url, "phase", "start", "0").returncode == 0

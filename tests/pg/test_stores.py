@@ -25,8 +25,7 @@ def store_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 def test_a_whole_wave_runs_the_same_on_both_stores(root: Path, store_env: str | None) -> None:
     ids = wave_of(root, 3, "login")
-    claimed = [cli_json(root, "task", "claim", "--agent", f"w{i}")["task"]
-               for i in range(3)]
+    claimed = [cli_json(root, "task", "claim", "--agent", f"w{i}")["task"] for i in range(3)]
     assert sorted(claimed) == ids
     (root / "res.md").write_text("# result\n")
     for t in ids:
@@ -53,8 +52,9 @@ def test_refusals_write_nothing_on_both_stores(root: Path, store_env: str | None
     rev = store.load().revision
     proc = run_cli(root, "phase", "start", "2.1")
     assert proc.returncode == 4
-    assert proc.stderr == ("agents-state: error: phase 2.1 is pending: cannot start (the current "
-                           "phase is 0)\n")
+    assert proc.stderr == (
+        "agents-state: error: phase 2.1 is pending: cannot start (the current phase is 0)\n"
+    )
     assert store.load().revision == rev and len(store.events()) == rev
 
 
@@ -71,7 +71,8 @@ def test_dispatch_replace_archives_on_both_stores(root: Path, store_env: str | N
 
 
 def test_config_show_names_the_store_and_never_the_password(
-        root: Path, store_env: str | None) -> None:
+    root: Path, store_env: str | None
+) -> None:
     shown = cli_json(root, "config", "show")["store"]
     text = run_cli(root, "config", "show").stdout.splitlines()[0]
     if store_env is None:
@@ -86,16 +87,35 @@ def test_store_option_after_the_subcommand(root: Path, pg_url: str) -> None:
     assert run_cli(root, "dispatch", "x", "--store", pg_url).returncode == 0
     assert run_cli(root, "status").stdout.startswith("No active workflow")  # the files: none
     assert cli_json(root, "--store", pg_url, "status")["workflow"]["task"] == "x"
-    assert json.loads(run_cli(root, "status", "--json", "--store", pg_url).stdout)[
-        "workflow"]["task"] == "x"
+    assert (
+        json.loads(run_cli(root, "status", "--json", "--store", pg_url).stdout)["workflow"]["task"]
+        == "x"
+    )
 
 
 def test_store_copy_there_and_back_keeps_revision_events_artifacts(
-        root: Path, pg_url: str, tmp_path: Path) -> None:
+    root: Path, pg_url: str, tmp_path: Path
+) -> None:
     wave_of(root, 2, "move me")
     assert run_cli(root, "task", "done", "t0", "--summary", "ok").returncode == 0
-    assert run_cli(root, "chain", "start", "ui", "Add a login form", "--files", "3", "--tasks",
-                   "3", "--modules", "1", "--effort", "medium").returncode == 0
+    assert (
+        run_cli(
+            root,
+            "chain",
+            "start",
+            "ui",
+            "Add a login form",
+            "--files",
+            "3",
+            "--tasks",
+            "3",
+            "--modules",
+            "1",
+            "--effort",
+            "medium",
+        ).returncode
+        == 0
+    )
     chain_file = (root / ".agents/chains/ui-1.json").read_bytes()
     files = open_store(root, None)
     before = (files.read_bytes(), files.events(), files.read_artifact("2.1-tasks.json"))
@@ -109,8 +129,7 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     proc = run_cli(root, "store", "copy", "--from", str(root), "--to", pg_url)
     assert proc.returncode == 5 and "pass --replace" in proc.stderr
     # work goes on in the database, then back to a fresh folder
-    assert run_cli(root, "--store", pg_url, "task", "done", "t1", "--summary", "ok"
-                   ).returncode == 0
+    assert run_cli(root, "--store", pg_url, "task", "done", "t1", "--summary", "ok").returncode == 0
     back = tmp_path / "back"
     back.mkdir()
     proc = run_cli(root, "store", "copy", "--from", pg_url, "--to", str(back))
@@ -126,19 +145,28 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
 def test_unknown_store_and_bad_workflow_name_are_usage_errors(root: Path) -> None:
     proc = run_cli(root, "--store", "mysql://u:pw@h/db", "status")
     assert proc.returncode == 2
-    assert proc.stderr == ("agents-state: error: --store 'mysql://u:***@h/db': unknown store; "
-                           "use postgresql://USER@HOST:PORT/DB?workflow=NAME (or leave it out "
-                           "for the files under .agents/)\n")
+    assert proc.stderr == (
+        "agents-state: error: --store 'mysql://u:***@h/db': unknown store; "
+        "use postgresql://USER@HOST:PORT/DB?workflow=NAME (or leave it out "
+        "for the files under .agents/)\n"
+    )
     proc = run_cli(root, "--store", "postgresql://u:pw@h/db?workflow=a%20b", "status")
     assert proc.returncode == 2 and "is not a workflow name" in proc.stderr
     assert "pw" not in proc.stderr
 
 
 def test_hooks_count_tool_calls_and_give_context_on_both_stores(
-        root: Path, store_env: str | None) -> None:
+    root: Path, store_env: str | None
+) -> None:
     assert run_cli(root, "dispatch", "hooked").returncode == 0
-    post = json.dumps({"tool_name": "Read", "tool_input": {"file_path": "x"}, "cwd": str(root),
-                       "hook_event_name": "PostToolUse"})
+    post = json.dumps(
+        {
+            "tool_name": "Read",
+            "tool_input": {"file_path": "x"},
+            "cwd": str(root),
+            "hook_event_name": "PostToolUse",
+        }
+    )
     for _ in range(50):
         assert run_cli(root, "hook", "post-tool-use", stdin=post).returncode == 0
     sub = json.loads(post) | {"agent_id": "agent-7"}
@@ -147,8 +175,7 @@ def test_hooks_count_tool_calls_and_give_context_on_both_stores(
 
     assert counts(str(root)) == {"main": 50, "agent-7": 1}
     assert cli_json(root, "next")["kind"] == "compact"
-    start = json.dumps({"hook_event_name": "SessionStart", "source": "compact",
-                        "cwd": str(root)})
+    start = json.dumps({"hook_event_name": "SessionStart", "source": "compact", "cwd": str(root)})
     proc = run_cli(root, "hook", "session-start", stdin=start)
     assert proc.returncode == 0, proc.stderr
     assert "hooked" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]

@@ -16,7 +16,8 @@ from pluginfiles import PLUGIN_ROOT
 __all__ = ["CLAUDE", "base_env", "require_claude"]
 
 CLAUDE = os.environ.get("AGENTS_STATE_CLAUDE") or str(
-    PLUGIN_ROOT / ".ci" / "node" / "node_modules" / ".bin" / "claude")
+    PLUGIN_ROOT / ".ci" / "node" / "node_modules" / ".bin" / "claude"
+)
 
 
 def require_claude() -> None:

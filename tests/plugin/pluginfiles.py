@@ -53,7 +53,7 @@ def read_doc(path: Path) -> Doc:
             raise AssertionError(f"{path}: front matter key {key!r} twice")
         raw[key] = value
         meta[key] = _unquote(value)
-    return Doc(path, meta, raw, text[end + 5:])
+    return Doc(path, meta, raw, text[end + 5 :])
 
 
 def manifest() -> dict[str, Any]:

@@ -61,8 +61,13 @@ def tool_results(body: dict[str, Any]) -> dict[str, str]:
             break
         content = message.get("content")
         if isinstance(content, list):
-            out.update({b["tool_use_id"]: _content_text(b.get("content")) for b in content
-                        if isinstance(b, dict) and b.get("type") == "tool_result"})
+            out.update(
+                {
+                    b["tool_use_id"]: _content_text(b.get("content"))
+                    for b in content
+                    if isinstance(b, dict) and b.get("type") == "tool_result"
+                }
+            )
     return out
 
 
@@ -112,8 +117,9 @@ class StubAPI:
 
             def do_GET(self) -> None:
                 stub.other_requests.append(f"GET {self.path}")
-                self._json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                            "message": "stub"}})
+                self._json(
+                    404, {"type": "error", "error": {"type": "not_found_error", "message": "stub"}}
+                )
 
             def do_HEAD(self) -> None:
                 self.send_response(200)
@@ -129,8 +135,10 @@ class StubAPI:
                     return
                 if not path.endswith("/v1/messages"):
                     stub.other_requests.append(f"POST {self.path}")
-                    self._json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                                "message": "stub"}})
+                    self._json(
+                        404,
+                        {"type": "error", "error": {"type": "not_found_error", "message": "stub"}},
+                    )
                     return
                 body = json.loads(raw or b"{}")
                 blocks = stub.reply(body)
@@ -168,11 +176,19 @@ class StubAPI:
             content.append(block)
         uses_tool = any(b["type"] == "tool_use" for b in content)
         return {
-            "id": f"msg_stub_{n}", "type": "message", "role": "assistant",
-            "model": body.get("model", "claude-stub"), "content": content,
-            "stop_reason": "tool_use" if uses_tool else "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 10,
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+            "id": f"msg_stub_{n}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "claude-stub"),
+            "content": content,
+            "stop_reason": "tool_use" if uses_tool else "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 10,
+                "output_tokens": 10,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
         }
 
 
@@ -182,8 +198,9 @@ def _sse(name: str, data: dict[str, Any]) -> bytes:
 
 def _events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     head = {**message, "content": [], "stop_reason": None}
-    events: list[tuple[str, dict[str, Any]]] = [("message_start",
-                                                 {"type": "message_start", "message": head})]
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": head})
+    ]
     for i, block in enumerate(message["content"]):
         if block["type"] == "tool_use":
             start = {**block, "input": {}}
@@ -192,16 +209,22 @@ def _events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
             start = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
         events += [
-            ("content_block_start", {"type": "content_block_start", "index": i,
-                                     "content_block": start}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": i, "content_block": start},
+            ),
             ("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}),
             ("content_block_stop", {"type": "content_block_stop", "index": i}),
         ]
     events += [
-        ("message_delta", {"type": "message_delta",
-                           "delta": {"stop_reason": message["stop_reason"],
-                                     "stop_sequence": None},
-                           "usage": {"output_tokens": 10}}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": 10},
+            },
+        ),
         ("message_stop", {"type": "message_stop"}),
     ]
     return events

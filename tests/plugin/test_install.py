@@ -23,15 +23,29 @@ VENV_BIN = str(Path(sys.executable).parent)
 STARTUP = json.dumps({"hook_event_name": "SessionStart", "source": "startup"})
 
 
-def start(root: Path, path: str, data: Path | None, env_file: Path | None = None,
-          script: Path = SCRIPT, **extra: str) -> subprocess.CompletedProcess[str]:
+def start(
+    root: Path,
+    path: str,
+    data: Path | None,
+    env_file: Path | None = None,
+    script: Path = SCRIPT,
+    **extra: str,
+) -> subprocess.CompletedProcess[str]:
     env = {"PATH": path, "HOME": os.environ["HOME"], **extra}
     if data is not None:
         env["CLAUDE_PLUGIN_DATA"] = str(data)
     if env_file is not None:
         env["CLAUDE_ENV_FILE"] = str(env_file)
-    proc = subprocess.run([str(script)], cwd=root, env=env, input=STARTUP, capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [str(script)],
+        cwd=root,
+        env=env,
+        input=STARTUP,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -39,8 +53,7 @@ def start(root: Path, path: str, data: Path | None, env_file: Path | None = None
 def told(proc: subprocess.CompletedProcess[str]) -> str:
     out = json.loads(proc.stdout)
     line: str = out["systemMessage"]
-    assert out["hookSpecificOutput"] == {"hookEventName": "SessionStart",
-                                         "additionalContext": line}
+    assert out["hookSpecificOutput"] == {"hookEventName": "SessionStart", "additionalContext": line}
     assert "\n" not in line
     return line
 
@@ -57,15 +70,35 @@ def test_without_plugin_data_it_says_how_to_install(root: Path) -> None:
     assert told(proc) == (
         "agents-state: the engine is not installed (CLAUDE_PLUGIN_DATA is not set, so the engine "
         "cannot be installed for the plugin); install it with: pip install agents-state (or: pip "
-        f"install '{PLUGIN_ROOT}')")
+        f"install '{PLUGIN_ROOT}')"
+    )
 
 
 def no_python(tmp_path: Path) -> str:
     """A PATH with the shell tools the script uses and no Python."""
     tools = tmp_path / "tools"
     tools.mkdir()
-    for name in ("sh", "cat", "sed", "tr", "find", "sort", "cksum", "mkdir", "rm", "cp", "ln",
-                 "mv", "readlink", "dirname", "head", "grep", "date", "rmdir", "sleep"):
+    for name in (
+        "sh",
+        "cat",
+        "sed",
+        "tr",
+        "find",
+        "sort",
+        "cksum",
+        "mkdir",
+        "rm",
+        "cp",
+        "ln",
+        "mv",
+        "readlink",
+        "dirname",
+        "head",
+        "grep",
+        "date",
+        "rmdir",
+        "sleep",
+    ):
         found = shutil.which(name, path=SYSTEM_PATH)
         assert found, name
         (tools / name).symlink_to(found)
@@ -76,16 +109,24 @@ def test_without_python_it_says_so(root: Path, tmp_path: Path) -> None:
     proc = start(root, no_python(tmp_path), tmp_path / "data")
     assert told(proc).startswith(
         "agents-state: the engine is not installed (no Python 3.11 or newer found on PATH); "
-        "install it with: pip install agents-state")
+        "install it with: pip install agents-state"
+    )
 
 
 @pytest.mark.slow
 def test_a_failing_pip_is_one_line_and_leaves_no_half_venv(root: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
-    proc = start(root, SYSTEM_PATH, data, PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1",
-                 PIP_FIND_LINKS=str(tmp_path / "no-wheels"))
+    proc = start(
+        root,
+        SYSTEM_PATH,
+        data,
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(tmp_path / "no-wheels"),
+    )
     assert told(proc).startswith(
-        "agents-state: the engine is not installed (pip install failed); install it with: ")
+        "agents-state: the engine is not installed (pip install failed); install it with: "
+    )
     assert list((data / "venvs").iterdir()) == []
     assert not (data / "bin" / "agents-state").exists()
     assert "pip install" in (data / "install.log").read_text()
@@ -96,8 +137,9 @@ def plugin_copy(tmp_path: Path) -> Path:
     copy = tmp_path / "plugin"
     copy.mkdir()
     for name in ("agents_state", "bin", "hooks"):
-        shutil.copytree(PLUGIN_ROOT / name, copy / name,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            PLUGIN_ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__")
+        )
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(PLUGIN_ROOT / name, copy / name)
     return copy
@@ -108,8 +150,10 @@ def test_first_session_installs_and_an_update_rebuilds(root: Path, tmp_path: Pat
     plugin, data, env_file = plugin_copy(tmp_path), tmp_path / "data", tmp_path / "env"
     script = plugin / "hooks" / "session-start.sh"
     proc = start(root, SYSTEM_PATH, data, env_file, script=script)
-    assert told(proc) == (f"agents-state: engine installed in {data} (the subagents plugin's "
-                          "/subagents:dispatch is ready)")
+    assert told(proc) == (
+        f"agents-state: engine installed in {data} (the subagents plugin's "
+        "/subagents:dispatch is ready)"
+    )
     assert "agents-state: installing the engine into " in proc.stderr
     engine = data / "bin" / "agents-state"
     first = engine.resolve()
@@ -117,9 +161,15 @@ def test_first_session_installs_and_an_update_rebuilds(root: Path, tmp_path: Pat
     assert not list(plugin.glob("*.egg-info")) and not (plugin / "build").exists()
 
     # what commands and the Bash tool then run: the engine, through the exported PATH
-    shell = subprocess.run(["sh", "-c", f". '{env_file}' && agents-state dispatch 'Add x'"],
-                           cwd=root, env={"PATH": SYSTEM_PATH, "HOME": os.environ["HOME"]},
-                           capture_output=True, text=True, timeout=60, check=False)
+    shell = subprocess.run(
+        ["sh", "-c", f". '{env_file}' && agents-state dispatch 'Add x'"],
+        cwd=root,
+        env={"PATH": SYSTEM_PATH, "HOME": os.environ["HOME"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert shell.returncode == 0 and shell.stdout.startswith("workflow started: Add x"), shell
 
     # the next session: nothing to build, the workflow comes back

@@ -20,11 +20,13 @@ EVENTS = ("session-start", "pre-tool-use", "post-tool-use", "subagent-start", "s
 INJECTION = "fix login; rm -rf ~"
 
 
-def run(cmd: list[str], cwd: Path, path: str, stdin: str = "",
-        extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    cmd: list[str], cwd: Path, path: str, stdin: str = "", extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {"PATH": path, "HOME": os.environ["HOME"], **(extra or {})}
-    return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
-                          timeout=60, check=False)
+    return subprocess.run(
+        cmd, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 @pytest.fixture
@@ -60,8 +62,9 @@ def test_found_on_path_it_skips_itself(root: Path) -> None:
     assert proc.stdout.startswith("No active workflow")
 
 
-def test_not_installed_says_how_in_one_line(lone_launcher: Path, root: Path,
-                                            no_python: str) -> None:
+def test_not_installed_says_how_in_one_line(
+    lone_launcher: Path, root: Path, no_python: str
+) -> None:
     proc = run([str(lone_launcher), "status"], root, f"{lone_launcher.parent}:{no_python}")
     assert proc.returncode == 127
     assert proc.stdout == ""
@@ -76,12 +79,14 @@ def test_not_installed_names_the_checkout(root: Path, tmp_path: Path, no_python:
     shutil.copy2(LAUNCHER, plugin / "bin" / "agents-state")
     proc = run([str(plugin / "bin" / "agents-state"), "next"], root, no_python)
     assert proc.returncode == 127
-    assert proc.stderr == (f"agents-state: not installed; run: pip install agents-state "
-                           f"(or: pip install '{plugin}')\n")
+    assert proc.stderr == (
+        f"agents-state: not installed; run: pip install agents-state (or: pip install '{plugin}')\n"
+    )
 
 
-def test_two_launchers_on_path_do_not_loop(lone_launcher: Path, root: Path, tmp_path: Path,
-                                           no_python: str) -> None:
+def test_two_launchers_on_path_do_not_loop(
+    lone_launcher: Path, root: Path, tmp_path: Path, no_python: str
+) -> None:
     other = tmp_path / "other" / "bin"
     other.mkdir(parents=True)
     shutil.copy2(LAUNCHER, other / "agents-state")
@@ -94,8 +99,9 @@ def test_plugin_data_venv(lone_launcher: Path, root: Path, tmp_path: Path) -> No
     data = tmp_path / "data"
     (data / "venv" / "bin").mkdir(parents=True)
     os.symlink(Path(VENV_BIN) / "agents-state", data / "venv" / "bin" / "agents-state")
-    proc = run([str(lone_launcher), "status"], root, SYSTEM_PATH,
-               extra={"CLAUDE_PLUGIN_DATA": str(data)})
+    proc = run(
+        [str(lone_launcher), "status"], root, SYSTEM_PATH, extra={"CLAUDE_PLUGIN_DATA": str(data)}
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("No active workflow")
 
@@ -110,15 +116,15 @@ def test_package_next_to_the_launcher(root: Path) -> None:
     shim = root.parent / "shim"
     shim.mkdir()
     os.symlink(sys.executable, shim / "python3")
-    proc = run([str(plugin_like / "bin" / "agents-state"), "status"], root,
-               f"{shim}:{SYSTEM_PATH}")
+    proc = run([str(plugin_like / "bin" / "agents-state"), "status"], root, f"{shim}:{SYSTEM_PATH}")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("No active workflow")
 
 
 @pytest.mark.parametrize("event", EVENTS)
-def test_hooks_are_silent_without_the_cli(lone_launcher: Path, root: Path, no_python: str,
-                                         event: str) -> None:
+def test_hooks_are_silent_without_the_cli(
+    lone_launcher: Path, root: Path, no_python: str, event: str
+) -> None:
     (root / ".agents").mkdir()
     (root / ".agents" / "state.json").write_text("{}")
     proc = run([str(lone_launcher), "hook", event], root, no_python, stdin="{}")
@@ -127,9 +133,17 @@ def test_hooks_are_silent_without_the_cli(lone_launcher: Path, root: Path, no_py
 
 @pytest.mark.parametrize("event", EVENTS)
 def test_hooks_are_silent_and_fast_without_a_workflow(root: Path, event: str) -> None:
-    payload = json.dumps({"hook_event_name": event, "session_id": "s", "cwd": str(root),
-                          "transcript_path": "/dev/null", "tool_name": "Bash",
-                          "tool_input": {"command": "ls"}, "source": "startup"})
+    payload = json.dumps(
+        {
+            "hook_event_name": event,
+            "session_id": "s",
+            "cwd": str(root),
+            "transcript_path": "/dev/null",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "source": "startup",
+        }
+    )
     start = time.monotonic()
     proc = run([str(LAUNCHER), "hook", event], root, f"{VENV_BIN}:{SYSTEM_PATH}", stdin=payload)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
@@ -149,8 +163,15 @@ def test_hooks_survive_bad_input_during_a_workflow(root: Path, event: str, stdin
 def test_session_start_injects_the_context(root: Path) -> None:
     path = f"{VENV_BIN}:{SYSTEM_PATH}"
     assert run([str(LAUNCHER), "dispatch", "Add OAuth login"], root, path).returncode == 0
-    payload = json.dumps({"hook_event_name": "SessionStart", "source": "compact",
-                          "session_id": "s", "cwd": str(root), "transcript_path": "/dev/null"})
+    payload = json.dumps(
+        {
+            "hook_event_name": "SessionStart",
+            "source": "compact",
+            "session_id": "s",
+            "cwd": str(root),
+            "transcript_path": "/dev/null",
+        }
+    )
     proc = run([str(LAUNCHER), "hook", "session-start"], root, path, stdin=payload)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)["hookSpecificOutput"]
@@ -167,16 +188,20 @@ def _dispatch_block(arguments: str) -> str:
     return block.replace("$ARGUMENTS", arguments)
 
 
-@pytest.mark.parametrize("task", [
-    INJECTION,
-    'a" ; touch pwned; "',
-    "it's $(touch pwned) and `touch pwned`",
-    "x && touch pwned || touch pwned | touch pwned",
-    "${HOME:?} $((1+1)) \\ \\n <<EOF > pwned",
-])
+@pytest.mark.parametrize(
+    "task",
+    [
+        INJECTION,
+        'a" ; touch pwned; "',
+        "it's $(touch pwned) and `touch pwned`",
+        "x && touch pwned || touch pwned | touch pwned",
+        "${HOME:?} $((1+1)) \\ \\n <<EOF > pwned",
+    ],
+)
 def test_dispatch_block_passes_the_task_as_data(root: Path, task: str) -> None:
-    proc = run(["bash", "-c", _dispatch_block(task)], root,
-               f"{LAUNCHER.parent}:{VENV_BIN}:{SYSTEM_PATH}")
+    proc = run(
+        ["bash", "-c", _dispatch_block(task)], root, f"{LAUNCHER.parent}:{VENV_BIN}:{SYSTEM_PATH}"
+    )
     assert proc.returncode == 0, proc.stderr
     assert not (root / "pwned").exists()
     state = json.loads((root / ".agents" / "state.json").read_text())

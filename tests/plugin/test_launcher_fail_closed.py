@@ -16,11 +16,21 @@ PATH = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
 
 
 def hook(cwd: Path, payload: dict[str, object], **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(LAUNCHER), "hook", "pre-tool-use"], cwd=cwd,
-                          env={"PATH": PATH, "HOME": os.environ["HOME"],
-                               "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT), **env},
-                          input=json.dumps(payload), capture_output=True, text=True, timeout=60,
-                          check=False)
+    return subprocess.run(
+        [str(LAUNCHER), "hook", "pre-tool-use"],
+        cwd=cwd,
+        env={
+            "PATH": PATH,
+            "HOME": os.environ["HOME"],
+            "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT),
+            **env,
+        },
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def project(tmp_path: Path) -> Path:
@@ -33,8 +43,13 @@ def project(tmp_path: Path) -> Path:
 
 
 def read_env(cwd: Path) -> dict[str, object]:
-    return {"cwd": str(cwd), "tool_name": "Read", "tool_input": {"file_path": "../.env"},
-            "agent_id": "a1", "agent_type": "subagents:explore-agent"}
+    return {
+        "cwd": str(cwd),
+        "tool_name": "Read",
+        "tool_input": {"file_path": "../.env"},
+        "agent_id": "a1",
+        "agent_type": "subagents:explore-agent",
+    }
 
 
 def test_issue_16_nested_empty_agents_folder_reaches_the_engine(tmp_path: Path) -> None:
@@ -45,7 +60,8 @@ def test_issue_16_nested_empty_agents_folder_reaches_the_engine(tmp_path: Path) 
         "agents-state: the reader profile may not read or search credential files: ../.env: a "
         "credential file (.env, environment file); handoffs must stay free of secrets: continue "
         "without it, and if the task needs a value from it, finish with decision CLARIFY and ask "
-        "the user.")
+        "the user."
+    )
 
 
 def test_issue_16_project_dir_reaches_the_engine_from_elsewhere(tmp_path: Path) -> None:
@@ -55,7 +71,8 @@ def test_issue_16_project_dir_reaches_the_engine_from_elsewhere(tmp_path: Path) 
     proc = hook(elsewhere, read_env(elsewhere), CLAUDE_PROJECT_DIR=str(root))
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"] == (
         f"agents-state: the call runs in {elsewhere}, outside the project {root}; sub-agents of "
-        f"this workflow work inside it (cd {root}); denied.")
+        f"this workflow work inside it (cd {root}); denied."
+    )
 
 
 def test_issue_16_a_fifo_state_reaches_the_engine(tmp_path: Path) -> None:

@@ -20,22 +20,34 @@ def skill(name: str) -> str:
     return (PLUGIN_ROOT / "skills" / name / "SKILL.md").read_text()
 
 
-@pytest.mark.parametrize(("configured", "passed"), [
-    ("sonnet-4.5", "sonnet"), ("sonnet", "sonnet"), ("opus-4.5", "opus"), ("opus", "opus"),
-    ("haiku", "haiku"), ("inherit", "inherit"), ("claude-sonnet-4-5-20250514", "sonnet"),
-    ("claude-3-5-haiku-20241022", "haiku"), ("codex-high", None), ("codex-xhigh", None),
-    ("mcp__codex-high__codex", None),
-])
-def test_the_agent_tool_gets_a_family_never_a_versioned_id(configured: str,
-                                                          passed: str | None) -> None:
+@pytest.mark.parametrize(
+    ("configured", "passed"),
+    [
+        ("sonnet-4.5", "sonnet"),
+        ("sonnet", "sonnet"),
+        ("opus-4.5", "opus"),
+        ("opus", "opus"),
+        ("haiku", "haiku"),
+        ("inherit", "inherit"),
+        ("claude-sonnet-4-5-20250514", "sonnet"),
+        ("claude-3-5-haiku-20241022", "haiku"),
+        ("codex-high", None),
+        ("codex-xhigh", None),
+        ("mcp__codex-high__codex", None),
+    ],
+)
+def test_the_agent_tool_gets_a_family_never_a_versioned_id(
+    configured: str, passed: str | None
+) -> None:
     assert agent_tool_model(configured) == passed
 
 
 def test_the_next_action_names_the_value_to_pass(root: Path) -> None:
     run = [*CMD, "--root", str(root)]
     subprocess.run([*run, "dispatch", "Add OAuth login"], check=True, capture_output=True)
-    action = json.loads(subprocess.run([*run, "next", "--json"], check=True,
-                                       capture_output=True, text=True).stdout)
+    action = json.loads(
+        subprocess.run([*run, "next", "--json"], check=True, capture_output=True, text=True).stdout
+    )
     assert action["agents"]["agentModel"] == "sonnet"
     assert action["agents"]["modelId"].startswith("claude-sonnet-")
     assert 'model "sonnet"' in action["instructions"]

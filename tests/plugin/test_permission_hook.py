@@ -29,13 +29,16 @@ def project(root: Path) -> Path:
 
 
 def bash(project: Path, command: str, **extra: Any) -> dict[str, Any]:
-    return {"cwd": str(project), "tool_name": "Bash", "tool_input": {"command": command},
-            **extra}
+    return {"cwd": str(project), "tool_name": "Bash", "tool_input": {"command": command}, **extra}
 
 
 def write(project: Path, path: str, tool: str = "Write", **extra: Any) -> dict[str, Any]:
-    return {"cwd": str(project), "tool_name": tool,
-            "tool_input": {"file_path": path, "content": "x"}, **extra}
+    return {
+        "cwd": str(project),
+        "tool_name": tool,
+        "tool_input": {"file_path": path, "content": "x"},
+        **extra,
+    }
 
 
 ENGINE_STEPS = [
@@ -120,10 +123,18 @@ def test_other_writes_are_left_to_the_user(project: Path, tmp_path: Path) -> Non
     (phases / "link.md").symlink_to(outside)
     os.link(outside, phases / "hard.md")
     (phases / "dir").mkdir()
-    for path in [str(project / "src/app.py"), str(project / ".agents/state.json"),
-                 str(project / ".agents/config.json"), str(phases),
-                 str(phases / ".." / "state.json"), str(phases / "link.md"),
-                 str(phases / "hard.md"), str(phases / "dir"), "/etc/passwd", ""]:
+    for path in [
+        str(project / "src/app.py"),
+        str(project / ".agents/state.json"),
+        str(project / ".agents/config.json"),
+        str(phases),
+        str(phases / ".." / "state.json"),
+        str(phases / "link.md"),
+        str(phases / "hard.md"),
+        str(phases / "dir"),
+        "/etc/passwd",
+        "",
+    ]:
         assert approval(write(project, path)) is None, path
     assert approval({"cwd": str(project), "tool_name": "Write", "tool_input": "x"}) is None
 
@@ -146,47 +157,77 @@ def test_own_skills_only(project: Path) -> None:
         return {"cwd": str(project), "tool_name": "Skill", "tool_input": {"skill": name}}
 
     assert approval(skill("subagents:workflow")) == (
-        "subagents plugin: its own skill subagents:workflow")
+        "subagents plugin: its own skill subagents:workflow"
+    )
     for name in ("other:workflow", "workflow", "subagents:", "subagentsx:y", None):
         assert approval(skill(name)) is None
 
 
-def test_sub_agents_get_engine_task_commands_only(project: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sub_agents_get_engine_task_commands_only(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(PLUGIN_ROOT))  # profiles from agents/*.md
     worker = {"agent_id": "a1", "agent_type": "subagents:task-agent"}
     assert approval(bash(project, "agents-state task done t1 --summary ok", **worker))
     assert approval(bash(project, "agents-state handoff validate -", **worker))
-    for command in ("agents-state phase complete 0 --artifact x.md",
-                    "agents-state --root . phase complete 0 --artifact x.md",
-                    "agents-state resume --abort", 'agents-state dispatch --replace "x"'):
+    for command in (
+        "agents-state phase complete 0 --artifact x.md",
+        "agents-state --root . phase complete 0 --artifact x.md",
+        "agents-state resume --abort",
+        'agents-state dispatch --replace "x"',
+    ):
         assert approval(bash(project, command, **worker)) is None, command
     # never writes or skills, never another plugin's agent, never without Bash in the profile
     assert approval(write(project, ".agents/phases/0-explore.md", **worker)) is None
-    assert approval({"cwd": str(project), "tool_name": "Skill",
-                     "tool_input": {"skill": "subagents:workflow"}, **worker}) is None
+    assert (
+        approval(
+            {
+                "cwd": str(project),
+                "tool_name": "Skill",
+                "tool_input": {"skill": "subagents:workflow"},
+                **worker,
+            }
+        )
+        is None
+    )
     for agent_type in ("general-purpose", "other:task-agent", "subagents:explore-agent"):
-        assert approval(bash(project, "agents-state status", agent_id="a2",
-                             agent_type=agent_type)) is None, agent_type
+        assert (
+            approval(bash(project, "agents-state status", agent_id="a2", agent_type=agent_type))
+            is None
+        ), agent_type
 
 
 def hook(project: Path, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
     env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": os.environ["HOME"]}
-    return subprocess.run([str(LAUNCHER), "hook", "permission"], cwd=project, env=env,
-                          input=json.dumps(payload), capture_output=True, text=True,
-                          timeout=60, check=False)
+    return subprocess.run(
+        [str(LAUNCHER), "hook", "permission"],
+        cwd=project,
+        env=env,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_the_hook_answers_through_the_launcher(root: Path) -> None:
     (root / ".agents" / "phases").mkdir(parents=True)  # no workflow yet: approvals still work
     out = hook(root, bash(root, "agents-state status"))
     assert out.returncode == 0 and out.stderr == ""
-    assert json.loads(out.stdout) == {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "allow",
-        "permissionDecisionReason": "subagents plugin: `agents-state status` is a step of the "
-                                    "agents-state engine"}}
-    for payload in (bash(root, "make test"), bash(root, "agents-state status; id"),
-                    write(root, str(root / "README.md"))):
+    assert json.loads(out.stdout) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "permissionDecisionReason": "subagents plugin: `agents-state status` is a step of the "
+            "agents-state engine",
+        }
+    }
+    for payload in (
+        bash(root, "make test"),
+        bash(root, "agents-state status; id"),
+        write(root, str(root / "README.md")),
+    ):
         out = hook(root, payload)
         assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
 
@@ -194,12 +235,27 @@ def test_the_hook_answers_through_the_launcher(root: Path) -> None:
 def test_the_hook_stays_light(project: Path) -> None:
     """It runs before every Bash, Write, Edit and Skill call: no Click, no models, no engine."""
     payload = json.dumps(bash(project, "agents-state status"))
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "agents_state", "hook",
-                           "permission"], input=payload, cwd=project, capture_output=True,
-                          text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agents_state", "hook", "permission"],
+        input=payload,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert '"permissionDecision":"allow"' in proc.stdout
-    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
-               if line.startswith("import time:")}
-    heavy = {"click", "pydantic", "agents_state.models", "agents_state.engine.phases",
-             "agents_state.config", "agents_state.profiles"}
+    modules = {
+        line.split("|")[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    heavy = {
+        "click",
+        "pydantic",
+        "agents_state.models",
+        "agents_state.engine.phases",
+        "agents_state.config",
+        "agents_state.profiles",
+    }
     assert not heavy & modules, heavy & modules

@@ -36,18 +36,28 @@ def claude_env(api_url: str) -> dict[str, str]:
     return base_env(api_url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin")
 
 
-def claude(root: Path, prompt: str, api: StubAPI, *,
-           plugin_dir: bool = True) -> subprocess.CompletedProcess[str]:
+def claude(
+    root: Path, prompt: str, api: StubAPI, *, plugin_dir: bool = True
+) -> subprocess.CompletedProcess[str]:
     plugin = ["--plugin-dir", str(PLUGIN_ROOT)] if plugin_dir else []
-    return subprocess.run([CLAUDE, "-p", *plugin, prompt], cwd=root, env=claude_env(api.url),
-                          capture_output=True, text=True, timeout=90, check=False)
+    return subprocess.run(
+        [CLAUDE, "-p", *plugin, prompt],
+        cwd=root,
+        env=claude_env(api.url),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
 
 
 def main_requests(api: StubAPI, marker: str) -> list[dict[str, Any]]:
     """The requests of the main conversation: those whose messages contain ``marker``."""
-    return [r for r in api.requests
-            if marker in "\n".join(request_text({"messages": r.get("messages", [])})
-                                   .splitlines())]
+    return [
+        r
+        for r in api.requests
+        if marker in "\n".join(request_text({"messages": r.get("messages", [])}).splitlines())
+    ]
 
 
 def state(root: Path) -> dict[str, Any]:
@@ -70,10 +80,16 @@ def test_dispatch_reaches_the_model_as_the_next_action(root: Path) -> None:
 
 def test_installs_from_the_repository_as_a_local_marketplace(root: Path) -> None:
     env = claude_env("http://127.0.0.1:9")  # nothing listens: installing needs no API
-    for args in (["marketplace", "add", str(PLUGIN_ROOT)],
-                 ["install", "subagents@agents-state"]):
-        proc = subprocess.run([CLAUDE, "plugin", *args], cwd=root, env=env, capture_output=True,
-                              text=True, timeout=60, check=False)
+    for args in (["marketplace", "add", str(PLUGIN_ROOT)], ["install", "subagents@agents-state"]):
+        proc = subprocess.run(
+            [CLAUDE, "plugin", *args],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
     with StubAPI() as api:
         proc = claude(root, "/subagents:status", api, plugin_dir=False)
@@ -122,9 +138,13 @@ def test_no_workflow_is_a_normal_answer(root: Path) -> None:
 
 def test_session_start_brings_the_workflow_back(root: Path) -> None:
     path = f"{VENV_BIN}:/usr/bin:/bin"
-    subprocess.run([str(PLUGIN_ROOT / "bin" / "agents-state"), "dispatch", "Add OAuth login"],
-                   cwd=root, env={**os.environ, "PATH": path}, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(PLUGIN_ROOT / "bin" / "agents-state"), "dispatch", "Add OAuth login"],
+        cwd=root,
+        env={**os.environ, "PATH": path},
+        check=True,
+        capture_output=True,
+    )
     with StubAPI() as api:
         proc = claude(root, "where were we?", api)
     assert proc.returncode == 0, proc.stderr
@@ -135,7 +155,10 @@ def test_session_start_brings_the_workflow_back(root: Path) -> None:
 
 
 HANDOFF = {
-    "task_id": "explore-1", "phase": "research", "status": "complete", "decision": "PROCEED",
+    "task_id": "explore-1",
+    "phase": "research",
+    "status": "complete",
+    "decision": "PROCEED",
     "findings": {"area": "auth", "relevant_files": ["src/auth.py"]},
     "context_summary": "Auth lives in src/auth.py; sessions are cookies; no OAuth yet.",
     "issues": [],
@@ -148,20 +171,44 @@ def launch_one_explore_agent(body: dict[str, Any]) -> list[Block] | None:
     system = request_text({"system": body.get("system")})
     if "# Explore agent" in system:  # the sub-agent's own conversation
         if not tool_results(body):
-            return [{"type": "tool_use", "name": "Read",
-                     "input": {"file_path": str(Path.cwd() / ".env")}}]  # cwd: the root
-        return [{"type": "text", "text": "Mapped the auth area.\n\n```json\n"
-                 + json.dumps(HANDOFF, indent=2) + "\n```"}]
+            return [
+                {
+                    "type": "tool_use",
+                    "name": "Read",
+                    "input": {"file_path": str(Path.cwd() / ".env")},
+                }
+            ]  # cwd: the root
+        return [
+            {
+                "type": "text",
+                "text": "Mapped the auth area.\n\n```json\n"
+                + json.dumps(HANDOFF, indent=2)
+                + "\n```",
+            }
+        ]
     text = request_text({"messages": body.get("messages", [])})
     if "<command-name>/subagents:dispatch</command-name>" not in text:
         return None  # side requests (titles and the like)
     if tool_results(body):
         return [{"type": "text", "text": "Explore agent finished."}]
-    return [{"type": "tool_use", "name": "Agent", "input": {
-        "subagent_type": "subagents:explore-agent", "description": "explore: auth",
-        "prompt": json.dumps({"task_id": "explore-1", "phase": "research",
-                              "instructions": "Map the auth area."}),
-        "run_in_background": False}}]
+    return [
+        {
+            "type": "tool_use",
+            "name": "Agent",
+            "input": {
+                "subagent_type": "subagents:explore-agent",
+                "description": "explore: auth",
+                "prompt": json.dumps(
+                    {
+                        "task_id": "explore-1",
+                        "phase": "research",
+                        "instructions": "Map the auth area.",
+                    }
+                ),
+                "run_in_background": False,
+            },
+        }
+    ]
 
 
 def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
@@ -170,8 +217,9 @@ def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
     with StubAPI(script) as api:
         proc = claude(root, "/subagents:dispatch Add OAuth login", api)
     assert proc.returncode == 0, proc.stderr
-    agent_requests = [r for r in api.requests
-                      if "# Explore agent" in request_text({"system": r.get("system")})]
+    agent_requests = [
+        r for r in api.requests if "# Explore agent" in request_text({"system": r.get("system")})
+    ]
     assert len(agent_requests) == 2, "the explore agent ran, tried a tool, and answered"
 
     # PreToolUse: the reader profile kept the sub-agent out of the credential file
@@ -180,8 +228,9 @@ def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
     assert not any("do-not-leak-42" in json.dumps(r) for r in api.requests)
 
     # SubagentStart / SubagentStop: which sub-agent ran
-    log = [json.loads(line) for line in
-           (root / ".agents" / "subagents.jsonl").read_text().splitlines()]
+    log = [
+        json.loads(line) for line in (root / ".agents" / "subagents.jsonl").read_text().splitlines()
+    ]
     assert [e["event"] for e in log] == ["start", "stop"]
     assert {e["agent_type"] for e in log} == {"subagents:explore-agent"}
     agent_id = log[0]["agent_id"]
@@ -191,7 +240,8 @@ def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
     # the handoff in its last message was recorded in state.json
     records = state(root)["handoffs"]["records"]
     assert [(r["phase"], r["decision"], r["agent"]) for r in records] == [
-        ("0", "PROCEED", agent_id)]
+        ("0", "PROCEED", agent_id)
+    ]
     assert records[0]["summary"] == HANDOFF["context_summary"]
     # issue 14: noted for the orchestrator; one agent's answer does not complete phase 0
     assert records[0]["target"] == "the ledger of phase 0"
@@ -202,10 +252,12 @@ def test_a_sub_agent_launch_updates_the_state(root: Path) -> None:
     assert "main" in calls
 
 
-TASKS = {"tasks": [
-    {"id": "t1", "title": "health model", "complexity": "easy", "dependencies": []},
-    {"id": "t2", "title": "health route", "complexity": "medium", "dependencies": ["t1"]},
-]}
+TASKS = {
+    "tasks": [
+        {"id": "t1", "title": "health model", "complexity": "easy", "dependencies": []},
+        {"id": "t2", "title": "health route", "complexity": "medium", "dependencies": ["t1"]},
+    ]
+}
 
 
 def walk_to_the_task_wave(root: Path) -> dict[str, Any]:
@@ -214,8 +266,7 @@ def walk_to_the_task_wave(root: Path) -> dict[str, Any]:
     env = {**os.environ, "PATH": f"{VENV_BIN}:/usr/bin:/bin"}
 
     def run(*args: str) -> str:
-        proc = subprocess.run([*cli, *args], env=env, capture_output=True, text=True,
-                              check=False)
+        proc = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, check=False)
         assert proc.returncode == 0, (args, proc.stderr)
         return proc.stdout
 
@@ -237,20 +288,40 @@ def walk_to_the_task_wave(root: Path) -> dict[str, Any]:
 def launch_one_task_agent(body: dict[str, Any]) -> list[Block] | None:
     system = request_text({"system": body.get("system")})
     if "# Task agent" in system:
-        handoff = {"task_id": "t1", "phase": "write", "status": "complete",
-                   "decision": "PROCEED", "files_changed": ["health/model.py"],
-                   "context_summary": "Added the health model.", "issues": []}
+        handoff = {
+            "task_id": "t1",
+            "phase": "write",
+            "status": "complete",
+            "decision": "PROCEED",
+            "files_changed": ["health/model.py"],
+            "context_summary": "Added the health model.",
+            "issues": [],
+        }
         return [{"type": "text", "text": "```json\n" + json.dumps(handoff) + "\n```"}]
     text = request_text({"messages": body.get("messages", [])})
     if "<command-name>/subagents:next</command-name>" not in text:
         return None
     if tool_results(body):
         return [{"type": "text", "text": "Wave 1 done."}]
-    return [{"type": "tool_use", "name": "Agent", "input": {
-        "subagent_type": "subagents:task-agent", "description": "task t1: health model",
-        "prompt": json.dumps({"task_id": "t1", "phase": "write",
-                              "instructions": "Implement task t1: health model."}),
-        "model": "sonnet", "run_in_background": False}}]
+    return [
+        {
+            "type": "tool_use",
+            "name": "Agent",
+            "input": {
+                "subagent_type": "subagents:task-agent",
+                "description": "task t1: health model",
+                "prompt": json.dumps(
+                    {
+                        "task_id": "t1",
+                        "phase": "write",
+                        "instructions": "Implement task t1: health model.",
+                    }
+                ),
+                "model": "sonnet",
+                "run_in_background": False,
+            },
+        }
+    ]
 
 
 def test_hooks_record_which_agent_ran_which_task(root: Path) -> None:
@@ -262,10 +333,13 @@ def test_hooks_record_which_agent_ran_which_task(root: Path) -> None:
     (first, *_) = main_requests(api, "<command-name>/subagents:next</command-name>")
     assert "task t1 [easy, sonnet-4.5]: health model" in request_text(first)
 
-    log = [json.loads(line) for line in
-           (root / ".agents" / "subagents.jsonl").read_text().splitlines()]
+    log = [
+        json.loads(line) for line in (root / ".agents" / "subagents.jsonl").read_text().splitlines()
+    ]
     assert [(e["event"], e["agent_type"]) for e in log] == [
-        ("start", "subagents:task-agent"), ("stop", "subagents:task-agent")]
+        ("start", "subagents:task-agent"),
+        ("stop", "subagents:task-agent"),
+    ]
     agent_id = log[0]["agent_id"]
 
     s = state(root)

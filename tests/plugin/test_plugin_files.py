@@ -32,35 +32,77 @@ from agents_state.hooks import EVENTS
 from agents_state.profiles import get_profile, tool_allowed
 
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-SKILLS = {"workflow", "configuration", "complexity-scorer", "explore-dispatcher",
-          "plan-dispatcher", "task-dispatcher", "plan-writer"}
+SKILLS = {
+    "workflow",
+    "configuration",
+    "complexity-scorer",
+    "explore-dispatcher",
+    "plan-dispatcher",
+    "task-dispatcher",
+    "plan-writer",
+}
 AGENTS = {
     # design 004: the workers the orchestrator launches per phase
-    "explore-agent", "plan-agent", "task-agent",
+    "explore-agent",
+    "plan-agent",
+    "task-agent",
     # design 000: the eleven consolidated templates
-    "domain-researcher", "domain-writer", "quality-validator", "quality-checker",
-    "spec-analyzer", "git-content-generator", "code-analyzer", "git-executor", "pr-reviewer",
-    "security-scanner", "parallel-executor",
+    "domain-researcher",
+    "domain-writer",
+    "quality-validator",
+    "quality-checker",
+    "spec-analyzer",
+    "git-content-generator",
+    "code-analyzer",
+    "git-executor",
+    "pr-reviewer",
+    "security-scanner",
+    "parallel-executor",
 }
 COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run"}
 # issue 10: the orchestrator chains of designs 000 / 002
 COMMANDS |= {"code", "plan", "ui", "docs", "eval", "check", "git"}
 MODELS = {"sonnet", "opus", "haiku", "inherit"}
-TOOLS = {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Grep", "Glob",
-         "WebFetch", "WebSearch", "Agent", "Task", "TodoWrite"}
+TOOLS = {
+    "Read",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "Bash",
+    "Grep",
+    "Glob",
+    "WebFetch",
+    "WebSearch",
+    "Agent",
+    "Task",
+    "TodoWrite",
+}
 # Hook events of Claude Code 2.1.330 that this plugin may use.
-HOOK_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
-               "Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact",
-               "SessionStart", "SessionEnd"}
+HOOK_EVENTS = {
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Notification",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+}
 LAUNCHER_HOOK = '"${CLAUDE_PLUGIN_ROOT}/bin/agents-state" hook '
 INSTALL_HOOK = '"${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"'
 # event -> the hook commands, in order: install first, then the engine's handlers
-WIRED = {"SessionStart": [INSTALL_HOOK],
-         "PreToolUse": [LAUNCHER_HOOK + "pre-tool-use", LAUNCHER_HOOK + "permission"],
-         "PostToolUse": [LAUNCHER_HOOK + "post-tool-use"],
-         "PostToolUseFailure": [LAUNCHER_HOOK + "post-tool-use-failure"],
-         "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
-         "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"]}
+WIRED = {
+    "SessionStart": [INSTALL_HOOK],
+    "PreToolUse": [LAUNCHER_HOOK + "pre-tool-use", LAUNCHER_HOOK + "permission"],
+    "PostToolUse": [LAUNCHER_HOOK + "post-tool-use"],
+    "PostToolUseFailure": [LAUNCHER_HOOK + "post-tool-use-failure"],
+    "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
+    "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"],
+}
 
 
 def ids(docs: list[Doc]) -> list[str]:
@@ -121,8 +163,9 @@ def test_skill_drives_the_cli(doc: Doc) -> None:
     assert "agents-state " in doc.body
     assert doc.meta.get("allowed-tools") == "Bash(agents-state *)"
     if "state.json" in doc.body:
-        assert re.search(r"[Nn]ever (edit|write) [`]?\.agents/state\.json", doc.body), \
+        assert re.search(r"[Nn]ever (edit|write) [`]?\.agents/state\.json", doc.body), (
             "a skill that names state.json must say never to edit it"
+        )
 
 
 # -- agents ----------------------------------------------------------------------------------
@@ -268,14 +311,16 @@ def test_approvals_run_only_for_the_tools_they_judge() -> None:
 
 
 def test_the_checks_catch_unsafe_shell_lines() -> None:
-    body = "Run: !`agents-state dispatch \"$ARGUMENTS\"` then !`rm -rf x`\n"
+    body = 'Run: !`agents-state dispatch "$ARGUMENTS"` then !`rm -rf x`\n'
     blocks = shell_blocks(body)
     assert blocks == ['agents-state dispatch "$ARGUMENTS"', "rm -rf x"]
     assert PLACEHOLDER.search(split_heredocs(blocks[0])[0])
     assert not any(rule_covers("agents-state *", c) for c in simple_commands(blocks[1]))
     script, bodies = split_heredocs("agents-state x <<'E'\n$ARGUMENTS; rm -rf ~\nE\ntrue")
-    assert (simple_commands(script), bodies) == (["agents-state x <<'E'", "true"],
-                                                 ["$ARGUMENTS; rm -rf ~"])
+    assert (simple_commands(script), bodies) == (
+        ["agents-state x <<'E'", "true"],
+        ["$ARGUMENTS; rm -rf ~"],
+    )
     # an unquoted delimiter expands its body: it does not count as data
     script, bodies = split_heredocs("agents-state x <<E\n$ARGUMENTS\nE")
     assert bodies == [] and PLACEHOLDER.search(script)

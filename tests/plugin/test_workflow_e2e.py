@@ -43,19 +43,42 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 TASK = "Add a health endpoint"
 DISPATCH = "<command-name>/subagents:dispatch</command-name>"
 GO_ON = "Go on with the workflow."
-AGENT_HEADERS = {"# Explore agent": "explore", "# Plan agent": "plan", "# Task agent": "task",
-                 "# PR reviewer": "reviewer"}
-TASKS = {"tasks": [
-    {"id": "t1", "title": "health model", "complexity": "easy", "dependencies": [],
-     "files": ["health/model.py"]},
-    {"id": "t2", "title": "health route", "complexity": "easy", "dependencies": [],
-     "files": ["health/route.py"]},
-]}
+AGENT_HEADERS = {
+    "# Explore agent": "explore",
+    "# Plan agent": "plan",
+    "# Task agent": "task",
+    "# PR reviewer": "reviewer",
+}
+TASKS = {
+    "tasks": [
+        {
+            "id": "t1",
+            "title": "health model",
+            "complexity": "easy",
+            "dependencies": [],
+            "files": ["health/model.py"],
+        },
+        {
+            "id": "t2",
+            "title": "health route",
+            "complexity": "easy",
+            "dependencies": [],
+            "files": ["health/route.py"],
+        },
+    ]
+}
 
 
 def handoff(task_id: str, phase: str, summary: str, **extra: Any) -> dict[str, Any]:
-    return {"task_id": task_id, "phase": phase, "status": "complete", "decision": "PROCEED",
-            "context_summary": summary, "issues": [], **extra}
+    return {
+        "task_id": task_id,
+        "phase": phase,
+        "status": "complete",
+        "decision": "PROCEED",
+        "context_summary": summary,
+        "issues": [],
+        **extra,
+    }
 
 
 def fenced(data: dict[str, Any]) -> str:
@@ -63,8 +86,11 @@ def fenced(data: dict[str, Any]) -> str:
 
 
 def bash(command: str) -> Block:
-    return {"type": "tool_use", "name": "Bash",
-            "input": {"command": command, "description": command[:40]}}
+    return {
+        "type": "tool_use",
+        "name": "Bash",
+        "input": {"command": command, "description": command[:40]},
+    }
 
 
 def text(words: str) -> list[Block]:
@@ -119,8 +145,10 @@ class Workflow:
     def summarise(self) -> list[Block]:
         self.summaries += 1
         quoted = fenced(handoff("explore-1", "research", "Health checks live nowhere yet."))
-        return text("<analysis>short</analysis>\n<summary>The user runs a subagents workflow "
-                    f"for '{TASK}'. An explore agent answered:\n{quoted}\n</summary>")
+        return text(
+            "<analysis>short</analysis>\n<summary>The user runs a subagents workflow "
+            f"for '{TASK}'. An explore agent answered:\n{quoted}\n</summary>"
+        )
 
     def sub_agent(self, kind: str, body: dict[str, Any]) -> list[Block]:
         first = request_text({"messages": (body.get("messages") or [])[:1]})
@@ -129,26 +157,51 @@ class Workflow:
         n = area.group(1) if area else "1"
         if kind == "explore":
             if n == "1" and not results:  # tries a credential file first
-                return [{"type": "tool_use", "name": "Read",
-                         "input": {"file_path": str(self.root / ".env")}}]
+                return [
+                    {
+                        "type": "tool_use",
+                        "name": "Read",
+                        "input": {"file_path": str(self.root / ".env")},
+                    }
+                ]
             if n == "1":
                 self.denials.extend(results.values())
             time.sleep(2 * (int(n) - 1))  # answers one by one, as real agents finish
-            return text(fenced(handoff(f"explore-{n}", "research", f"Area {n} mapped.",
-                                       findings={"area": f"area {n}"})))
+            return text(
+                fenced(
+                    handoff(
+                        f"explore-{n}",
+                        "research",
+                        f"Area {n} mapped.",
+                        findings={"area": f"area {n}"},
+                    )
+                )
+            )
         if kind == "plan":
-            return text(fenced(handoff(f"plan-{n}", "research", f"Plan for area {n}.",
-                                       findings={"tasks": TASKS["tasks"]})))
+            return text(
+                fenced(
+                    handoff(
+                        f"plan-{n}",
+                        "research",
+                        f"Plan for area {n}.",
+                        findings={"tasks": TASKS["tasks"]},
+                    )
+                )
+            )
         if kind == "reviewer":
-            return text(fenced(handoff("review-1.3", "validate", "The plan is sound.",
-                                       findings={"issues": []})))
+            return text(
+                fenced(
+                    handoff("review-1.3", "validate", "The plan is sound.", findings={"issues": []})
+                )
+            )
         task = re.search(r"task (t\d)", first)
         tid = task.group(1) if task else "t?"
         if not results:
             return [bash(f'agents-state task done {tid} --summary "Implemented {tid}"')]
         self.engine_results.append((f"task done {tid}", "\n".join(results.values())))
-        return text(fenced(handoff(tid, "write", f"Implemented {tid}.",
-                                   files_changed=[f"health/{tid}.py"])))
+        return text(
+            fenced(handoff(tid, "write", f"Implemented {tid}.", files_changed=[f"health/{tid}.py"]))
+        )
 
     # -- the orchestrator ---------------------------------------------------------------------
 
@@ -167,15 +220,19 @@ class Workflow:
                 return str(stage["phases"][pid]["status"])
         raise KeyError(pid)
 
-    def launch(self, action: dict[str, Any], prompts: list[str], background: bool
-               ) -> Generator[list[Block], dict[str, Any], None]:
+    def launch(
+        self, action: dict[str, Any], prompts: list[str], background: bool
+    ) -> Generator[list[Block], dict[str, Any], None]:
         agents = action["agents"]
         model = agents.get("agentModel")
         self.agent_models.append(model)
         calls: list[Block] = []
         for prompt in prompts:
-            call: dict[str, Any] = {"subagent_type": agents["subagentType"],
-                                    "description": prompt[:30], "prompt": prompt}
+            call: dict[str, Any] = {
+                "subagent_type": agents["subagentType"],
+                "description": prompt[:30],
+                "prompt": prompt,
+            }
             if model:
                 call["model"] = model
             if not background:
@@ -197,8 +254,13 @@ class Workflow:
             body = yield text(f"{len(answered)} of {len(prompts)} answered; waiting.")
 
     def write(self, rel: str, content: str) -> Generator[list[Block], dict[str, Any], None]:
-        body = yield [{"type": "tool_use", "name": "Write",
-                       "input": {"file_path": str(self.root / rel), "content": content}}]
+        body = yield [
+            {
+                "type": "tool_use",
+                "name": "Write",
+                "input": {"file_path": str(self.root / rel), "content": content},
+            }
+        ]
         (out,) = tool_results(body).values()
         self.engine_results.append((f"Write {rel}", out))
 
@@ -207,8 +269,7 @@ class Workflow:
         if action["command"].startswith("agents-state tasks load"):
             return json.dumps(TASKS)
         if pid == "3.1":
-            return json.dumps({"commands": [{"name": "test", "command": "pytest",
-                                             "exitCode": 0}]})
+            return json.dumps({"commands": [{"name": "test", "command": "pytest", "exitCode": 0}]})
         if action["write"].endswith(".json"):
             return json.dumps({"issues": []})
         return f"# {pid} {action['phaseName']}\n\nDone for: {TASK}\n"
@@ -216,8 +277,9 @@ class Workflow:
     def orchestrator(self) -> Generator[list[Block], dict[str, Any], None]:
         body = yield []
         assert "workflow started: " + TASK in request_text(body)  # the command's `!` block
-        body = yield [{"type": "tool_use", "name": "Skill",
-                       "input": {"skill": "subagents:workflow"}}]
+        body = yield [
+            {"type": "tool_use", "name": "Skill", "input": {"skill": "subagents:workflow"}}
+        ]
         compacted = False
         while True:
             action = json.loads((yield from self.run("agents-state next --json")))
@@ -233,41 +295,64 @@ class Workflow:
                     self.first_after_compact = request_text(body)
                 continue
             if kind == "dispatch_agents" and action.get("tasks"):
-                prompts = [f"Implement task {t['id']}: {t['title']}. When done run: "
-                           f"agents-state task done {t['id']} --summary TEXT"
-                           for t in action["tasks"]]
+                prompts = [
+                    f"Implement task {t['id']}: {t['title']}. When done run: "
+                    f"agents-state task done {t['id']} --summary TEXT"
+                    for t in action["tasks"]
+                ]
                 yield from self.launch(action, prompts, background=True)
                 continue
             if kind == "dispatch_agents" or (kind == "review" and action["phase"] == "1.3"):
                 if kind == "review":
-                    action = {**action, "agents": {**action["agents"], "agentModel": "opus",
-                                                   "subagentType": "subagents:pr-reviewer"}}
+                    action = {
+                        **action,
+                        "agents": {
+                            **action["agents"],
+                            "agentModel": "opus",
+                            "subagentType": "subagents:pr-reviewer",
+                        },
+                    }
                 count = action["agents"]["count"]
-                prompts = [f"{action['phaseName']}: area {i + 1} of '{TASK}'"
-                           for i in range(count)]
+                prompts = [f"{action['phaseName']}: area {i + 1} of '{TASK}'" for i in range(count)]
                 yield from self.launch(action, prompts, background=action["phase"] == "0")
-                self.phase_open_after_agent[action["phase"]] = \
+                self.phase_open_after_agent[action["phase"]] = (
                     self.phase_status(action["phase"]) != "completed"
+                )
             yield from self.write(action["write"], self.artifact(action))
             yield from self.run(action["command"])
 
 
 def run_claude(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:
     env = base_env(api.url, SYSTEM_PATH)
-    return subprocess.run([CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *args], cwd=root,
-                          env=env, capture_output=True, text=True, timeout=420, check=False)
+    return subprocess.run(
+        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=420,
+        check=False,
+    )
 
 
 def log_events(home: Path, log: Path) -> None:
     """User settings: log every PermissionRequest, SessionStart and SubagentStop event."""
+
     def logger() -> list[dict[str, Any]]:
-        return [{"matcher": "*", "hooks": [
-            {"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}]}]
+        return [
+            {
+                "matcher": "*",
+                "hooks": [{"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}],
+            }
+        ]
 
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps({"hooks": {e: logger() for e in (
-        "PermissionRequest", "SessionStart", "SubagentStop")}}))
+    settings.write_text(
+        json.dumps(
+            {"hooks": {e: logger() for e in ("PermissionRequest", "SessionStart", "SubagentStop")}}
+        )
+    )
 
 
 def events(log: Path) -> list[dict[str, Any]]:
@@ -281,8 +366,13 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert shutil.which("agents-state", path=SYSTEM_PATH) is None, "an engine is on PATH"
     # nor can the launcher's last resort (python3 -m agents_state) answer in its place
     python = shutil.which("python3", path=SYSTEM_PATH)
-    assert python and subprocess.run([python, "-c", "import click, pydantic, orjson"],
-                                     capture_output=True, check=False).returncode != 0
+    assert (
+        python
+        and subprocess.run(
+            [python, "-c", "import click, pydantic, orjson"], capture_output=True, check=False
+        ).returncode
+        != 0
+    )
     home = Path(os.environ["HOME"])
     log = tmp_path / "events.jsonl"
     log_events(home, log)
@@ -317,8 +407,9 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert flow.phase_open_after_agent == {"0": True, "1.2": True, "1.3": True}
 
     # the explore agent's Read of .env was denied; the secret never reached the model
-    assert any("PreToolUse:Read hook error" in d and "credential files" in d
-               for d in flow.denials), flow.denials
+    assert any(
+        "PreToolUse:Read hook error" in d and "credential files" in d for d in flow.denials
+    ), flow.denials
     assert not any("do-not-leak-42" in json.dumps(r) for r in api.requests)
 
     # /compact: the summariser's SubagentStop changed nothing; SessionStart brought it back
@@ -338,12 +429,17 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     # the tests passed at their first run, so 3.2 (analyse and fix) had nothing to do (issue 15)
     assert phases.pop("3.2") == "skipped", phases
     assert set(phases.values()) == {"completed"}, phases
-    recorded = [c.split()[3] for c, out in flow.engine_results
-                if c.startswith("agents-state phase complete")]
+    recorded = [
+        c.split()[3]
+        for c, out in flow.engine_results
+        if c.startswith("agents-state phase complete")
+    ]
     # 2.1 completes with its last task, which the task agents recorded themselves
     assert sorted(recorded) == sorted(pid for pid in phases if pid != "2.1"), recorded
     assert {c for c, _ in flow.engine_results if c.startswith("task done")} == {
-        "task done t1", "task done t2"}
+        "task done t1",
+        "task done t2",
+    }
     targets = {r["target"] for r in state["handoffs"]["records"]}
     assert all(t.startswith(("the ledger of phase", "task ")) for t in targets), targets
 

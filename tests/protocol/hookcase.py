@@ -10,16 +10,25 @@ from typing import Any
 
 from agents_state.hooks.profile_check import subagent_denial
 
-CRED = ("agents-state: the {profile} profile may not read or search credential files: {what}; "
-        "handoffs must stay free of secrets: continue without it, and if the task needs a value "
-        "from it, finish with decision CLARIFY and ask the user.")
-BASH = ("agents-state: the {profile} profile runs only allowlisted Bash commands (tests, "
-        "linters, builds, git read commands, looking at files); {why}. Use Read, Grep or Glob, "
-        "or ask for the command in toolProfiles.{profile}.bashAllow (.agents/config.json); if "
-        "the task needs it, finish with decision CLARIFY.")
+CRED = (
+    "agents-state: the {profile} profile may not read or search credential files: {what}; "
+    "handoffs must stay free of secrets: continue without it, and if the task needs a value "
+    "from it, finish with decision CLARIFY and ask the user."
+)
+BASH = (
+    "agents-state: the {profile} profile runs only allowlisted Bash commands (tests, "
+    "linters, builds, git read commands, looking at files); {why}. Use Read, Grep or Glob, "
+    "or ask for the command in toolProfiles.{profile}.bashAllow (.agents/config.json); if "
+    "the task needs it, finish with decision CLARIFY."
+)
 
-HOME_FILES = (".ssh/id_ed25519", ".aws/credentials", ".docker/config.json", ".kube/config",
-              ".config/gh/hosts.yml")
+HOME_FILES = (
+    ".ssh/id_ed25519",
+    ".aws/credentials",
+    ".docker/config.json",
+    ".kube/config",
+    ".config/gh/hosts.yml",
+)
 
 
 def make_project(base: Path) -> Path:
@@ -27,8 +36,9 @@ def make_project(base: Path) -> Path:
     ordinary sources; the credential files of ``HOME_FILES`` under ``$HOME``."""
     root = base / "proj"
     (root / ".agents").mkdir(parents=True)
-    (root / ".agents" / "state.json").write_text(json.dumps(
-        {"version": 2, "task": "t", "status": "in_progress", "currentPhase": "0"}))
+    (root / ".agents" / "state.json").write_text(
+        json.dumps({"version": 2, "task": "t", "status": "in_progress", "currentPhase": "0"})
+    )
     (root / ".env").write_text("API_KEY=s3cr3t\n")
     (root / ".env.example").write_text("API_KEY=\n")
     (root / "config").mkdir()
@@ -43,11 +53,25 @@ def make_project(base: Path) -> Path:
     return root
 
 
-def ask(root: Path, tool: str, tool_input: Any, agent: str = "subagents:explore",
-        cwd: str | Path | None = None, **extra: Any) -> str | None:
+def ask(
+    root: Path,
+    tool: str,
+    tool_input: Any,
+    agent: str = "subagents:explore",
+    cwd: str | Path | None = None,
+    **extra: Any,
+) -> str | None:
     """The deny reason for a sub-agent's call, or ``None`` when it is allowed."""
-    payload = {"session_id": "s", "transcript_path": "/tmp/t.jsonl",
-               "cwd": str(root if cwd is None else cwd), "hook_event_name": "PreToolUse",
-               "tool_name": tool, "tool_input": tool_input, "tool_use_id": "toolu_1",
-               "agent_id": "a1", "agent_type": agent, **extra}
+    payload = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(root if cwd is None else cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+        "agent_id": "a1",
+        "agent_type": agent,
+        **extra,
+    }
     return subagent_denial(payload, None)

@@ -31,7 +31,10 @@ def test_design_examples_validate(name: str) -> None:
 def test_implied_decisions_and_failures() -> None:
     qa = check_handoff(VALID["002 qa STOP"][1], "qa")
     assert (qa.decision, qa.phase, qa.failures) == (
-        "STOP", "validate", ("tests: loginUser should return token",))
+        "STOP",
+        "validate",
+        ("tests: loginUser should return token",),
+    )
     assert check_handoff(VALID["000 quality-validator"][1], "v").decision == "PROCEED"
     assert check_handoff(VALID["000 domain-writer data flow"][1], "w").decision == "PROCEED"
     checker = check_handoff(VALID["000 quality-checker"][1], "c")
@@ -40,8 +43,12 @@ def test_implied_decisions_and_failures() -> None:
 
 def test_prose_and_fence_are_accepted() -> None:
     body = json.dumps(VALID["001 response"][1], indent=2)
-    for text in (body, f"Here is my handoff:\n```json\n{body}\n```\nDone.",
-                 f"Research complete.\n\n{body}\n\nLet me know.", f"```\n{body}\n```"):
+    for text in (
+        body,
+        f"Here is my handoff:\n```json\n{body}\n```\nDone.",
+        f"Research complete.\n\n{body}\n\nLet me know.",
+        f"```\n{body}\n```",
+    ):
         assert parse_handoff(text, "reply.md").summary == RESEARCH_SUMMARY
 
 
@@ -64,87 +71,176 @@ _LONG = "word " * 501
 _KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"
 
 BAD: list[tuple[str, Any, str | None]] = [
-    ("decision", _resp(decision="GO"),
-     "f: decision: must be one of PROCEED, STOP, CLARIFY (got 'GO')"),
+    (
+        "decision",
+        _resp(decision="GO"),
+        "f: decision: must be one of PROCEED, STOP, CLARIFY (got 'GO')",
+    ),
     ("missing decision", _resp(decision=_DROP), "f: decision: required field missing"),
     ("missing task_id", _resp(task_id=_DROP), "f: task_id: required field missing"),
     ("empty task_id", _resp(task_id="  "), "f: task_id: must not be empty"),
-    ("phase", _resp(phase="deploy"),
-     "f: phase: must be one of research, write, validate, build, type, lint, test, security "
-     "(got 'deploy')"),
-    ("status", _resp(status="finished"),
-     "f: status: must be one of complete, partial, blocked (got 'finished')"),
-    ("summary type", _resp(context_summary=42),
-     "f: context_summary: must be a string (got a number)"),
-    ("summary empty", _resp(context_summary=" "),
-     "f: context_summary: must not be empty: summarise the findings for the next phase"),
-    ("summary cap", _resp(context_summary=_LONG),
-     "f: context_summary: 501 tokens (estimated), over the 500-token cap: keep file paths, "
-     "patterns, conflicts and the reason for the decision; drop queries, file contents and "
-     "intermediate reasoning"),
+    (
+        "phase",
+        _resp(phase="deploy"),
+        "f: phase: must be one of research, write, validate, build, type, lint, test, security "
+        "(got 'deploy')",
+    ),
+    (
+        "status",
+        _resp(status="finished"),
+        "f: status: must be one of complete, partial, blocked (got 'finished')",
+    ),
+    (
+        "summary type",
+        _resp(context_summary=42),
+        "f: context_summary: must be a string (got a number)",
+    ),
+    (
+        "summary empty",
+        _resp(context_summary=" "),
+        "f: context_summary: must not be empty: summarise the findings for the next phase",
+    ),
+    (
+        "summary cap",
+        _resp(context_summary=_LONG),
+        "f: context_summary: 501 tokens (estimated), over the 500-token cap: keep file paths, "
+        "patterns, conflicts and the reason for the decision; drop queries, file contents and "
+        "intermediate reasoning",
+    ),
     ("tokens negative", _resp(tokens_used=-5), "f: tokens_used: must be >= 0 (got -5)"),
-    ("tokens text", _resp(tokens_used="many"),
-     "f: tokens_used: must be a whole number (got a string)"),
+    (
+        "tokens text",
+        _resp(tokens_used="many"),
+        "f: tokens_used: must be a whole number (got a string)",
+    ),
     ("issues item", _resp(issues=["ok", 3]), "f: issues.1: must be a string (got a number)"),
     ("findings type", _resp(findings=[1]), "f: findings: must be an object (got a list)"),
     ("typo", _resp(decison="PROCEED"), "f: decison: unknown field (did you mean decision?)"),
-    ("clarify", _resp(decision="CLARIFY"),
-     "f: questions: decision CLARIFY needs at least one question for the user"),
-    ("stop", _resp(decision="STOP"),
-     "f: reason: decision STOP needs a reason: set reason or list issues"),
-    ("proceed blocked", _resp(status="blocked"),
-     "f: decision: PROCEED contradicts status blocked; use STOP or CLARIFY"),
-    ("secret key", _resp(issues=["found", _KEY]),
-     "f: issues.1: looks like a private key block; handoffs must not carry secrets: remove it "
-     "and name where the secret lives instead (an env var)"),
-    ("aws key", _resp(findings={"env": {"key": "AKIAIOSFODNN7EXAMPLE"}}),
-     "f: findings.env.key: looks like an AWS access key id; handoffs must not carry secrets: "
-     "remove it and name where the secret lives instead (an env var)"),
-    ("bearer", {**_REQ, "instructions": "call with Bearer eyJhbGciOiJIUzI1NiJ9abc123def456"},
-     "f: instructions: looks like a bearer token; handoffs must not carry secrets: remove it "
-     "and name where the secret lives instead (an env var)"),
+    (
+        "clarify",
+        _resp(decision="CLARIFY"),
+        "f: questions: decision CLARIFY needs at least one question for the user",
+    ),
+    (
+        "stop",
+        _resp(decision="STOP"),
+        "f: reason: decision STOP needs a reason: set reason or list issues",
+    ),
+    (
+        "proceed blocked",
+        _resp(status="blocked"),
+        "f: decision: PROCEED contradicts status blocked; use STOP or CLARIFY",
+    ),
+    (
+        "secret key",
+        _resp(issues=["found", _KEY]),
+        "f: issues.1: looks like a private key block; handoffs must not carry secrets: remove it "
+        "and name where the secret lives instead (an env var)",
+    ),
+    (
+        "aws key",
+        _resp(findings={"env": {"key": "AKIAIOSFODNN7EXAMPLE"}}),
+        "f: findings.env.key: looks like an AWS access key id; handoffs must not carry secrets: "
+        "remove it and name where the secret lives instead (an env var)",
+    ),
+    (
+        "bearer",
+        {**_REQ, "instructions": "call with Bearer eyJhbGciOiJIUzI1NiJ9abc123def456"},
+        "f: instructions: looks like a bearer token; handoffs must not carry secrets: remove it "
+        "and name where the secret lives instead (an env var)",
+    ),
     ("request files", {**_REQ, "context": {**_REQ["context"], "relevant_files": "a.ts"}}, None),
-    ("request file item", {**_REQ, "context": {**_REQ["context"], "relevant_files": ["a", 2]}},
-     "f: context.relevant_files.1: must be a string (got a number)"),
-    ("request no feature", {**_REQ, "context": {"relevant_files": []}},
-     "f: context.feature: required for a research request"),
-    ("request context type", {**_REQ, "context": "auth"},
-     "f: context: must be an object (got a string)"),
-    ("request expected_output", {**_REQ, "expected_output": "code"},
-     "f: expected_output: must be one of structured_findings, files_changed, validation_result "
-     "(got 'code')"),
-    ("request previous_findings cap",
-     {**_REQ, "context": {**_REQ["context"], "previous_findings": _LONG}},
-     "f: context.previous_findings: 501 tokens (estimated), over the 500-token cap: keep file "
-     "paths, patterns, conflicts and the reason for the decision; drop queries, file contents "
-     "and intermediate reasoning"),
-    ("request unknown context field",
-     {**_REQ, "context": {**_REQ["context"], "relevant_file": ["a"]}},
-     "f: context.relevant_file: unknown field (did you mean relevant_files?)"),
-    ("retry attempt", {**VALID["002 writer retry input"][1], "context": {
-        "feature": "x", "retry_context": {"failures": [], "attempt": 0}}},
-     "f: context.retry_context.attempt: must be >= 1 (got 0)"),
-    ("validator proceed with failure", {"decision": "PROCEED", "checks": {
-        "tests": {"passed": False}}}, "f: checks.tests: failed, but decision is PROCEED"),
-    ("validator pass with failure", {"status": "PASS", "checks": {"lint": "fail"}},
-     "f: checks.lint: failed, but status is PASS"),
-    ("validator no verdict", {"checks": {"lint": "pass"}},
-     "f: decision: required field missing (or give status PASS or FAIL)"),
-    ("validator clarify", {"decision": "CLARIFY", "checks": {"lint": "pass"}},
-     "f: decision: must be one of PROCEED, STOP (got 'CLARIFY')"),
-    ("validator check", {"decision": "PROCEED", "checks": {"lint": "maybe"}},
-     "f: checks.lint: must be an object (got a string)"),
-    ("coverage", {"decision": "PROCEED", "checks": {"tests": {"passed": True,
-                                                                "coverage": 120}}},
-     "f: checks.tests.coverage: must be <= 100 (got 120)"),
-    ("checker type", {"check_type": "format", "status": "pass"},
-     "f: check_type: must be one of build, type, lint, test, security (got 'format')"),
-    ("checker proceed fail", {"check_type": "lint", "status": "fail", "decision": "PROCEED"},
-     "f: decision: PROCEED contradicts status fail; use STOP"),
-    ("writer files", {"status": "complete", "files_changed": [{"action": "created"}]},
-     "f: files_changed.0.path: required field missing"),
-    ("writer action", {"status": "complete", "files_changed": [{"path": "a", "action": "x"}]},
-     "f: files_changed.0.action: must be one of created, modified, deleted (got 'x')"),
+    (
+        "request file item",
+        {**_REQ, "context": {**_REQ["context"], "relevant_files": ["a", 2]}},
+        "f: context.relevant_files.1: must be a string (got a number)",
+    ),
+    (
+        "request no feature",
+        {**_REQ, "context": {"relevant_files": []}},
+        "f: context.feature: required for a research request",
+    ),
+    (
+        "request context type",
+        {**_REQ, "context": "auth"},
+        "f: context: must be an object (got a string)",
+    ),
+    (
+        "request expected_output",
+        {**_REQ, "expected_output": "code"},
+        "f: expected_output: must be one of structured_findings, files_changed, validation_result "
+        "(got 'code')",
+    ),
+    (
+        "request previous_findings cap",
+        {**_REQ, "context": {**_REQ["context"], "previous_findings": _LONG}},
+        "f: context.previous_findings: 501 tokens (estimated), over the 500-token cap: keep file "
+        "paths, patterns, conflicts and the reason for the decision; drop queries, file contents "
+        "and intermediate reasoning",
+    ),
+    (
+        "request unknown context field",
+        {**_REQ, "context": {**_REQ["context"], "relevant_file": ["a"]}},
+        "f: context.relevant_file: unknown field (did you mean relevant_files?)",
+    ),
+    (
+        "retry attempt",
+        {
+            **VALID["002 writer retry input"][1],
+            "context": {"feature": "x", "retry_context": {"failures": [], "attempt": 0}},
+        },
+        "f: context.retry_context.attempt: must be >= 1 (got 0)",
+    ),
+    (
+        "validator proceed with failure",
+        {"decision": "PROCEED", "checks": {"tests": {"passed": False}}},
+        "f: checks.tests: failed, but decision is PROCEED",
+    ),
+    (
+        "validator pass with failure",
+        {"status": "PASS", "checks": {"lint": "fail"}},
+        "f: checks.lint: failed, but status is PASS",
+    ),
+    (
+        "validator no verdict",
+        {"checks": {"lint": "pass"}},
+        "f: decision: required field missing (or give status PASS or FAIL)",
+    ),
+    (
+        "validator clarify",
+        {"decision": "CLARIFY", "checks": {"lint": "pass"}},
+        "f: decision: must be one of PROCEED, STOP (got 'CLARIFY')",
+    ),
+    (
+        "validator check",
+        {"decision": "PROCEED", "checks": {"lint": "maybe"}},
+        "f: checks.lint: must be an object (got a string)",
+    ),
+    (
+        "coverage",
+        {"decision": "PROCEED", "checks": {"tests": {"passed": True, "coverage": 120}}},
+        "f: checks.tests.coverage: must be <= 100 (got 120)",
+    ),
+    (
+        "checker type",
+        {"check_type": "format", "status": "pass"},
+        "f: check_type: must be one of build, type, lint, test, security (got 'format')",
+    ),
+    (
+        "checker proceed fail",
+        {"check_type": "lint", "status": "fail", "decision": "PROCEED"},
+        "f: decision: PROCEED contradicts status fail; use STOP",
+    ),
+    (
+        "writer files",
+        {"status": "complete", "files_changed": [{"action": "created"}]},
+        "f: files_changed.0.path: required field missing",
+    ),
+    (
+        "writer action",
+        {"status": "complete", "files_changed": [{"path": "a", "action": "x"}]},
+        "f: files_changed.0.action: must be one of created, modified, deleted (got 'x')",
+    ),
     ("git title", {"content_type": "commit", "title": ""}, "f: title: must not be empty"),
 ]
 
@@ -170,19 +266,34 @@ def test_every_problem_is_reported_at_once() -> None:
         "r.json: 5 problems: task_id: must not be empty; phase: must be one of research, write, "
         "validate, build, type, lint, test, security (got 'x'); status: required field missing; "
         "decision: must be one of PROCEED, STOP, CLARIFY (got 'GO'); context_summary: required "
-        "field missing")
+        "field missing"
+    )
     assert [p.path for p in exc.value.problems] == [
-        "task_id", "phase", "status", "decision", "context_summary"]
+        "task_id",
+        "phase",
+        "status",
+        "decision",
+        "context_summary",
+    ]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("", "f: empty input: expected a handoff JSON object"),
-    ("all good, nothing to report", "f: no JSON object found: answer with the handoff JSON, "
-                                    "alone or in a ```json code fence"),
-    ('{"decision": "PROCEED",', "f: invalid JSON at line 1, column 24: Expecting property name "
-                                "enclosed in double quotes"),
-    ("[1, 2]", "f: expected a JSON object, got a list"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "f: empty input: expected a handoff JSON object"),
+        (
+            "all good, nothing to report",
+            "f: no JSON object found: answer with the handoff JSON, "
+            "alone or in a ```json code fence",
+        ),
+        (
+            '{"decision": "PROCEED",',
+            "f: invalid JSON at line 1, column 24: Expecting property name "
+            "enclosed in double quotes",
+        ),
+        ("[1, 2]", "f: expected a JSON object, got a list"),
+    ],
+)
 def test_unparseable_input(text: str, expected: str) -> None:
     with pytest.raises(HandoffInvalidError) as exc:
         parse_handoff(text, "f")

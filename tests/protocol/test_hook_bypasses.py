@@ -31,47 +31,72 @@ def cred(what: str, profile: str = "researcher") -> str:
 ENV = ".env: a credential file (.env, environment file)"
 
 
-@pytest.mark.parametrize("glob", [".[e]nv", "*nv", "**/.e*", "{.env,x}", ".E?V", "*.{env,x}",
-                                  ".env", "src/*.ts .[e]nv", "*.md,.en[v]", "/.env"])
+@pytest.mark.parametrize(
+    "glob",
+    [
+        ".[e]nv",
+        "*nv",
+        "**/.e*",
+        "{.env,x}",
+        ".E?V",
+        "*.{env,x}",
+        ".env",
+        "src/*.ts .[e]nv",
+        "*.md,.en[v]",
+        "/.env",
+    ],
+)
 def test_issue_16_grep_glob_that_matches_env_without_spelling_it(root: Path, glob: str) -> None:
     assert ask(root, "Grep", {"pattern": "KEY", "glob": glob}) == cred(
-        f"Grep over '.' with glob {glob!r} would reach {ENV}")
+        f"Grep over '.' with glob {glob!r} would reach {ENV}"
+    )
 
 
 @pytest.mark.parametrize("pattern", [".[e]nv", "**/.e*", "{.env,x}", "*nv", ".ENV", "**/*"])
 def test_issue_16_glob_patterns_are_expanded(root: Path, pattern: str) -> None:
-    assert ask(root, "Glob", {"pattern": pattern}) == cred(
-        f"Glob {pattern!r} would reach {ENV}")
+    assert ask(root, "Glob", {"pattern": pattern}) == cred(f"Glob {pattern!r} would reach {ENV}")
 
 
 def test_issue_16_glob_reaches_below_and_outside_the_folder(root: Path) -> None:
     sub = "config/.env: a credential file (.env, environment file)"
     assert ask(root, "Glob", {"pattern": "config/.[e]*"}) == cred(
-        f"Glob 'config/.[e]*' would reach {sub}")
+        f"Glob 'config/.[e]*' would reach {sub}"
+    )
     assert ask(root, "Glob", {"pattern": ".e*", "path": "config"}) == cred(
-        f"Glob '.e*' in 'config' would reach {sub}")
+        f"Glob '.e*' in 'config' would reach {sub}"
+    )
     assert ask(root, "Glob", {"pattern": f"{root}/conf*/.e*"}) == cred(
-        f"Glob '{root}/conf*/.e*' would reach {sub}")
+        f"Glob '{root}/conf*/.e*' would reach {sub}"
+    )
     assert ask(root, "Glob", {"pattern": "../proj/.en[v]"}) == cred(
-        f"Glob '../proj/.en[v]' would reach {ENV}")
+        f"Glob '../proj/.en[v]' would reach {ENV}"
+    )
 
 
-@pytest.mark.parametrize(("tool", "tool_input"), [
-    ("Grep", {"pattern": "KEY", "glob": "*.ts"}), ("Grep", {"pattern": "\\.env", "path": "src"}),
-    ("Grep", {"pattern": "KEY", "glob": ".env.example"}), ("Glob", {"pattern": "**/*.ts"}),
-    ("Glob", {"pattern": "*.md"}), ("Read", {"file_path": ".env.example"}),
-    ("Read", {"file_path": "src/auth.ts"}), ("Grep", {"pattern": "x", "path": "README.md"}),
-])
-def test_issue_16_searches_that_reach_no_credential_are_allowed(root: Path, tool: str,
-                                                                tool_input: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Grep", {"pattern": "KEY", "glob": "*.ts"}),
+        ("Grep", {"pattern": "\\.env", "path": "src"}),
+        ("Grep", {"pattern": "KEY", "glob": ".env.example"}),
+        ("Glob", {"pattern": "**/*.ts"}),
+        ("Glob", {"pattern": "*.md"}),
+        ("Read", {"file_path": ".env.example"}),
+        ("Read", {"file_path": "src/auth.ts"}),
+        ("Grep", {"pattern": "x", "path": "README.md"}),
+    ],
+)
+def test_issue_16_searches_that_reach_no_credential_are_allowed(
+    root: Path, tool: str, tool_input: dict[str, str]
+) -> None:
     assert ask(root, tool, tool_input) is None
 
 
 def test_issue_16_grep_over_a_folder_that_holds_env(root: Path) -> None:
     assert ask(root, "Grep", {"pattern": "KEY"}) == cred(f"Grep over '.' would reach {ENV}")
     assert ask(root, "Grep", {"pattern": "KEY", "path": "config"}) == cred(
-        "Grep over 'config' would reach config/.env: a credential file (.env, environment "
-        "file)")
+        "Grep over 'config' would reach config/.env: a credential file (.env, environment file)"
+    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -80,16 +105,23 @@ def test_issue_16_grep_skips_what_git_ignores_unless_a_glob_names_it(root: Path)
     (root / ".gitignore").write_text(".env\nconfig/\n")
     assert ask(root, "Grep", {"pattern": "KEY"}) is None  # ripgrep skips ignored files
     assert ask(root, "Grep", {"pattern": "KEY", "glob": ".[e]nv"}) == cred(  # a glob overrides
-        f"Grep over '.' with glob '.[e]nv' would reach {ENV}")
+        f"Grep over '.' with glob '.[e]nv' would reach {ENV}"
+    )
     assert ask(root, "Glob", {"pattern": "**/.env"}) == cred(  # Glob runs with --no-ignore
-        f"Glob '**/.env' would reach {ENV}")
+        f"Glob '**/.env' would reach {ENV}"
+    )
 
 
-@pytest.mark.parametrize(("name", "entry"), [
-    (".ENV", ".env, environment file"), (".Env.Local", ".env*, environment file"),
-    ("CONFIG/.ENV", ".env, environment file"), ("deploy/Server.PEM", "*.pem, private key or "
-                                                "certificate"),
-    ("keys/ID_RSA", "id_rsa*, SSH private key")])
+@pytest.mark.parametrize(
+    ("name", "entry"),
+    [
+        (".ENV", ".env, environment file"),
+        (".Env.Local", ".env*, environment file"),
+        ("CONFIG/.ENV", ".env, environment file"),
+        ("deploy/Server.PEM", "*.pem, private key or certificate"),
+        ("keys/ID_RSA", "id_rsa*, SSH private key"),
+    ],
+)
 def test_issue_16_names_compare_case_insensitively(root: Path, name: str, entry: str) -> None:
     assert ask(root, "Read", {"file_path": name}) == cred(f"{name}: a credential file ({entry})")
 
@@ -99,21 +131,27 @@ def test_issue_16_symlink_to_env_under_another_name(root: Path) -> None:
     what = f"src/notes.txt: a link to the credential file {root}/.env (.env, environment file)"
     assert ask(root, "Read", {"file_path": "src/notes.txt"}) == cred(what)
     assert ask(root, "Read", {"file_path": "notes.txt"}, cwd=root / "src") == cred(
-        what.replace("src/notes.txt", "notes.txt", 1))
+        what.replace("src/notes.txt", "notes.txt", 1)
+    )
     assert ask(root, "Grep", {"pattern": "KEY", "path": "src"}) == cred(
-        f"Grep over 'src' would reach {what}")
+        f"Grep over 'src' would reach {what}"
+    )
     assert ask(root, "Grep", {"pattern": "KEY", "glob": "*.txt"}) == cred(
-        f"Grep over '.' with glob '*.txt' would reach {what}")
+        f"Grep over '.' with glob '*.txt' would reach {what}"
+    )
 
 
 def test_issue_16_symlinked_folder_into_home_credentials(root: Path) -> None:
     home = Path(os.environ["HOME"])
     (root / "src" / "dock").symlink_to(home / ".docker")
-    what = (f"src/dock/config.json: a link to the credential file {home}/.docker/config.json "
-            "(.docker/config.json, Docker registry credentials)")
+    what = (
+        f"src/dock/config.json: a link to the credential file {home}/.docker/config.json "
+        "(.docker/config.json, Docker registry credentials)"
+    )
     assert ask(root, "Read", {"file_path": "src/dock/config.json"}) == cred(what)
     assert ask(root, "Glob", {"pattern": "src/**/*.json"}) == cred(
-        f"Glob 'src/**/*.json' would reach {what}")
+        f"Glob 'src/**/*.json' would reach {what}"
+    )
 
 
 def test_issue_16_hard_link_to_env_under_another_name(root: Path) -> None:
@@ -121,7 +159,8 @@ def test_issue_16_hard_link_to_env_under_another_name(root: Path) -> None:
     what = f"src/copy.txt: a hard link to the credential file {root}/.env"
     assert ask(root, "Read", {"file_path": "src/copy.txt"}) == cred(what)
     assert ask(root, "Grep", {"pattern": "KEY", "path": "src"}) == cred(
-        f"Grep over 'src' would reach {what}")
+        f"Grep over 'src' would reach {what}"
+    )
     assert ask(root, "Read", {"file_path": "src/auth.ts"}) is None
 
 
@@ -129,21 +168,25 @@ def test_issue_16_hard_link_to_a_home_key(root: Path) -> None:
     home = Path(os.environ["HOME"])
     os.link(home / ".ssh" / "id_ed25519", root / "src" / "fixture.txt")
     assert ask(root, "Read", {"file_path": "src/fixture.txt"}) == cred(
-        f"src/fixture.txt: a hard link to the credential file {home}/.ssh/id_ed25519")
+        f"src/fixture.txt: a hard link to the credential file {home}/.ssh/id_ed25519"
+    )
 
 
 def test_issue_16_hard_link_check_that_cannot_finish_denies(
-        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     os.link(root / "src" / "auth.ts", root / "src" / "auth2.ts")  # two names, no credential
     guard = PathGuard(str(root), str(root), cap=3)
     assert guard.check_path("src/auth.ts") == (
         "cannot tell whether src/auth.ts is a hard link to a credential file (more than 3 files "
-        "in the project to compare)")
+        "in the project to compare)"
+    )
     assert PathGuard(str(root), str(root)).check_path("src/auth.ts") is None
     monkeypatch.setattr(PathGuard.__init__, "__defaults__", (None, 3))
     assert ask(root, "Grep", {"pattern": "x", "path": "src", "glob": "auth.*"}) == (
         "agents-state: Grep over 'src' with glob 'auth.*': cannot tell whether src/auth.ts is a "
-        "hard link to a credential file (more than 3 files in the project to compare); denied.")
+        "hard link to a credential file (more than 3 files in the project to compare); denied."
+    )
 
 
 def test_issue_16_walk_cap_denies(root: Path) -> None:
@@ -152,10 +195,12 @@ def test_issue_16_walk_cap_denies(root: Path) -> None:
     guard = PathGuard(str(root), str(root), cap=10)
     assert guard.check_grep("src", None) == (
         "Grep over 'src' reaches more than 10 files and folders, too many to check for "
-        "credential files; give a narrower path or pattern")
+        "credential files; give a narrower path or pattern"
+    )
     assert guard.check_glob("**/*.ts", None) == (
         "Glob '**/*.ts' reaches more than 10 files and folders, too many to check for "
-        "credential files; give a narrower path or pattern")
+        "credential files; give a narrower path or pattern"
+    )
 
 
 HOME_CASES = [
@@ -163,13 +208,16 @@ HOME_CASES = [
     (".kube/config", ".kube/config, Kubernetes credentials"),
     (".aws/credentials", ".aws/**, AWS credentials"),
     (".aws/sso/cache/abc.json", ".aws/**, AWS credentials"),
-    (".config/gcloud/application_default_credentials.json", ".config/gcloud/**, Google Cloud "
-     "credentials"),
+    (
+        ".config/gcloud/application_default_credentials.json",
+        ".config/gcloud/**, Google Cloud credentials",
+    ),
     (".config/gcloud/access_tokens.db", ".config/gcloud/**, Google Cloud credentials"),
     (".azure/msal_token_cache.json", ".azure/**, Azure credentials"),
-    (".npmrc", ".npmrc, npm token"), (".pypirc", ".pypirc, PyPI token"),
-    (".netrc", ".netrc, machine passwords"), (".git-credentials", ".git-credentials, git "
-                                             "credentials"),
+    (".npmrc", ".npmrc, npm token"),
+    (".pypirc", ".pypirc, PyPI token"),
+    (".netrc", ".netrc, machine passwords"),
+    (".git-credentials", ".git-credentials, git credentials"),
     (".config/gh/hosts.yml", ".config/gh/hosts.yml, GitHub CLI token"),
     (".terraform.d/credentials.tfrc.json", ".terraform.d/credentials.tfrc.json, Terraform token"),
     (".cargo/credentials.toml", ".cargo/credentials.toml, crates.io token"),
@@ -184,16 +232,26 @@ HOME_CASES = [
 
 
 @pytest.mark.parametrize(("rel", "entry"), HOME_CASES)
-def test_issue_16_catalogue_covers_cloud_registry_ssh_and_package_tokens(root: Path, rel: str,
-                                                                         entry: str) -> None:
+def test_issue_16_catalogue_covers_cloud_registry_ssh_and_package_tokens(
+    root: Path, rel: str, entry: str
+) -> None:
     path = rel if rel.startswith("/") else f"{os.environ['HOME']}/{rel}"
-    assert ask(root, "Read", {"file_path": path}) == cred(
-        f"{path}: a credential file ({entry})")
+    assert ask(root, "Read", {"file_path": path}) == cred(f"{path}: a credential file ({entry})")
 
 
-@pytest.mark.parametrize("path", ["/p/.env.example", "/p/.ssh/id_rsa.pub", "/p/src/config.json",
-                                  "/p/.yarnrc.yml", "/p/src/credentials.ts", "/p/keyboard.ts",
-                                  "/p/docs/secrets.md", "/p/environment.ts"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/p/.env.example",
+        "/p/.ssh/id_rsa.pub",
+        "/p/src/config.json",
+        "/p/.yarnrc.yml",
+        "/p/src/credentials.ts",
+        "/p/keyboard.ts",
+        "/p/docs/secrets.md",
+        "/p/environment.ts",
+    ],
+)
 def test_issue_16_catalogue_leaves_ordinary_files_alone(path: str) -> None:
     assert credential_entry(path, "/home/u") is None
 
@@ -202,8 +260,9 @@ def test_issue_16_catalogue_is_data_and_each_entry_matches_itself() -> None:
     for pattern, _ in CATALOGUE:
         sample = pattern.replace("~/", "/home/u/").replace("/**", "/x").replace("**/", "")
         sample = re.sub(r"\[[^]]*\]", "-", sample.replace("*", "a").replace("?", "a"))
-        sample = sample.split("{")[0] + (sample.split("{")[1].split(",")[0]
-                                         if "{" in sample else "")
+        sample = sample.split("{")[0] + (
+            sample.split("{")[1].split(",")[0] if "{" in sample else ""
+        )
         full = sample if sample.startswith("/") else f"/p/{sample}"
         assert credential_entry(full, "/home/u"), pattern
 
@@ -224,8 +283,9 @@ MCP = [
 
 
 @pytest.mark.parametrize(("agent", "tool", "expected"), MCP)
-def test_issue_16_mcp_tools_are_granted_one_by_one(root: Path, agent: str, tool: str,
-                                                   expected: str) -> None:
+def test_issue_16_mcp_tools_are_granted_one_by_one(
+    root: Path, agent: str, tool: str, expected: str
+) -> None:
     reason = ask(root, tool, {}, agent=agent)
     assert ("allow" if reason is None else "deny") == expected, reason
 
@@ -237,17 +297,23 @@ def test_issue_16_rename_symbol_denied_to_readers_with_reason(root: Path) -> Non
         "find_implementation,get_hover,get_diagnostics,prepare_call_hierarchy,"
         "get_incoming_calls,get_outgoing_calls}); mcp__cclsp__rename_symbol is not in it. Do "
         "this step with those tools, or finish with decision STOP or CLARIFY in your handoff "
-        "and say what you need.")
+        "and say what you need."
+    )
 
 
 def test_issue_16_mcp_file_arguments_are_checked_too(root: Path) -> None:
-    assert ask(root, "mcp__cclsp__find_definition", {"file_path": ".env", "symbol_name": "x"},
-               agent="subagents:reviewer") == cred(ENV, "reader")
+    assert ask(
+        root,
+        "mcp__cclsp__find_definition",
+        {"file_path": ".env", "symbol_name": "x"},
+        agent="subagents:reviewer",
+    ) == cred(ENV, "reader")
 
 
 def test_issue_16_file_urls_are_paths(root: Path) -> None:
     assert ask(root, "WebFetch", {"url": f"FILE://{root}/%2Eenv", "prompt": "p"}) == cred(
-        f"{root}/.env: a credential file (.env, environment file)")
+        f"{root}/.env: a credential file (.env, environment file)"
+    )
     assert ask(root, "WebFetch", {"url": "https://example.com/.env", "prompt": "p"}) is None
 
 
@@ -261,16 +327,22 @@ def test_issue_16_dot_dot_after_a_link_goes_where_the_kernel_goes(root: Path) ->
     home = Path(os.environ["HOME"])
     (home / ".docker" / "sub").mkdir()
     (root / "src" / "dk").symlink_to(home / ".docker" / "sub")
-    what = (f"src/dk/../config.json: a link to the credential file {home}/.docker/config.json "
-            "(.docker/config.json, Docker registry credentials)")
+    what = (
+        f"src/dk/../config.json: a link to the credential file {home}/.docker/config.json "
+        "(.docker/config.json, Docker registry credentials)"
+    )
     assert ask(root, "Read", {"file_path": "src/dk/../config.json"}) == cred(what)
     assert ask(root, "Glob", {"pattern": "src/dk/../conf*"}) == cred(
         f"Glob 'src/dk/../conf*' would reach {home}/.docker/config.json: a credential file "
-        "(.docker/config.json, Docker registry credentials)")
-    assert ask(root, "Bash", {"command": "cat src/dk/../conf*"},
-               agent="subagents:quality-checker") == cred(
+        "(.docker/config.json, Docker registry credentials)"
+    )
+    assert ask(
+        root, "Bash", {"command": "cat src/dk/../conf*"}, agent="subagents:quality-checker"
+    ) == cred(
         f"the pattern 'src/dk/../conf*' would reach {home}/.docker/config.json: a credential "
-        "file (.docker/config.json, Docker registry credentials)", "validator")
+        "file (.docker/config.json, Docker registry credentials)",
+        "validator",
+    )
 
 
 def test_issue_16_walk_time_budget_denies(root: Path) -> None:
@@ -280,19 +352,23 @@ def test_issue_16_walk_time_budget_denies(root: Path) -> None:
     guard.deadline = 0.0  # already spent
     assert guard.check_grep("src", "*.ts") == (
         "Grep over 'src' with glob '*.ts' could not be checked for credential files in 5 "
-        "seconds (1,000 files and folders seen); give a narrower path or pattern")
+        "seconds (1,000 files and folders seen); give a narrower path or pattern"
+    )
 
 
 def test_issue_16_an_undecided_walk_is_not_called_a_credential(
-        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("agents_state.hooks.pathguard.WALK_CAP", 3)
     monkeypatch.setattr(PathGuard.__init__, "__defaults__", (None, 3))
     assert ask(root, "Glob", {"pattern": "**/*.ts"}) == (
         "agents-state: Glob '**/*.ts' reaches more than 3 files and folders, too many to check "
-        "for credential files; give a narrower path or pattern; denied.")
+        "for credential files; give a narrower path or pattern; denied."
+    )
 
 
 def test_issue_16_a_glob_that_cannot_be_read_denies(root: Path) -> None:
     assert ask(root, "Grep", {"pattern": "x", "glob": "[z-a].env"}) == (
         "agents-state: the pattern '[z-a].env' is not a glob the guard can read (bad character "
-        "range z-a at position 9); denied.")
+        "range z-a at position 9); denied."
+    )

@@ -15,10 +15,14 @@ import pytest
 from agents_state.hooks.profile_check import subagent_denial
 from protocol.hookcase import ask, make_project
 
-DOCTOR = ("so sub-agent tool profiles cannot be checked; denied until the state reads again (the "
-          "main conversation can run `agents-state doctor` to see and fix it).")
-PROFILES = ("profiles are reader, read-only, researcher, research, validator, qa, writer, "
-            "orchestrator, full-access")
+DOCTOR = (
+    "so sub-agent tool profiles cannot be checked; denied until the state reads again (the "
+    "main conversation can run `agents-state doctor` to see and fix it)."
+)
+PROFILES = (
+    "profiles are reader, read-only, researcher, research, validator, qa, writer, "
+    "orchestrator, full-access"
+)
 
 
 @pytest.fixture
@@ -30,9 +34,12 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def write_denied(root: Path, reason: str | None) -> None:
     assert reason is not None and reason.startswith(
-        "agents-state: agent 'explore' runs with the researcher profile (")
-    assert reason.endswith("Write is not in it. Do this step with those tools, or finish with "
-                           "decision STOP or CLARIFY in your handoff and say what you need.")
+        "agents-state: agent 'explore' runs with the researcher profile ("
+    )
+    assert reason.endswith(
+        "Write is not in it. Do this step with those tools, or finish with "
+        "decision STOP or CLARIFY in your handoff and say what you need."
+    )
 
 
 def test_issue_16_torn_state_denies(root: Path) -> None:
@@ -40,18 +47,26 @@ def test_issue_16_torn_state_denies(root: Path) -> None:
     state.write_text('{"status": "in_pro')
     assert ask(root, "Read", {"file_path": "src/auth.ts"}) == (
         f"agents-state: {state} is not valid JSON (unexpected end of data: line 1 column 19 "
-        f"(char 18)), {DOCTOR}")
+        f"(char 18)), {DOCTOR}"
+    )
 
 
-@pytest.mark.parametrize(("content", "problem"), [
-    (b"[]", "holds a JSON list, not an object"),
-    (b"", "is not valid JSON (Input is a zero-length, empty document: line 1 column 1 (char 0))"),
-])
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"[]", "holds a JSON list, not an object"),
+        (
+            b"",
+            "is not valid JSON (Input is a zero-length, empty document: line 1 column 1 (char 0))",
+        ),
+    ],
+)
 def test_issue_16_unusable_state_denies(root: Path, content: bytes, problem: str) -> None:
     state = root / ".agents" / "state.json"
     state.write_bytes(content)
     assert ask(root, "Read", {"file_path": "src/auth.ts"}) == (
-        f"agents-state: {state} {problem}, {DOCTOR}")
+        f"agents-state: {state} {problem}, {DOCTOR}"
+    )
 
 
 def test_issue_16_state_that_is_a_folder_denies(root: Path) -> None:
@@ -59,7 +74,8 @@ def test_issue_16_state_that_is_a_folder_denies(root: Path) -> None:
     state.unlink()
     state.mkdir()
     assert ask(root, "Read", {"file_path": "src/auth.ts"}) == (
-        f"agents-state: {state} is not a regular file, {DOCTOR}")
+        f"agents-state: {state} is not a regular file, {DOCTOR}"
+    )
 
 
 def test_issue_16_bom_prefixed_state_is_read_and_applies(root: Path) -> None:
@@ -80,7 +96,8 @@ def test_issue_16_misspelt_profile_in_config_denies(root: Path) -> None:
     assert ask(root, "Read", {"file_path": "src/auth.ts"}) == (
         f"agents-state: agent 'explore' names the unknown profile 'reseacher' (agentProfiles in "
         f"{config}); did you mean 'researcher'? {PROFILES}; the tool profile cannot be checked, "
-        "so the call is denied.")
+        "so the call is denied."
+    )
 
 
 def test_issue_16_misspelt_profile_in_agent_file_denies(root: Path) -> None:
@@ -90,7 +107,8 @@ def test_issue_16_misspelt_profile_in_agent_file_denies(root: Path) -> None:
     assert ask(root, "Read", {"file_path": "src/auth.ts"}, agent="subagents:scout") == (
         f"agents-state: agent 'scout' names the unknown profile 'reder' (the profile: line of "
         f"{agents / 'scout.md'}); did you mean 'reader'? {PROFILES}; the tool profile cannot be "
-        "checked, so the call is denied.")
+        "checked, so the call is denied."
+    )
 
 
 def test_issue_16_unreadable_config_layer_denies(root: Path) -> None:
@@ -99,7 +117,8 @@ def test_issue_16_unreadable_config_layer_denies(root: Path) -> None:
     config.write_text('{"agentProfiles": ')
     assert ask(root, "Read", {"file_path": "src/auth.ts"}) == (
         f"agents-state: cannot read {config} (unexpected end of data: line 1 column 19 (char "
-        "18)); the tool profile cannot be checked, so the call is denied.")
+        "18)); the tool profile cannot be checked, so the call is denied."
+    )
 
 
 def test_issue_16_cwd_outside_the_project_denies(root: Path, tmp_path: Path) -> None:
@@ -107,33 +126,56 @@ def test_issue_16_cwd_outside_the_project_denies(root: Path, tmp_path: Path) -> 
     other.mkdir()
     assert ask(root, "Read", {"file_path": "x"}, cwd=other) == (
         f"agents-state: the call runs in {other}, outside the project {root}; sub-agents of "
-        f"this workflow work inside it (cd {root}); denied.")
+        f"this workflow work inside it (cd {root}); denied."
+    )
     assert ask(root, "Write", {"file_path": "x"}, agent="subagents:worker", cwd="/") == (
         f"agents-state: the call runs in /, outside the project {root}; sub-agents of this "
-        f"workflow work inside it (cd {root}); denied.")
+        f"workflow work inside it (cd {root}); denied."
+    )
 
 
 def test_issue_16_cwd_that_links_out_of_the_project_denies(root: Path, tmp_path: Path) -> None:
     (root / "out").symlink_to(tmp_path)
     assert ask(root, "Read", {"file_path": "x"}, cwd=root / "out") == (
         f"agents-state: the call runs in {root / 'out'}, outside the project {root}; sub-agents "
-        f"of this workflow work inside it (cd {root}); denied.")
+        f"of this workflow work inside it (cd {root}); denied."
+    )
 
 
-@pytest.mark.parametrize(("extra", "reason"), [
-    ({"agent_type": None}, "agents-state: the hook input has agent_id but no agent_type, so the "
-     "sub-agent's profile cannot be told; denied."),
-    ({"tool_name": 7}, "agents-state: the hook input names no tool_name; denied."),
-    ({"tool_input": "cat .env"}, "agents-state: the Read call's tool_input is not an object, so "
-     "what it touches cannot be judged; denied."),
-    ({"tool_input": {"file_path": [".env"]}}, "agents-state: the Read call's file_path is not a "
-     "string; denied."),
-    ({"cwd": None}, "agents-state: the hook input has no cwd, so relative paths cannot be "
-     "resolved; denied."),
-])
+@pytest.mark.parametrize(
+    ("extra", "reason"),
+    [
+        (
+            {"agent_type": None},
+            "agents-state: the hook input has agent_id but no agent_type, so the "
+            "sub-agent's profile cannot be told; denied.",
+        ),
+        ({"tool_name": 7}, "agents-state: the hook input names no tool_name; denied."),
+        (
+            {"tool_input": "cat .env"},
+            "agents-state: the Read call's tool_input is not an object, so "
+            "what it touches cannot be judged; denied.",
+        ),
+        (
+            {"tool_input": {"file_path": [".env"]}},
+            "agents-state: the Read call's file_path is not a string; denied.",
+        ),
+        (
+            {"cwd": None},
+            "agents-state: the hook input has no cwd, so relative paths cannot be "
+            "resolved; denied.",
+        ),
+    ],
+)
 def test_issue_16_odd_payloads_deny(root: Path, extra: dict[str, Any], reason: str) -> None:
-    payload = {"cwd": str(root), "tool_name": "Read", "tool_input": {"file_path": "a"},
-               "agent_id": "a1", "agent_type": "subagents:explore", **extra}
+    payload = {
+        "cwd": str(root),
+        "tool_name": "Read",
+        "tool_input": {"file_path": "a"},
+        "agent_id": "a1",
+        "agent_type": "subagents:explore",
+        **extra,
+    }
     assert subagent_denial(payload, None) == reason
 
 
@@ -145,14 +187,22 @@ def test_issue_16_no_active_workflow_still_allows(root: Path) -> None:
 
 # -- through the real process -------------------------------------------------------------------
 
+
 def hook(root: Path, stdin: str | bytes, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).with_name("agents-state")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "agents_state"]
     data = stdin if isinstance(stdin, str) else stdin.decode()
     import os
 
-    return subprocess.run([*cmd, "hook", "pre-tool-use"], input=data, capture_output=True,
-                          text=True, cwd=cwd, timeout=30, env={**os.environ, **env})
+    return subprocess.run(
+        [*cmd, "hook", "pre-tool-use"],
+        input=data,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=30,
+        env={**os.environ, **env},
+    )
 
 
 def reason_of(proc: subprocess.CompletedProcess[str]) -> str:
@@ -163,8 +213,13 @@ def reason_of(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 def payload(root: Path | str, tool_input: Any, agent: bool = True) -> str:
-    data: dict[str, Any] = {"session_id": "s", "cwd": str(root), "tool_name": "Read",
-                            "hook_event_name": "PreToolUse", "tool_input": tool_input}
+    data: dict[str, Any] = {
+        "session_id": "s",
+        "cwd": str(root),
+        "tool_name": "Read",
+        "hook_event_name": "PreToolUse",
+        "tool_input": tool_input,
+    }
     if agent:
         data.update(agent_id="a1", agent_type="subagents:explore")
     return json.dumps(data)
@@ -175,7 +230,8 @@ def test_issue_16_process_torn_state(root: Path) -> None:
     state.write_text('{"status": "in_pro')
     assert reason_of(hook(root, payload(root, {"file_path": "src/auth.ts"}), root)) == (
         f"agents-state: {state} is not valid JSON (unexpected end of data: line 1 column 19 "
-        f"(char 18)), {DOCTOR}")
+        f"(char 18)), {DOCTOR}"
+    )
     main = hook(root, payload(root, {"file_path": ".env"}, agent=False), root)
     assert (main.returncode, main.stdout, main.stderr) == (0, "", "")
 
@@ -185,10 +241,13 @@ def test_issue_16_process_deeply_nested_payload(root: Path) -> None:
     raw = payload(root, {"file_path": "a"}).replace('{"file_path": "a"}', deep)
     reason = reason_of(hook(root, raw, root))
     assert reason.startswith("agents-state: the hook input is not JSON (depth limit exceeded: ")
-    assert reason.endswith("), so this sub-agent's call cannot be checked against its tool "
-                           "profile; denied. Retry the call with a simpler input.")
-    main = hook(root, raw.replace('"agent_id": "a1", "agent_type": "subagents:explore"',
-                                  '"z": 1'), root)
+    assert reason.endswith(
+        "), so this sub-agent's call cannot be checked against its tool "
+        "profile; denied. Retry the call with a simpler input."
+    )
+    main = hook(
+        root, raw.replace('"agent_id": "a1", "agent_type": "subagents:explore"', '"z": 1'), root
+    )
     assert (main.returncode, main.stdout) == (0, "")
     assert main.stderr.startswith("agents-state: warning: hook input is not JSON (depth limit")
 
@@ -196,12 +255,18 @@ def test_issue_16_process_deeply_nested_payload(root: Path) -> None:
 def test_issue_16_process_cwd_outside_the_project(root: Path, tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    expected = (f"agents-state: the call runs in {outside}, outside the project {root}; "
-                f"sub-agents of this workflow work inside it (cd {root}); denied.")
+    expected = (
+        f"agents-state: the call runs in {outside}, outside the project {root}; "
+        f"sub-agents of this workflow work inside it (cd {root}); denied."
+    )
     assert reason_of(hook(root, payload(outside, {"file_path": "x"}), root)) == expected
     # the hook's own directory elsewhere too: Claude Code's CLAUDE_PROJECT_DIR finds the project
-    assert reason_of(hook(root, payload(outside, {"file_path": "x"}), outside,
-                          CLAUDE_PROJECT_DIR=str(root))) == expected
+    assert (
+        reason_of(
+            hook(root, payload(outside, {"file_path": "x"}), outside, CLAUDE_PROJECT_DIR=str(root))
+        )
+        == expected
+    )
 
 
 def test_issue_16_process_misspelt_profile(root: Path) -> None:
@@ -210,7 +275,8 @@ def test_issue_16_process_misspelt_profile(root: Path) -> None:
     assert reason_of(hook(root, payload(root, {"file_path": "src/auth.ts"}), root)) == (
         f"agents-state: agent 'explore' names the unknown profile 'reseacher' (agentProfiles in "
         f"{config}); did you mean 'researcher'? {PROFILES}; the tool profile cannot be checked, "
-        "so the call is denied.")
+        "so the call is denied."
+    )
 
 
 def test_issue_16_process_grep_pattern_bypass(root: Path) -> None:
@@ -219,11 +285,13 @@ def test_issue_16_process_grep_pattern_bypass(root: Path) -> None:
         "agents-state: the researcher profile may not read or search credential files: Grep "
         "over '.' with glob '.[e]nv' would reach .env: a credential file (.env, environment "
         "file); handoffs must stay free of secrets: continue without it, and if the task needs "
-        "a value from it, finish with decision CLARIFY and ask the user.")
+        "a value from it, finish with decision CLARIFY and ask the user."
+    )
 
 
-def test_issue_16_a_bug_in_the_check_denies(root: Path, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_issue_16_a_bug_in_the_check_denies(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import io
 
     from agents_state.hooks import profile_check, run_hook
@@ -232,30 +300,36 @@ def test_issue_16_a_bug_in_the_check_denies(root: Path, monkeypatch: pytest.Monk
         raise RuntimeError("boom")
 
     monkeypatch.setattr(profile_check, "subagent_denial", broken)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
-        payload(root, {"file_path": "src/auth.ts"}).encode())))
+    monkeypatch.setattr(
+        sys,
+        "stdin",
+        io.TextIOWrapper(io.BytesIO(payload(root, {"file_path": "src/auth.ts"}).encode())),
+    )
     assert run_hook("pre-tool-use") == 0
     out = capsys.readouterr()
     assert out.err == ""
     assert json.loads(out.out)["hookSpecificOutput"]["permissionDecisionReason"] == (
         "agents-state: the tool profile check failed (RuntimeError: boom); denied. Retry once; "
-        "if it fails again, finish with decision STOP and say so.")
+        "if it fails again, finish with decision STOP and say so."
+    )
 
 
 def test_issue_16_process_bom_state_and_nested_empty_agents(root: Path) -> None:
     state = root / ".agents" / "state.json"
     state.write_bytes(b"\xef\xbb\xbf" + state.read_bytes())
     (root / "src" / ".agents").mkdir()
-    raw = payload(root / "src", {"file_path": "a.ts", "content": "x"}).replace('"Read"',
-                                                                               '"Write"')
+    raw = payload(root / "src", {"file_path": "a.ts", "content": "x"}).replace('"Read"', '"Write"')
     reason = reason_of(hook(root, raw, root / "src"))
     assert reason.startswith("agents-state: agent 'explore' runs with the researcher profile (")
-    assert reason.endswith("Write is not in it. Do this step with those tools, or finish with "
-                           "decision STOP or CLARIFY in your handoff and say what you need.")
+    assert reason.endswith(
+        "Write is not in it. Do this step with those tools, or finish with "
+        "decision STOP or CLARIFY in your handoff and say what you need."
+    )
 
 
-@pytest.mark.parametrize("fifo", [".agents/state.json", ".agents/config.json",
-                                  ".claude/agents/explore.md"])
+@pytest.mark.parametrize(
+    "fifo", [".agents/state.json", ".agents/config.json", ".claude/agents/explore.md"]
+)
 def test_issue_16_process_fifo_never_hangs_the_hook(root: Path, fifo: str) -> None:
     import os
 
@@ -265,11 +339,14 @@ def test_issue_16_process_fifo_never_hangs_the_hook(root: Path, fifo: str) -> No
         path.unlink()
     os.mkfifo(path)
     reason = reason_of(hook(root, payload(root, {"file_path": "src/auth.ts"}), root))
-    assert reason == {
-        ".agents/state.json": f"agents-state: {path} is not a regular file, {DOCTOR}",
-        ".agents/config.json": f"agents-state: cannot read {path} ({path} is not a regular "
-                               "file); the tool profile cannot be checked, so the call is denied.",
-        ".claude/agents/explore.md": f"agents-state: cannot read the agent file {path} ({path} "
-                                     "is not a regular file); the tool profile cannot be "
-                                     "checked, so the call is denied.",
-    }[fifo]
+    assert (
+        reason
+        == {
+            ".agents/state.json": f"agents-state: {path} is not a regular file, {DOCTOR}",
+            ".agents/config.json": f"agents-state: cannot read {path} ({path} is not a regular "
+            "file); the tool profile cannot be checked, so the call is denied.",
+            ".claude/agents/explore.md": f"agents-state: cannot read the agent file {path} ({path} "
+            "is not a regular file); the tool profile cannot be "
+            "checked, so the call is denied.",
+        }[fifo]
+    )

@@ -19,25 +19,38 @@ AGENTS_STATE = [sys.executable, "-m", "agents_state"]
 def _state(root: Path, status: str = "in_progress") -> None:
     (root / ".agents").mkdir(exist_ok=True)
     (root / ".env").write_text("KEY=1\n")  # profiles decide on the files there are (issue 16)
-    (root / ".agents" / "state.json").write_text(json.dumps(
-        {"version": 2, "task": "Add user authentication", "status": status,
-         "currentPhase": "0"}))
+    (root / ".agents" / "state.json").write_text(
+        json.dumps(
+            {"version": 2, "task": "Add user authentication", "status": status, "currentPhase": "0"}
+        )
+    )
 
 
-def payload(tool: str, tool_input: dict[str, Any] | None = None, agent: str | None = None,
-            cwd: str = ".") -> dict[str, Any]:
+def payload(
+    tool: str, tool_input: dict[str, Any] | None = None, agent: str | None = None, cwd: str = "."
+) -> dict[str, Any]:
     """The shape Claude Code sends; ``agent_id`` / ``agent_type`` only inside a sub-agent."""
     data: dict[str, Any] = {
-        "session_id": "abc123", "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
-        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool,
-        "tool_input": tool_input or {}, "tool_use_id": "toolu_01ABC"}
+        "session_id": "abc123",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input or {},
+        "tool_use_id": "toolu_01ABC",
+    }
     if agent:
         data.update(agent_id="a1b2c3", agent_type=agent)
     return data
 
 
-def run(raw: str | bytes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        event: str = "pre-tool-use") -> tuple[int, str, str]:
+def run(
+    raw: str | bytes,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    event: str = "pre-tool-use",
+) -> tuple[int, str, str]:
     data = raw.encode() if isinstance(raw, str) else raw
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     code = run_hook(event)
@@ -117,64 +130,101 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("agent", "tool", "tool_input", "expected"), TABLE,
-                         ids=[f"{a}-{t}-{i}" for i, (a, t, _, _) in enumerate(TABLE)])
-def test_profile_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                       capsys: pytest.CaptureFixture[str], agent: str, tool: str,
-                       tool_input: dict[str, Any], expected: str) -> None:
+@pytest.mark.parametrize(
+    ("agent", "tool", "tool_input", "expected"),
+    TABLE,
+    ids=[f"{a}-{t}-{i}" for i, (a, t, _, _) in enumerate(TABLE)],
+)
+def test_profile_table(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    agent: str,
+    tool: str,
+    tool_input: dict[str, Any],
+    expected: str,
+) -> None:
     _state(tmp_path)
-    code, out, err = run(json.dumps(payload(tool, tool_input, agent, str(tmp_path))),
-                         monkeypatch, capsys)
+    code, out, err = run(
+        json.dumps(payload(tool, tool_input, agent, str(tmp_path))), monkeypatch, capsys
+    )
     assert (code, decision(out), err) == (0, expected, "")
 
 
-def test_deny_reason_names_profile_and_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_deny_reason_names_profile_and_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _state(tmp_path)
-    _, out, _ = run(json.dumps(payload("Write", {"file_path": "a"}, "subagents:explore",
-                                       str(tmp_path))), monkeypatch, capsys)
-    assert json.loads(out) == {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "deny",
-        "permissionDecisionReason": (
-            "agents-state: agent 'explore' runs with the researcher profile (Read, Grep, Glob, "
-            "mcp__cclsp__{find_definition,find_references,find_workspace_symbols,"
-            "find_implementation,get_hover,get_diagnostics,prepare_call_hierarchy,"
-            "get_incoming_calls,get_outgoing_calls}, WebFetch, WebSearch, "
-            "mcp__context7__{resolve-library-id,get-library-docs,query-docs}); Write is not in "
-            "it. Do this step with those tools, or finish with decision STOP or CLARIFY in your "
-            "handoff and say what you need.")}}
+    _, out, _ = run(
+        json.dumps(payload("Write", {"file_path": "a"}, "subagents:explore", str(tmp_path))),
+        monkeypatch,
+        capsys,
+    )
+    assert json.loads(out) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": (
+                "agents-state: agent 'explore' runs with the researcher profile (Read, Grep, Glob, "
+                "mcp__cclsp__{find_definition,find_references,find_workspace_symbols,"
+                "find_implementation,get_hover,get_diagnostics,prepare_call_hierarchy,"
+                "get_incoming_calls,get_outgoing_calls}, WebFetch, WebSearch, "
+                "mcp__context7__{resolve-library-id,get-library-docs,query-docs}); Write is not in "
+                "it. Do this step with those tools, or finish with decision STOP or CLARIFY "
+                "in your "
+                "handoff and say what you need."
+            ),
+        }
+    }
 
 
 @pytest.mark.parametrize("status", ["completed", None])
-def test_no_active_workflow_allows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str], status: str | None) -> None:
+def test_no_active_workflow_allows(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    status: str | None,
+) -> None:
     if status:
         _state(tmp_path, status)
-    code, out, err = run(json.dumps(payload("Write", {}, "subagents:explore", str(tmp_path))),
-                         monkeypatch, capsys)
+    code, out, err = run(
+        json.dumps(payload("Write", {}, "subagents:explore", str(tmp_path))), monkeypatch, capsys
+    )
     assert (code, out, err) == (0, "", "")
 
 
-def test_main_conversation_allows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_conversation_allows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _state(tmp_path)
-    code, out, err = run(json.dumps(payload("Write", {}, None, str(tmp_path))), monkeypatch,
-                         capsys)
+    code, out, err = run(json.dumps(payload("Write", {}, None, str(tmp_path))), monkeypatch, capsys)
     assert (code, out, err) == (0, "", "")
 
 
-@pytest.mark.parametrize(("raw", "warning"), [
-    (b"", "agents-state: warning: empty hook input on stdin (expected Claude Code's hook JSON); "
-          "allowing\n"),
-    (b"{not json", "agents-state: warning: hook input is not JSON (unexpected character, "
-                   "expected a string key: line 1 column 2 (char 1)); allowing\n"),
-    (b"[1, 2]", "agents-state: warning: hook input is a JSON list, not an object; allowing\n"),
-    (b"\xff\xfe", "agents-state: warning: hook input is not JSON (str is not valid UTF-8: "
-                  "surrogates not allowed: line 1 column 1 (char 0)); allowing\n"),
-])
-def test_malformed_stdin_allows_with_one_warning(monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str], raw: bytes,
-                                                 warning: str) -> None:
+@pytest.mark.parametrize(
+    ("raw", "warning"),
+    [
+        (
+            b"",
+            "agents-state: warning: empty hook input on stdin (expected Claude Code's hook JSON); "
+            "allowing\n",
+        ),
+        (
+            b"{not json",
+            "agents-state: warning: hook input is not JSON (unexpected character, "
+            "expected a string key: line 1 column 2 (char 1)); allowing\n",
+        ),
+        (b"[1, 2]", "agents-state: warning: hook input is a JSON list, not an object; allowing\n"),
+        (
+            b"\xff\xfe",
+            "agents-state: warning: hook input is not JSON (str is not valid UTF-8: "
+            "surrogates not allowed: line 1 column 1 (char 0)); allowing\n",
+        ),
+    ],
+)
+def test_malformed_stdin_allows_with_one_warning(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raw: bytes, warning: str
+) -> None:
     code, out, err = run(raw, monkeypatch, capsys)
     assert (code, out) == (0, "")
     assert err.count("\n") == 1 and err.startswith("agents-state: warning: ")
@@ -182,24 +232,27 @@ def test_malformed_stdin_allows_with_one_warning(monkeypatch: pytest.MonkeyPatch
         assert err == warning
 
 
-def test_config_and_agent_file_choose_the_profile(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_and_agent_file_choose_the_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _state(tmp_path)
     agents = tmp_path / "plugin" / "agents"
     agents.mkdir(parents=True)
-    (agents / "scout.md").write_text("---\nname: scout\ndescription: d\nprofile: read-only\n"
-                                     "---\nbody\n")
+    (agents / "scout.md").write_text(
+        "---\nname: scout\ndescription: d\nprofile: read-only\n---\nbody\n"
+    )
     monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(tmp_path / "plugin"))
     p = json.dumps(payload("WebFetch", {}, "subagents:scout", str(tmp_path)))
     assert decision(run(p, monkeypatch, capsys)[1]) == "deny"
-    (tmp_path / ".agents" / "config.json").write_text(json.dumps(
-        {"agentProfiles": {"scout": "research"}}))
+    (tmp_path / ".agents" / "config.json").write_text(
+        json.dumps({"agentProfiles": {"scout": "research"}})
+    )
     assert decision(run(p, monkeypatch, capsys)[1]) == "allow"
 
 
-def test_root_from_env_and_ancestor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_root_from_env_and_ancestor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _state(tmp_path)
     deep = tmp_path / "src" / "lib"
     deep.mkdir(parents=True)
@@ -216,16 +269,31 @@ def test_installed_console_script(tmp_path: Path) -> None:
     _state(tmp_path)
     exe = Path(sys.executable).with_name("agents-state")
     cmd = [str(exe)] if exe.exists() else AGENTS_STATE
-    deny = subprocess.run([*cmd, "hook", "pre-tool-use"], input=json.dumps(
-        payload("Bash", {"command": "ls"}, "subagents:explore", str(tmp_path))),
-        capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    deny = subprocess.run(
+        [*cmd, "hook", "pre-tool-use"],
+        input=json.dumps(payload("Bash", {"command": "ls"}, "subagents:explore", str(tmp_path))),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=30,
+    )
     assert deny.returncode == 0 and deny.stderr == ""
     assert json.loads(deny.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    bad = subprocess.run([*cmd, "hook", "pre-tool-use"], input="garbage", capture_output=True,
-                         text=True, cwd=tmp_path, timeout=30)
+    bad = subprocess.run(
+        [*cmd, "hook", "pre-tool-use"],
+        input="garbage",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=30,
+    )
     assert (bad.returncode, bad.stdout) == (0, "")
     assert "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
-    rooted = subprocess.run([*cmd, "--root", str(tmp_path), "hook", "pre-tool-use"],
-                            input=json.dumps(payload("Bash", {}, "subagents:explore", "/")),
-                            capture_output=True, text=True, timeout=30)
+    rooted = subprocess.run(
+        [*cmd, "--root", str(tmp_path), "hook", "pre-tool-use"],
+        input=json.dumps(payload("Bash", {}, "subagents:explore", "/")),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert json.loads(rooted.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -29,8 +29,11 @@ def test_post_tool_use_counts_main_and_agents(tmp_path: Path) -> None:
     start(tmp_path)
     for _ in range(3):
         hook(tmp_path, "post-tool-use", {"hook_event_name": "PostToolUse", "tool_name": "Read"})
-    hook(tmp_path, "post-tool-use", {"tool_name": "Read", "agent_id": "a1",
-                                     "agent_type": "subagents:explore"})
+    hook(
+        tmp_path,
+        "post-tool-use",
+        {"tool_name": "Read", "agent_id": "a1", "agent_type": "subagents:explore"},
+    )
     assert tool_calls(tmp_path) == 3
     assert tool_calls(tmp_path, "a1") == 1
     hook(tmp_path, "session-start", {"source": "compact"})
@@ -51,15 +54,23 @@ def test_subagent_stop_records_the_handoff(tmp_path: Path) -> None:
     hook(tmp_path, "subagent-start", {"agent_id": "a1", "agent_type": "subagents:explore"})
     body = json.dumps(VALID["002 researcher output"][1])
     msg = f"Research done.\n```json\n{body}\n```"
-    hook(tmp_path, "subagent-stop", {"agent_id": "a1", "agent_type": "subagents:explore",
-                                     "last_assistant_message": msg, "stop_hook_active": False})
+    hook(
+        tmp_path,
+        "subagent-stop",
+        {
+            "agent_id": "a1",
+            "agent_type": "subagents:explore",
+            "last_assistant_message": msg,
+            "stop_hook_active": False,
+        },
+    )
     state = json.loads((tmp_path / ".agents" / "state.json").read_text())
     assert state["currentPhase"] == "0"  # issue 14: one agent's answer completes no phase
     assert state["handoffs"]["records"][0]["agent"] == "a1"
-    log = [json.loads(x) for x in (tmp_path / ".agents" / "subagents.jsonl").read_text()
-           .splitlines()]
-    assert [(e["event"], e.get("handoff")) for e in log] == [("start", None),
-                                                             ("stop", "PROCEED")]
+    log = [
+        json.loads(x) for x in (tmp_path / ".agents" / "subagents.jsonl").read_text().splitlines()
+    ]
+    assert [(e["event"], e.get("handoff")) for e in log] == [("start", None), ("stop", "PROCEED")]
 
 
 def test_subagent_stop_blocks_an_invalid_handoff_once(tmp_path: Path) -> None:

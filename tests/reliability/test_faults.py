@@ -24,9 +24,11 @@ KEPT = ("state.json", "state.json.bak", "events.jsonl")
 COMMANDS = {
     "dispatch": (("dispatch", "fault"), [".agents/state.json"], False),
     "phase start": (("phase", "start", "0"), [".agents/state.json"], True),
-    "phase complete": (("phase", "complete", "0", "--artifact", "-"),
-                       [".agents/phases/0-explore.md", ".agents/phases/EXPLORE-output.md",
-                        ".agents/state.json"], True),
+    "phase complete": (
+        ("phase", "complete", "0", "--artifact", "-"),
+        [".agents/phases/0-explore.md", ".agents/phases/EXPLORE-output.md", ".agents/state.json"],
+        True,
+    ),
 }
 
 
@@ -38,8 +40,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
-def _faulty(root: Path, *args: str, fault: str = "", trace: bool = False,
-            stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def _faulty(
+    root: Path, *args: str, fault: str = "", trace: bool = False, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run one command in process with the fault (or the trace) installed for this run only."""
     with pytest.MonkeyPatch.context() as mp:
         seams.install(mp.setattr, fault=fault, trace=trace)
@@ -60,8 +63,7 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
     return out
 
 
-def _fault_loop(root: Path, template: Path, command: str, op: str, code: str,
-                always: bool) -> int:
+def _fault_loop(root: Path, template: Path, command: str, op: str, code: str, always: bool) -> int:
     """Returns the number of failed runs before the command succeeded."""
     args, files, started = COMMANDS[command]
     for n in range(1, 10):
@@ -72,27 +74,36 @@ def _fault_loop(root: Path, template: Path, command: str, op: str, code: str,
         if proc.returncode == 0:
             return n - 1
         shown = files[n - 1]  # once or from then on, the N-th call is the first to fail
-        assert (proc.returncode, proc.stderr) == (7, f"agents-state: error: {shown}: "
-                                                  f"{STEP[op]} failed: {STRERROR[code]}; the "
-                                                  "previous state is unchanged\n"), fault
+        assert (proc.returncode, proc.stderr) == (
+            7,
+            f"agents-state: error: {shown}: "
+            f"{STEP[op]} failed: {STRERROR[code]}; the "
+            "previous state is unchanged\n",
+        ), fault
         assert proc.stdout == ""
         assert _snapshot(root) == before, fault  # byte-identical
         agents = root / ".agents"
-        leftovers = [n for d in (agents, agents / "phases") if d.is_dir()
-                     for n in os.listdir(d) if n.startswith(".tmp-")]
+        leftovers = [
+            n
+            for d in (agents, agents / "phases")
+            if d.is_dir()
+            for n in os.listdir(d)
+            if n.startswith(".tmp-")
+        ]
         assert leftovers == [], fault
     raise AssertionError(f"{command} never succeeded under {op} faults")
 
 
 @pytest.mark.parametrize("op", list(STEP))
-def test_issue_7_first_call_of_each_op_fails_cleanly(root: Path, template: Path, op: str
-                                                     ) -> None:
+def test_issue_7_first_call_of_each_op_fails_cleanly(root: Path, template: Path, op: str) -> None:
     _fresh(root, template, True)
     before = _snapshot(root)
     proc = _faulty(root, "phase", "start", "0", fault=f"{op}:1:ENOSPC")
     assert (proc.returncode, proc.stderr) == (
-        7, f"agents-state: error: .agents/state.json: {STEP[op]} failed: No space left on "
-        "device; the previous state is unchanged\n")
+        7,
+        f"agents-state: error: .agents/state.json: {STEP[op]} failed: No space left on "
+        "device; the previous state is unchanged\n",
+    )
     assert _snapshot(root) == before
 
 
@@ -100,16 +111,27 @@ def test_issue_7_a_fault_in_a_real_process(root: Path, template: Path) -> None:
     """The seam reaches a real process of the entry point (boot script, no environment)."""
     _fresh(root, template, True)
     before = _snapshot(root)
-    proc = subprocess.run(seams.command("--root", str(root), "phase", "start", "0",
-                                        fault="replace:1:EIO"),
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        seams.command("--root", str(root), "phase", "start", "0", fault="replace:1:EIO"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert (proc.returncode, proc.stderr) == (
-        7, "agents-state: error: .agents/state.json: replace failed: Input/output error; the "
-        "previous state is unchanged\n")
+        7,
+        "agents-state: error: .agents/state.json: replace failed: Input/output error; the "
+        "previous state is unchanged\n",
+    )
     assert _snapshot(root) == before
     # the old environment switches are gone: a user's process cannot turn them on
-    env_only = run_proc(root, "phase", "start", "0", env={"AGENTS_STATE_FAULT": "write:1:EIO",
-                                                          "AGENTS_STATE_TRACE": "/dev/stdout"})
+    env_only = run_proc(
+        root,
+        "phase",
+        "start",
+        "0",
+        env={"AGENTS_STATE_FAULT": "write:1:EIO", "AGENTS_STATE_TRACE": "/dev/stdout"},
+    )
     assert (env_only.returncode, env_only.stderr) == (0, "")
     assert env_only.stdout.startswith("phase 0 Parallel Explore started\n")
 
@@ -118,8 +140,9 @@ def test_issue_7_a_fault_in_a_real_process(root: Path, template: Path) -> None:
 @pytest.mark.parametrize("code", list(STRERROR))
 @pytest.mark.parametrize("op", list(STEP))
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_issue_7_fault_loop(root: Path, template: Path, command: str, op: str, code: str,
-                            always: bool) -> None:
+def test_issue_7_fault_loop(
+    root: Path, template: Path, command: str, op: str, code: str, always: bool
+) -> None:
     failures = _fault_loop(root, template, command, op, code, always)
     # every call of this op in the command failed once before it succeeded
     assert failures == len(COMMANDS[command][1])
@@ -152,14 +175,24 @@ def test_issue_7_write_order_artifact_before_state(root: Path, template: Path) -
     assert lines[17].startswith("phase 0 Parallel Explore completed")
 
 
-@pytest.mark.parametrize(("op", "warning"), [
-    ("backup_write", ".agents/state.json.bak: write failed: No space left on device; the state "
-     "was saved, but its last-good copy is older (agents-state doctor will say by how much)"),
-    ("append_fsync", ".agents/events.jsonl: append failed: No space left on device; the state "
-     "was saved (revision 2) but this event is missing from the log"),
-])
-def test_issue_7_faults_after_the_state_is_durable_only_warn(root: Path, template: Path,
-                                                             op: str, warning: str) -> None:
+@pytest.mark.parametrize(
+    ("op", "warning"),
+    [
+        (
+            "backup_write",
+            ".agents/state.json.bak: write failed: No space left on device; the state "
+            "was saved, but its last-good copy is older (agents-state doctor will say by how much)",
+        ),
+        (
+            "append_fsync",
+            ".agents/events.jsonl: append failed: No space left on device; the state "
+            "was saved (revision 2) but this event is missing from the log",
+        ),
+    ],
+)
+def test_issue_7_faults_after_the_state_is_durable_only_warn(
+    root: Path, template: Path, op: str, warning: str
+) -> None:
     _fresh(root, template, True)
     before = _snapshot(root)
     proc = _faulty(root, "phase", "start", "0", fault=f"{op}:1:ENOSPC")

@@ -33,8 +33,14 @@ def _workflow(root: Path) -> None:
 
 def _run(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """Like run_cli, with a short timeout: a command that blocks on a FIFO fails the test."""
-    return subprocess.run([CLI, "--root", str(root), *args], capture_output=True, text=True,
-                          input=stdin, timeout=20, check=False)
+    return subprocess.run(
+        [CLI, "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=20,
+        check=False,
+    )
 
 
 def _outside(tmp_path: Path) -> tuple[Path, dict[str, tuple[bytes, int]]]:
@@ -64,11 +70,17 @@ def _plant(path: Path, kind: str, outside: Path) -> None:
 
 
 def _refused(name: str, kind: str) -> str:
-    what = {"link": "a symbolic link", "dangling": "a symbolic link", "dirlink":
-            "a symbolic link", "fifo": "a FIFO (named pipe)"}[kind]
+    what = {
+        "link": "a symbolic link",
+        "dangling": "a symbolic link",
+        "dirlink": "a symbolic link",
+        "fifo": "a FIFO (named pipe)",
+    }[kind]
     want = "a directory" if kind == "dirlink" else "a regular file"
-    return (f"agents-state: error: .agents/{name}: is {what}, not {want}; agents-state does not "
-            f"follow links or open special files in .agents/ (replace it with {want})\n")
+    return (
+        f"agents-state: error: .agents/{name}: is {what}, not {want}; agents-state does not "
+        f"follow links or open special files in .agents/ (replace it with {want})\n"
+    )
 
 
 # (file under .agents/, command, stdin): the command that opens that file
@@ -82,11 +94,10 @@ STORE_PATHS = [
 
 
 @pytest.mark.parametrize("kind", ["link", "dangling", "fifo"])
-@pytest.mark.parametrize(("name", "args", "stdin"), STORE_PATHS,
-                         ids=[p[0] for p in STORE_PATHS])
-def test_issue_16_planted_file_is_refused(root: Path, tmp_path: Path, name: str,
-                                          args: tuple[str, ...], stdin: str | None,
-                                          kind: str) -> None:
+@pytest.mark.parametrize(("name", "args", "stdin"), STORE_PATHS, ids=[p[0] for p in STORE_PATHS])
+def test_issue_16_planted_file_is_refused(
+    root: Path, tmp_path: Path, name: str, args: tuple[str, ...], stdin: str | None, kind: str
+) -> None:
     _workflow(root)
     outside, before = _outside(tmp_path)
     if name == "phases/0-explore.md":  # reopen phase 0 so that completing it reads the file
@@ -104,13 +115,17 @@ def test_issue_16_planted_file_is_refused(root: Path, tmp_path: Path, name: str,
         assert (root / A / "state.json").read_bytes() == state
 
 
-@pytest.mark.parametrize(("name", "args"), [
-    ("phases", ("phase", "complete", "1.1", "--artifact", "-")),
-    ("archive", ("dispatch", "--replace", "anew")),
-    ("chains", ("chain", "start", "code", "feature")),
-])
-def test_issue_16_planted_folder_link_is_refused(root: Path, tmp_path: Path, name: str,
-                                                 args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("phases", ("phase", "complete", "1.1", "--artifact", "-")),
+        ("archive", ("dispatch", "--replace", "anew")),
+        ("chains", ("chain", "start", "code", "feature")),
+    ],
+)
+def test_issue_16_planted_folder_link_is_refused(
+    root: Path, tmp_path: Path, name: str, args: tuple[str, ...]
+) -> None:
     _workflow(root)
     outside, before = _outside(tmp_path)
     if name == "phases":
@@ -124,27 +139,42 @@ def test_issue_16_planted_folder_link_is_refused(root: Path, tmp_path: Path, nam
 
 
 @pytest.mark.parametrize("kind", ["link", "fifo"])
-@pytest.mark.parametrize(("name", "event", "payload"), [
-    ("toolcalls.log", "post-tool-use", {"tool_name": "Read"}),
-    ("subagents.jsonl", "subagent-start", {"agent_id": "a1", "agent_type": "subagents:explore"}),
-])
-def test_issue_16_hook_logs_never_follow_or_block(root: Path, tmp_path: Path, name: str,
-                                                  event: str, payload: dict[str, str],
-                                                  kind: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "event", "payload"),
+    [
+        ("toolcalls.log", "post-tool-use", {"tool_name": "Read"}),
+        (
+            "subagents.jsonl",
+            "subagent-start",
+            {"agent_id": "a1", "agent_type": "subagents:explore"},
+        ),
+    ],
+)
+def test_issue_16_hook_logs_never_follow_or_block(
+    root: Path, tmp_path: Path, name: str, event: str, payload: dict[str, str], kind: str
+) -> None:
     """A hook must not break the session: it warns, writes nothing outside and never hangs."""
     _workflow(root)
     outside, before = _outside(tmp_path)
     _plant(root / A / name, kind, outside)
     data = {"session_id": "s", "transcript_path": "/tmp/t", "cwd": str(root), **payload}
-    proc = subprocess.run([CLI, "hook", event], input=json.dumps(data), capture_output=True,
-                          text=True, cwd=root, timeout=20, check=False)
+    proc = subprocess.run(
+        [CLI, "hook", event],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=20,
+        check=False,
+    )
     assert proc.returncode == 0
     assert f".agents/{name}: is " in proc.stderr and proc.stderr.count("\n") == 1
     assert _seen(outside) == before
 
 
-def test_issue_16_compact_does_not_truncate_a_linked_tool_call_log(root: Path, tmp_path: Path
-                                                                   ) -> None:
+def test_issue_16_compact_does_not_truncate_a_linked_tool_call_log(
+    root: Path, tmp_path: Path
+) -> None:
     """compact clears the tool-call log after its update is saved: a link there is refused
     without truncating its target, and the saved update is reported as saved (exit 8)."""
     _workflow(root)
@@ -157,14 +187,16 @@ def test_issue_16_compact_does_not_truncate_a_linked_tool_call_log(root: Path, t
         f"agents-state: warning: the update was saved (revision {rev + 1}), but reporting it "
         "failed: .agents/toolcalls.log: is a symbolic link, not a regular file; agents-state "
         "does not follow links or open special files in .agents/ (replace it with a regular "
-        "file); do not repeat it: check with agents-state status\n")
+        "file); do not repeat it: check with agents-state status\n"
+    )
     assert json.loads((root / A / "state.json").read_text())["revision"] == rev + 1
     assert _seen(outside) == before
 
 
 @pytest.mark.parametrize("what", ["backup", "doctor"])
-def test_issue_16_backup_link_is_replaced_never_followed(root: Path, tmp_path: Path,
-                                                         what: str) -> None:
+def test_issue_16_backup_link_is_replaced_never_followed(
+    root: Path, tmp_path: Path, what: str
+) -> None:
     """The backup is written by rename, which replaces a link instead of writing through it;
     doctor reads it without following it."""
     _workflow(root)
@@ -181,28 +213,37 @@ def test_issue_16_backup_link_is_replaced_never_followed(root: Path, tmp_path: P
 
 # -- inputs given by path --------------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [
-    ("phase", "complete", "1.1", "--artifact", "{f}"),
-    ("tasks", "load", "{f}"),
-    ("handoff", "validate", "{f}"),
-    ("dispatch", "--replace", "--task-file", "{f}"),
-], ids=["artifact", "tasks", "handoff", "task-file"])
-def test_issue_16_fifo_input_is_refused_without_waiting(root: Path, tmp_path: Path,
-                                                        args: tuple[str, ...]) -> None:
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("phase", "complete", "1.1", "--artifact", "{f}"),
+        ("tasks", "load", "{f}"),
+        ("handoff", "validate", "{f}"),
+        ("dispatch", "--replace", "--task-file", "{f}"),
+    ],
+    ids=["artifact", "tasks", "handoff", "task-file"],
+)
+def test_issue_16_fifo_input_is_refused_without_waiting(
+    root: Path, tmp_path: Path, args: tuple[str, ...]
+) -> None:
     _workflow(root)
     fifo = tmp_path / "in.fifo"
     os.mkfifo(fifo)
     state = (root / A / "state.json").read_bytes()
     proc = _run(root, *(a.replace("{f}", str(fifo)) for a in args))
     assert (proc.returncode, proc.stderr) == (
-        5, f"agents-state: error: {fifo}: is a FIFO (named pipe), not a regular file; pass a "
-        "file, or - to read standard input\n")
+        5,
+        f"agents-state: error: {fifo}: is a FIFO (named pipe), not a regular file; pass a "
+        "file, or - to read standard input\n",
+    )
     assert (root / A / "state.json").read_bytes() == state
 
 
 @pytest.mark.parametrize("name", [".gitignore", ".fstype", "state.json.bak"])
-def test_issue_16_dangling_links_never_create_files_outside(root: Path, tmp_path: Path,
-                                                            name: str) -> None:
+def test_issue_16_dangling_links_never_create_files_outside(
+    root: Path, tmp_path: Path, name: str
+) -> None:
     """Files an update writes by name (the ignore file, the file-system marker, the backup) are
     created with O_EXCL or by rename: a dangling link there never makes a file outside."""
     _workflow(root)

@@ -26,9 +26,16 @@ ENV = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "120"}
 
 
 def _spawn(root: Path, n: int) -> list[subprocess.Popen[str]]:
-    return [subprocess.Popen([CLI, "--root", str(root), "compact", "--json"], env=ENV,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(n)]
+    return [
+        subprocess.Popen(
+            [CLI, "--root", str(root), "compact", "--json"],
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(n)
+    ]
 
 
 def _acked(procs: list[subprocess.Popen[str]]) -> list[int]:
@@ -62,8 +69,16 @@ def test_issue_16_doctor_repair_racing_30_writers(root: Path) -> None:
         assert "Traceback" not in proc.stderr, proc.stderr
         if "reopened phase(s) 0" in proc.stdout:
             repairs += 1
-        proc = run_cli(root, "phase", "complete", "0", "--artifact", "-", stdin="# again\n",
-                       env={"AGENTS_STATE_LOCK_TIMEOUT": "120"})
+        proc = run_cli(
+            root,
+            "phase",
+            "complete",
+            "0",
+            "--artifact",
+            "-",
+            stdin="# again\n",
+            env={"AGENTS_STATE_LOCK_TIMEOUT": "120"},
+        )
         if proc.returncode == 0:
             completes += 1
         else:

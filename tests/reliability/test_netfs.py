@@ -19,9 +19,20 @@ def _mountinfo(tmp_path: Path, point: str, fstype: str) -> Path:
     return p
 
 
-@pytest.mark.parametrize(("fstype", "network"), [
-    ("nfs4", True), ("nfs", True), ("cifs", True), ("smb3", True), ("fuse.sshfs", True),
-    ("fuse.rclone", True), ("ext4", False), ("tmpfs", False), ("fuse.fuse-overlayfs", False)])
+@pytest.mark.parametrize(
+    ("fstype", "network"),
+    [
+        ("nfs4", True),
+        ("nfs", True),
+        ("cifs", True),
+        ("smb3", True),
+        ("fuse.sshfs", True),
+        ("fuse.rclone", True),
+        ("ext4", False),
+        ("tmpfs", False),
+        ("fuse.fuse-overlayfs", False),
+    ],
+)
 def test_issue_7_fs_type_from_mountinfo(tmp_path: Path, fstype: str, network: bool) -> None:
     (tmp_path / "my proj").mkdir()
     info = _mountinfo(tmp_path, str(tmp_path / "my proj").replace(" ", "\\040"), fstype)
@@ -30,8 +41,9 @@ def test_issue_7_fs_type_from_mountinfo(tmp_path: Path, fstype: str, network: bo
     assert netfs.is_network(fstype) is network
 
 
-def test_issue_7_network_fs_warns_once(root: Path, tmp_path: Path,
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_issue_7_network_fs_warns_once(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     info = _mountinfo(tmp_path, str(root), "nfs4")
     seams.install(monkeypatch.setattr, mountinfo=str(info))
     first = run_cli(root, "dispatch", "nfs")
@@ -39,7 +51,8 @@ def test_issue_7_network_fs_warns_once(root: Path, tmp_path: Path,
     assert first.stderr == (
         f"agents-state: warning: {root}/.agents is on a network file system (nfs4): its locks "
         "may not be seen by processes on other machines, so run every agent that updates this "
-        "workflow on one machine (see docs/reliability.md)\n")
+        "workflow on one machine (see docs/reliability.md)\n"
+    )
     second = run_cli(root, "phase", "start", "0")
     assert (second.returncode, second.stderr) == (0, "")
     doctor = run_cli(root, "doctor")

@@ -36,8 +36,10 @@ SYSCALLS = {
 }
 _TEMPLATE: list[Path] = []
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(STRACE is None, reason="needs strace (.ci/run installs it)")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(STRACE is None, reason="needs strace (.ci/run installs it)"),
+]
 
 
 def _old(root: Path) -> None:
@@ -46,8 +48,9 @@ def _old(root: Path) -> None:
         base = Path(tempfile.mkdtemp(prefix="agents-state-replace-"))
         assert run_cli(base, "dispatch", "old").returncode == 0
         for phase in ("0", "1.1"):
-            proc = run_cli(base, "phase", "complete", phase, "--artifact", "-",
-                           stdin=f"# {phase}\n")
+            proc = run_cli(
+                base, "phase", "complete", phase, "--artifact", "-", stdin=f"# {phase}\n"
+            )
             assert proc.returncode == 0, proc.stderr
         _TEMPLATE.append(base)
     shutil.rmtree(root / A, ignore_errors=True)
@@ -60,16 +63,35 @@ def _phases(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.startswith(".tmp-")}
 
 
-def _strace(root: Path, log: Path, syscall: str, action: str, n: int
-            ) -> subprocess.CompletedProcess[str]:
+def _strace(
+    root: Path, log: Path, syscall: str, action: str, n: int
+) -> subprocess.CompletedProcess[str]:
     names = SYSCALLS[syscall]
     assert STRACE is not None
     return subprocess.run(
-        [STRACE, "-f", "-qq", "-o", str(log), "-e", f"trace={names}",
-         "-e", f"inject={names}:{action}:when={n}", CLI, "--root", str(root), "dispatch",
-         "--replace", "new"],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        [
+            STRACE,
+            "-f",
+            "-qq",
+            "-o",
+            str(log),
+            "-e",
+            f"trace={names}",
+            "-e",
+            f"inject={names}:{action}:when={n}",
+            CLI,
+            "--root",
+            str(root),
+            "dispatch",
+            "--replace",
+            "new",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
 
 
 def _archives(root: Path) -> list[Path]:
@@ -78,27 +100,35 @@ def _archives(root: Path) -> list[Path]:
 
 
 def _is_old(root: Path, state: bytes, artifacts: dict[str, bytes]) -> bool:
-    return ((root / A / "state.json").read_bytes() == state
-            and _phases(root / A / "phases") == artifacts)
+    return (root / A / "state.json").read_bytes() == state and _phases(
+        root / A / "phases"
+    ) == artifacts
 
 
 def _is_new(root: Path, state: bytes, artifacts: dict[str, bytes]) -> bool:
     now = json.loads((root / A / "state.json").read_text())
     if now["task"] != "new":
         return False
-    copies = [a for a in _archives(root) if (a / "state.json").read_bytes() == state
-              and _phases(a / "phases") == artifacts]
+    copies = [
+        a
+        for a in _archives(root)
+        if (a / "state.json").read_bytes() == state and _phases(a / "phases") == artifacts
+    ]
     return len(copies) == 1
 
 
 def _one_line_error(stderr: str) -> bool:
-    return stderr.startswith("agents-state: error: ") and stderr.count("\n") == 1 \
+    return (
+        stderr.startswith("agents-state: error: ")
+        and stderr.count("\n") == 1
         and "Traceback" not in stderr
+    )
 
 
 @pytest.mark.parametrize("syscall", list(SYSCALLS))
-def test_issue_16_replace_under_injected_io_errors(root: Path, tmp_path: Path,
-                                                   syscall: str) -> None:
+def test_issue_16_replace_under_injected_io_errors(
+    root: Path, tmp_path: Path, syscall: str
+) -> None:
     seen = {"old": 0, "new": 0}
     for n in range(1, 80):
         _old(root)
@@ -118,8 +148,7 @@ def test_issue_16_replace_under_injected_io_errors(root: Path, tmp_path: Path,
             assert proc.returncode in (5, 7), where
             assert _is_old(root, state, artifacts), where
             assert _archives(root) == [], where  # the copy of a failed replace is dropped
-            told_on_stderr = any(line.split(" ", 1)[1].startswith("write(2,")
-                                 for line in injected)
+            told_on_stderr = any(line.split(" ", 1)[1].startswith("write(2,") for line in injected)
             assert _one_line_error(proc.stderr) or told_on_stderr, where
             seen["old"] += 1
         if not injected:
@@ -150,8 +179,9 @@ def test_issue_16_replace_killed_at_each_step(root: Path, tmp_path: Path, syscal
             assert "artifact(s) of the replaced workflow" in fix.stdout, where + fix.stdout
             assert _phases(root / A / "phases") == {}, where
             leftovers[0] += 1
-        again = run_cli(root, "dispatch", "--replace", "again",
-                        env={"AGENTS_STATE_LOCK_TIMEOUT": "5"})
+        again = run_cli(
+            root, "dispatch", "--replace", "again", env={"AGENTS_STATE_LOCK_TIMEOUT": "5"}
+        )
         assert again.returncode == 0, where + again.stderr
     else:
         raise AssertionError(f"dispatch --replace made over 80 {syscall} calls")
@@ -166,13 +196,32 @@ def test_issue_16_a_state_in_place_but_not_durable_is_told_as_saved(root: Path) 
     assert STRACE is not None
     _old(root)
     rev = json.loads((root / A / "state.json").read_text())["revision"]
-    proc = subprocess.run([STRACE, "-f", "-qq", "-o", os.devnull, "-e", "trace=fsync", "-e",
-                           "inject=fsync:error=EIO:when=2+", CLI, "--root", str(root),
-                           "compact"], capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [
+            STRACE,
+            "-f",
+            "-qq",
+            "-o",
+            os.devnull,
+            "-e",
+            "trace=fsync",
+            "-e",
+            "inject=fsync:error=EIO:when=2+",
+            CLI,
+            "--root",
+            str(root),
+            "compact",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 8
     assert proc.stderr.endswith(
         f"agents-state: warning: the update was saved (revision {rev + 1}), but reporting it "
         "failed: .agents/state.json: fsync directory failed: Input/output error; the new state "
         "is in place but may not survive a crash; do not repeat it: check with agents-state "
-        "status\n")
+        "status\n"
+    )
     assert json.loads((root / A / "state.json").read_text())["revision"] == rev + 1

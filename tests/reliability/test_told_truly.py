@@ -31,8 +31,9 @@ A = ".agents"
 _TEMPLATE: list[Path] = []
 
 
-def _faulty(root: Path, *args: str, fault: str, stdin: str | None = None
-            ) -> subprocess.CompletedProcess[str]:
+def _faulty(
+    root: Path, *args: str, fault: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run one command in process with ``fault`` installed through the test seam."""
     with pytest.MonkeyPatch.context() as mp:
         seams.install(mp.setattr, fault=fault)
@@ -48,8 +49,11 @@ def _workflow(root: Path) -> None:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / A).rglob("*"))
-            if p.is_file() and p.name != "lock-owner"}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted((root / A).rglob("*"))
+        if p.is_file() and p.name != "lock-owner"
+    }
 
 
 def _revision(root: Path) -> int:
@@ -58,16 +62,25 @@ def _revision(root: Path) -> int:
 
 # -- after the commit: exit 8, never "unchanged" ---------------------------------------------
 
+
 def test_issue_16_stdout_to_dev_full_after_a_commit_exits_8(root: Path) -> None:
     _workflow(root)
     rev = _revision(root)
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([CLI, "--root", str(root), "compact"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            [CLI, "--root", str(root), "compact"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     assert proc.returncode == 8
-    assert proc.stderr == (f"agents-state: warning: the update was saved (revision {rev + 1}), "
-                           "but reporting it failed: No space left on device; do not repeat it: "
-                           "check with agents-state status\n")
+    assert proc.stderr == (
+        f"agents-state: warning: the update was saved (revision {rev + 1}), "
+        "but reporting it failed: No space left on device; do not repeat it: "
+        "check with agents-state status\n"
+    )
     assert _revision(root) == rev + 1
     events = (root / A / "events.jsonl").read_text().splitlines()
     assert json.loads(events[-1])["rev"] == rev + 1
@@ -77,19 +90,33 @@ def test_issue_16_stdout_to_dev_full_without_a_commit_exits_7(root: Path) -> Non
     _workflow(root)
     before = _files(root)
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([CLI, "--root", str(root), "status"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            [CLI, "--root", str(root), "status"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     assert (proc.returncode, proc.stderr) == (
-        7, "agents-state: error: standard output: write failed: No space left on device; the "
-        "previous state is unchanged\n")
+        7,
+        "agents-state: error: standard output: write failed: No space left on device; the "
+        "previous state is unchanged\n",
+    )
     assert _files(root) == before
 
 
 def test_issue_16_json_warning_after_a_commit(root: Path) -> None:
     _workflow(root)
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([CLI, "--root", str(root), "compact", "--json"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            [CLI, "--root", str(root), "compact", "--json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     assert proc.returncode == 8
     body = json.loads(proc.stderr)
     assert body["warning"]["code"] == "not_reported" and body["warning"]["exit"] == 8
@@ -100,11 +127,14 @@ def test_issue_16_artifact_is_taken_back_when_the_state_write_fails(root: Path) 
     before = _files(root)
     # the 1st replace publishes the artifact, the 2nd the EXPLORE stage output, the 3rd would
     # publish the state
-    proc = _faulty(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n",
-                   fault="replace:3:EIO")
+    proc = _faulty(
+        root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n", fault="replace:3:EIO"
+    )
     assert (proc.returncode, proc.stderr) == (
-        7, "agents-state: error: .agents/state.json: replace failed: Input/output error; the "
-        "previous state is unchanged\n")
+        7,
+        "agents-state: error: .agents/state.json: replace failed: Input/output error; the "
+        "previous state is unchanged\n",
+    )
     assert _files(root) == before  # no 0-explore.md left behind
 
 
@@ -113,13 +143,22 @@ def test_issue_16_an_overwritten_artifact_is_put_back(root: Path) -> None:
     art = root / A / "phases" / "0-explore.md"
     art.write_text("# my draft\n")
     before = _files(root)
-    proc = _faulty(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n",
-                   fault="fsync_dir:2:EIO:always")
+    proc = _faulty(
+        root,
+        "phase",
+        "complete",
+        "0",
+        "--artifact",
+        "-",
+        stdin="# notes\n",
+        fault="fsync_dir:2:EIO:always",
+    )
     assert proc.returncode == 7, proc.stderr
     assert _files(root) == before
 
 
 # -- events.jsonl ----------------------------------------------------------------------------
+
 
 def test_issue_16_a_failed_append_is_cut_back(root: Path) -> None:
     _workflow(root)
@@ -149,6 +188,7 @@ def test_issue_16_a_torn_last_line_never_joins_the_next_event(root: Path) -> Non
 
 # -- bounded input, exit 5 in one line -----------------------------------------------------
 
+
 def _hostile(state: dict[str, object], case: str) -> None:
     if case == "deep":
         deep: dict[str, object] = {}
@@ -167,20 +207,21 @@ def _hostile(state: dict[str, object], case: str) -> None:
 
 HOSTILE = {
     "deep": "cannot be written back: it is nested too deeply (over 254 levels; a state needs "
-            "fewer than 10); run: agents-state doctor",
+    "fewer than 10); run: agents-state doctor",
     "year-9999": "startedAt: Value error, '9999-12-31T23:59:59Z' is out of range (a time "
-                 "between the years 1970 and 9000) (got '9999-12-31T23:59:59Z')",
+    "between the years 1970 and 9000) (got '9999-12-31T23:59:59Z')",
     "rev-2**64-1": "revision: Value error, 18446744073709551615 is out of range (a count up to "
-                   "9007199254740991) (got 18446744073709551615)",
+    "9007199254740991) (got 18446744073709551615)",
     "rev-2**53": "revision: Value error, 9007199254740992 is out of range (a count up to "
-                 "9007199254740991) (got 9007199254740992)",
+    "9007199254740991) (got 9007199254740992)",
 }
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
 @pytest.mark.parametrize("command", [("status",), ("compact",), ("doctor", "--repair")])
-def test_issue_16_hostile_but_parseable_states(root: Path, case: str,
-                                               command: tuple[str, ...]) -> None:
+def test_issue_16_hostile_but_parseable_states(
+    root: Path, case: str, command: tuple[str, ...]
+) -> None:
     _workflow(root)
     path = root / A / "state.json"
     state = json.loads(path.read_text())
@@ -193,7 +234,9 @@ def test_issue_16_hostile_but_parseable_states(root: Path, case: str,
         assert proc.returncode in (0, 5), proc.stderr
         return
     assert (proc.returncode, proc.stderr) == (
-        5, f"agents-state: error: .agents/state.json: {HOSTILE[case]}\n")
+        5,
+        f"agents-state: error: .agents/state.json: {HOSTILE[case]}\n",
+    )
     assert _files(root) == before
 
 
@@ -213,23 +256,35 @@ def test_issue_16_the_last_revision_is_refused_before_writing(root: Path) -> Non
 def test_issue_16_undecodable_argument(root: Path) -> None:
     _workflow(root)
     before = _files(root)
-    proc = subprocess.run([os.fsencode(CLI), b"--root", os.fsencode(root), b"dispatch",
-                           b"--replace", b"caf\xe9"], capture_output=True, timeout=30,
-                          check=False)
+    proc = subprocess.run(
+        [os.fsencode(CLI), b"--root", os.fsencode(root), b"dispatch", b"--replace", b"caf\xe9"],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
     assert (proc.returncode, proc.stderr) == (
-        5, b"agents-state: error: argument 5 ('caf\\xe9'): is not valid UTF-8 (character 3); "
-        b"pass UTF-8 text, or a file with --task-file\n")
+        5,
+        b"agents-state: error: argument 5 ('caf\\xe9'): is not valid UTF-8 (character 3); "
+        b"pass UTF-8 text, or a file with --task-file\n",
+    )
     assert _files(root) == before
 
 
 def test_issue_16_undecodable_environment_value(root: Path) -> None:
     _workflow(root)
     env = {**{k: v for k, v in os.environb.items()}, b"AGENTS_STATE_AGENT": b"w\xff"}
-    proc = subprocess.run([os.fsencode(CLI), b"--root", os.fsencode(root), b"status"],
-                          capture_output=True, timeout=30, env=env, check=False)
+    proc = subprocess.run(
+        [os.fsencode(CLI), b"--root", os.fsencode(root), b"status"],
+        capture_output=True,
+        timeout=30,
+        env=env,
+        check=False,
+    )
     assert (proc.returncode, proc.stderr) == (
-        5, b"agents-state: error: environment AGENTS_STATE_AGENT: is not valid UTF-8; set it "
-        b"to UTF-8 text\n")
+        5,
+        b"agents-state: error: environment AGENTS_STATE_AGENT: is not valid UTF-8; set it "
+        b"to UTF-8 text\n",
+    )
 
 
 def test_issue_16_latin1_task_file(root: Path, tmp_path: Path) -> None:
@@ -239,7 +294,9 @@ def test_issue_16_latin1_task_file(root: Path, tmp_path: Path) -> None:
     task.write_bytes(b"caf\xe9 au lait")
     proc = run_cli(root, "dispatch", "--replace", "--task-file", str(task))
     assert (proc.returncode, proc.stderr) == (
-        5, f"agents-state: error: {task}: is not valid UTF-8 (byte 3); save it as UTF-8\n")
+        5,
+        f"agents-state: error: {task}: is not valid UTF-8 (byte 3); save it as UTF-8\n",
+    )
     assert _files(root) == before
 
 
@@ -250,8 +307,10 @@ def test_issue_16_lone_surrogate_in_a_tasks_file(root: Path, tmp_path: Path) -> 
     tasks.write_text('{"tasks": [{"id": "a", "title": "x\\ud800y"}]}')
     proc = run_cli(root, "tasks", "load", str(tasks))
     assert (proc.returncode, proc.stderr) == (
-        5, f"agents-state: error: {tasks}: holds a lone \\u surrogate escape, which is no "
-        "character; write the character itself, as UTF-8\n")
+        5,
+        f"agents-state: error: {tasks}: holds a lone \\u surrogate escape, which is no "
+        "character; write the character itself, as UTF-8\n",
+    )
     assert _files(root) == before
 
 
@@ -260,13 +319,16 @@ def test_issue_16_lock_timeout_out_of_range(root: Path, value: str) -> None:
     _workflow(root)
     proc = run_cli(root, "compact", env={"AGENTS_STATE_LOCK_TIMEOUT": value})
     assert (proc.returncode, proc.stderr) == (
-        5, f"agents-state: error: environment AGENTS_STATE_LOCK_TIMEOUT: {value!r} seconds is "
-        "out of range (at most 86400, a day)\n")
+        5,
+        f"agents-state: error: environment AGENTS_STATE_LOCK_TIMEOUT: {value!r} seconds is "
+        "out of range (at most 86400, a day)\n",
+    )
 
 
 @pytest.mark.slow
-def test_issue_16_a_state_over_the_read_cap_is_refused_before_the_commit(root: Path,
-                                                                         tmp_path: Path) -> None:
+def test_issue_16_a_state_over_the_read_cap_is_refused_before_the_commit(
+    root: Path, tmp_path: Path
+) -> None:
     """12 MB of tasks (under the 32 MiB input cap) would make an 80 MB state, which no later
     command could read: refused before anything is written."""
     wave_of(root, 1)
@@ -275,23 +337,29 @@ def test_issue_16_a_state_over_the_read_cap_is_refused_before_the_commit(root: P
     big.write_text('{"tasks": [{"id": "a", "files": [' + ",".join(['""'] * 4_000_000) + "]}]}")
     proc = run_cli(root, "tasks", "load", str(big))
     assert proc.returncode == 5
-    assert proc.stderr.startswith("agents-state: error: .agents/state.json: the new state would "
-                                  "be ")
-    assert proc.stderr.endswith(" bytes, over the 67108864-byte limit every later command "
-                                "reads; nothing was written (split the work into smaller task "
-                                "files)\n")
+    assert proc.stderr.startswith(
+        "agents-state: error: .agents/state.json: the new state would be "
+    )
+    assert proc.stderr.endswith(
+        " bytes, over the 67108864-byte limit every later command "
+        "reads; nothing was written (split the work into smaller task "
+        "files)\n"
+    )
     assert _files(root) == before
     assert cli_json(root, "status")["workflow"]["revision"] == _revision(root)
 
 
 # -- claim times -----------------------------------------------------------------------------
 
+
 def test_issue_16_a_claim_is_timed_when_the_lock_is_granted(root: Path) -> None:
     """A claim that waited for the lock is stamped after the wait, so its lease starts then."""
     wave_of(root, 1)
-    script = ("import fcntl, os, sys, time\n"
-              f"fd = os.open({str(root / A)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
-              "print('held', flush=True); time.sleep(2.5)\n")
+    script = (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(root / A)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('held', flush=True); time.sleep(2.5)\n"
+    )
     holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
     asked = time.time()

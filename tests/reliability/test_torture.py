@@ -13,8 +13,9 @@ from clitools import run_cli
 
 
 @pytest.mark.slow
-def test_issue_7_kill9_torture_loses_nothing(root: Path, capsys: pytest.CaptureFixture[str]
-                                             ) -> None:
+def test_issue_7_kill9_torture_loses_nothing(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ids = torture.prepare(root, 600)
     result = torture.run(root, ids[:-1], writers=3, min_kills=300)
     with capsys.disabled():
@@ -42,8 +43,7 @@ def test_issue_7_control_run_without_the_lock_loses_updates(root: Path) -> None:
     ids = torture.prepare(root, 200)
     lost = 0
     for _ in range(3):  # concurrency is not guaranteed to collide; it nearly always does
-        result = torture.run(root, ids, writers=4, kill_share=0.0, max_commands=60,
-                             lock=False)
+        result = torture.run(root, ids, writers=4, kill_share=0.0, max_commands=60, lock=False)
         lost += len(result.lost)
         if lost:
             break

@@ -51,9 +51,11 @@ class Result:
     revision: int = 0
 
     def summary(self) -> str:
-        return (f"torture: {self.kills} kills, {self.commands} commands, {len(self.acked)} "
-                f"acknowledged updates, lost {len(self.lost)}, torn reads {len(self.torn)} of "
-                f"{self.reads}, log lines missing {self.log_gaps}, {self.seconds:.0f}s")
+        return (
+            f"torture: {self.kills} kills, {self.commands} commands, {len(self.acked)} "
+            f"acknowledged updates, lost {len(self.lost)}, torn reads {len(self.torn)} of "
+            f"{self.reads}, log lines missing {self.log_gaps}, {self.seconds:.0f}s"
+        )
 
 
 class _Reader(threading.Thread):
@@ -82,9 +84,18 @@ class _Reader(threading.Thread):
             time.sleep(0.005)
 
 
-def run(root: Path, ids: list[str], *, writers: int = 3, min_kills: int = 300,
-        kill_share: float = 0.7, max_commands: int = 100_000, env: dict[str, str] | None = None,
-        seed: int | None = None, lock: bool = True) -> Result:
+def run(
+    root: Path,
+    ids: list[str],
+    *,
+    writers: int = 3,
+    min_kills: int = 300,
+    kill_share: float = 0.7,
+    max_commands: int = 100_000,
+    env: dict[str, str] | None = None,
+    seed: int | None = None,
+    lock: bool = True,
+) -> Result:
     """Run writers and the killer until ``min_kills`` kills (or ``max_commands`` commands).
 
     ``lock=False`` runs the writers with the test seam that takes no lock (the control run)."""
@@ -112,8 +123,9 @@ def run(root: Path, ids: list[str], *, writers: int = 3, min_kills: int = 300,
         start = time.monotonic()
         argv = ["--root", str(root), "task", "done", task, "--summary", "ok"]
         cmd = [CLI, *argv] if lock else seams.command(*argv, lock=False)
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=full_env)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env
+        )
         try:
             _out, err = proc.communicate(timeout=delay if kill else 900)
         except subprocess.TimeoutExpired:
@@ -158,7 +170,9 @@ def _account(root: Path, ids: list[str], result: Result) -> None:
     result.lost = sorted(result.acked - done)
     result.phantom = sorted(done - result.attempted)
     result.revision = state["revision"]
-    revs = [json.loads(line)["rev"]
-            for line in (root / ".agents/events.jsonl").read_bytes().splitlines()]
+    revs = [
+        json.loads(line)["rev"]
+        for line in (root / ".agents/events.jsonl").read_bytes().splitlines()
+    ]
     result.log_disorder = sum(a >= b for a, b in itertools.pairwise(revs))
     result.log_gaps = state["revision"] - len(revs)

@@ -16,8 +16,20 @@ __all__ = ["check_flowchart"]
 
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
 _LABEL = r'"([^"\n]*)"'
-_RESERVED = {"end", "subgraph", "graph", "flowchart", "style", "class", "classDef", "click",
-             "linkStyle", "direction", "call", "href"}
+_RESERVED = {
+    "end",
+    "subgraph",
+    "graph",
+    "flowchart",
+    "style",
+    "class",
+    "classDef",
+    "click",
+    "linkStyle",
+    "direction",
+    "call",
+    "href",
+}
 _PATTERNS = {
     "subgraph": re.compile(rf"^  subgraph ({_ID})\[{_LABEL}\]$"),
     "end": re.compile(r"^  end$"),
@@ -46,8 +58,7 @@ def check_flowchart(text: str) -> list[str]:
     classes_defined: set[str] = set()
     depth = 0
     for n, line in enumerate(lines[1:], 2):
-        kind, m = next(((k, m) for k, p in _PATTERNS.items() if (m := p.match(line))),
-                       (None, None))
+        kind, m = next(((k, m) for k, p in _PATTERNS.items() if (m := p.match(line))), (None, None))
         if kind is None or m is None:
             problems.append(f"line {n}: not a statement the generator writes: {line!r}")
             continue
@@ -75,6 +86,7 @@ def check_flowchart(text: str) -> list[str]:
     if depth > 0:
         problems.append(f"{depth} subgraph(s) without 'end'")
     problems += [f"line {n}: undefined id {i!r}" for n, i in used if i not in ids]
-    problems += [f"class {c!r} used but not defined" for c in sorted(classes_used
-                                                                      - classes_defined)]
+    problems += [
+        f"class {c!r} used but not defined" for c in sorted(classes_used - classes_defined)
+    ]
     return problems

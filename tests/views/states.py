@@ -43,8 +43,12 @@ def action(state: State, minutes: float) -> dict[str, Any]:
 
 
 def fresh() -> State:
-    return new_state(ev.Start(task="Add OAuth authentication with Google and GitHub",
-                              agent_counts={"0": 5, "1.2": 3}), T0)
+    return new_state(
+        ev.Start(
+            task="Add OAuth authentication with Google and GitHub", agent_counts={"0": 5, "1.2": 3}
+        ),
+        T0,
+    )
 
 
 def _advance_one(state: State, minutes: float) -> State:
@@ -58,8 +62,9 @@ def _advance_one(state: State, minutes: float) -> State:
         if not ph.tasks:
             return step(state, ev.TasksLoad(tasks=tuple(TASKS), waves=WAVES), minutes)
         tid = ready_tasks(ph, at(minutes), LEASE)[0]
-        return step(state, ev.TaskDone(task_id=tid, agent=f"agent-{tid}",
-                                       summary=f"did {tid}"), minutes)
+        return step(
+            state, ev.TaskDone(task_id=tid, agent=f"agent-{tid}", summary=f"did {tid}"), minutes
+        )
     issues = 0 if get_phase(pid).reviews else None
     return step(state, ev.PhaseComplete(phase=pid, issues=issues), minutes)
 
@@ -81,8 +86,9 @@ def mid_wave() -> State:
     state = step(state, ev.TaskClaim(agent="agent-c", task_id="task-6"), 55)
     state = step(state, ev.TaskDone(task_id="task-6", agent="agent-c"), 59.5)
     # retried 5 s after this failure: still waiting at minute 60
-    return step(state, ev.TaskFail(task_id="task-5", error="linking table missing",
-                                   agent="agent-b"), 59.95)
+    return step(
+        state, ev.TaskFail(task_id="task-5", error="linking table missing", agent="agent-b"), 59.95
+    )
 
 
 def failed() -> State:
@@ -91,8 +97,11 @@ def failed() -> State:
     for i in range(1, 3):
         minute = 60 + 10 * i
         state = step(state, ev.TaskClaim(agent="agent-b", task_id="task-5"), minute)
-        state = step(state, ev.TaskFail(task_id="task-5", error="linking table missing",
-                                        agent="agent-b"), minute + 1)
+        state = step(
+            state,
+            ev.TaskFail(task_id="task-5", error="linking table missing", agent="agent-b"),
+            minute + 1,
+        )
     return state
 
 

@@ -18,18 +18,20 @@ EXAMPLE = Path(__file__).parent.parent.parent / ".agents.example"
 
 
 def _complete(root: Path, shell: str, words: str, cword: str) -> str:
-    env = {"COMP_WORDS": words, "COMP_CWORD": cword,
-           "_AGENTS_STATE_COMPLETE": f"{shell}_complete"}
+    env = {"COMP_WORDS": words, "COMP_CWORD": cword, "_AGENTS_STATE_COMPLETE": f"{shell}_complete"}
     proc = invoke([], env=env, cwd=root)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return proc.stdout
 
 
-@pytest.mark.parametrize(("shell", "marker"), [
-    ("bash", "_AGENTS_STATE_COMPLETE=bash_complete"),
-    ("zsh", "#compdef agents-state"),
-    ("fish", "complete --no-files --command agents-state"),
-])
+@pytest.mark.parametrize(
+    ("shell", "marker"),
+    [
+        ("bash", "_AGENTS_STATE_COMPLETE=bash_complete"),
+        ("zsh", "#compdef agents-state"),
+        ("fish", "complete --no-files --command agents-state"),
+    ],
+)
 def test_completion_scripts(root: Path, shell: str, marker: str) -> None:
     proc = run_cli(root, "completion", shell)
     assert proc.returncode == 0 and marker in proc.stdout
@@ -42,17 +44,27 @@ def test_task_ids_complete_from_the_state(root: Path) -> None:
     out = _complete(root, "bash", "agents-state task done t", "3")
     assert out.split() == ["plain,task-4", "plain,task-5", "plain,task-6"]  # not the done ones
     out = _complete(root, "fish", f"agents-state --root {root} task fail task-", "task-")
-    assert out.splitlines() == ["plain,task-4\tCallback routes (in_progress)",
-                                "plain,task-5\tAccount linking (pending)",
-                                "plain,task-6\tTests (pending)"]
+    assert out.splitlines() == [
+        "plain,task-4\tCallback routes (in_progress)",
+        "plain,task-5\tAccount linking (pending)",
+        "plain,task-6\tTests (pending)",
+    ]
 
 
 def test_phase_ids_complete_with_their_status(root: Path) -> None:
     shutil.copytree(EXAMPLE, root / ".agents")
     out = _complete(root, "zsh", "agents-state phase start 2", "3")
-    assert out.splitlines() == ["plain", "2.1", "Parallel Task Execution (in_progress)",
-                                "plain", "2.2", "Simplify (pending)",
-                                "plain", "2.3", "Implementation Review (pending)"]
+    assert out.splitlines() == [
+        "plain",
+        "2.1",
+        "Parallel Task Execution (in_progress)",
+        "plain",
+        "2.2",
+        "Simplify (pending)",
+        "plain",
+        "2.3",
+        "Implementation Review (pending)",
+    ]
     assert _complete(root, "bash", "agents-state gr", "1").split() == ["plain,graph"]
 
 
@@ -61,7 +73,10 @@ def test_completion_never_fails_on_a_broken_state(root: Path) -> None:
     (root / ".agents/state.json").write_text("{not json")
     assert _complete(root, "bash", "agents-state task done ", "3").split() == []
     assert _complete(root, "bash", "agents-state phase complete 4.", "3").split() == [
-        "plain,4.1", "plain,4.2", "plain,4.3"]
+        "plain,4.1",
+        "plain,4.2",
+        "plain,4.3",
+    ]
 
 
 def test_version(root: Path) -> None:
@@ -75,8 +90,7 @@ def _commands(group: click.Group, path: tuple[str, ...]) -> list[tuple[str, ...]
     for name in group.list_commands(ctx):
         cmd = group.get_command(ctx, name)
         assert cmd is not None, f"{' '.join(path)} {name} is declared but missing"
-        out += _commands(cmd, (*path, name)) if isinstance(cmd, click.Group) else \
-            [(*path, name)]
+        out += _commands(cmd, (*path, name)) if isinstance(cmd, click.Group) else [(*path, name)]
     return out
 
 

@@ -67,12 +67,18 @@ def test_official_mermaid_parser(tmp_path: Path) -> None:
         (tmp_path / f"{name}.mmd").write_text(text, encoding="utf-8")
         files.append(str(tmp_path / f"{name}.mmd"))
     (tmp_path / "broken.mmd").write_text('flowchart TD\n  subgraph w1["x"\n  t0 -->\n')
-    proc = subprocess.run(["node", str(script), *files], capture_output=True, text=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        ["node", str(script), *files], capture_output=True, text=True, timeout=120, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("flowchart-v2") == len(files)
-    bad = subprocess.run(["node", str(script), str(tmp_path / "broken.mmd")],
-                         capture_output=True, text=True, timeout=120, check=False)
+    bad = subprocess.run(
+        ["node", str(script), str(tmp_path / "broken.mmd")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert bad.returncode == 1 and "parse error" in bad.stderr  # the check can fail
 
 
@@ -80,10 +86,13 @@ def test_structural_check_catches_mistakes() -> None:
     good = mermaid(_example())
     assert check_flowchart(good.replace("  end\n", "", 1)) == ["1 subgraph(s) without 'end'"]
     assert check_flowchart(good.replace("t0 --> t3", "t0 --> t99"))[0].endswith(
-        "undefined id 't99'")
+        "undefined id 't99'"
+    )
     assert "unescaped" in check_flowchart(good.replace("task-1: OAuth", "task-1: #OAuth"))[0]
-    assert check_flowchart(good.replace("  classDef completed", "  classDef done"))[-1] == \
-        "class 'completed' used but not defined"
+    assert (
+        check_flowchart(good.replace("  classDef completed", "  classDef done"))[-1]
+        == "class 'completed' used but not defined"
+    )
 
 
 def test_example_diagram_shape() -> None:
@@ -92,7 +101,8 @@ def test_example_diagram_shape() -> None:
     assert [line for line in text.splitlines() if "subgraph" in line] == [
         '  subgraph w1["✓ wave 1 (completed)"]',
         '  subgraph w2["▶ wave 2 (in_progress)"]',
-        '  subgraph w3["· wave 3 (pending)"]']
+        '  subgraph w3["· wave 3 (pending)"]',
+    ]
     assert '    t3["▶ task-4: Callback routes · task-agent-4"]:::in_progress' in text
     assert "  t0 --> t3\n" in text and "  w1 -.-> w2\n" in text
 

@@ -25,15 +25,18 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
 
 
 def _errors(name: str, doc: Any) -> list[str]:
-    return sorted(f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
-                  for e in _validator(name).iter_errors(doc))
+    return sorted(
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in _validator(name).iter_errors(doc)
+    )
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
 def test_committed_schema_equals_generated(name: str) -> None:
     committed = (SCHEMAS / file_name(name)).read_text(encoding="utf-8")
     assert committed == render(generate(name)), (
-        f"schemas/{file_name(name)} is stale; regenerate: agents-state schema --write schemas")
+        f"schemas/{file_name(name)} is stale; regenerate: agents-state schema --write schemas"
+    )
 
 
 def test_schema_check_command(tmp_path: Path) -> None:
@@ -50,8 +53,10 @@ def test_schema_check_command(tmp_path: Path) -> None:
 
 def test_design_004_examples_validate() -> None:
     assert _errors("state", json.loads((DATA / "design004_state.json").read_text())) == []
-    with_failure = {**json.loads((DATA / "design004_state.json").read_text()),
-                    **json.loads((DATA / "design004_failure.json").read_text())}
+    with_failure = {
+        **json.loads((DATA / "design004_state.json").read_text()),
+        **json.loads((DATA / "design004_failure.json").read_text()),
+    }
     assert _errors("state", with_failure) == []
     assert _errors("config", json.loads((DATA / "design004_config.json").read_text())) == []
     example = json.loads((REPO / ".agents.example" / "state.json").read_text())
@@ -63,13 +68,15 @@ def test_schemas_reject_what_the_models_reject() -> None:
     state["stages"]["PLAN"]["status"] = "finished"
     assert _errors("state", state) == [
         "stages/PLAN/status: 'finished' is not one of ['pending', 'in_progress', 'completed', "
-        "'failed', 'blocked', 'stopped', 'skipped']"]
+        "'failed', 'blocked', 'stopped', 'skipped']"
+    ]
     assert _errors("state", {"version": 2}) == [": 'task' is a required property"]
     assert _errors("config", {"stages": {"EXPLORE": {"maxParallelAgent": 3}}}) == [
-        "stages/EXPLORE: Additional properties are not allowed ('maxParallelAgent' was "
-        "unexpected)"]
+        "stages/EXPLORE: Additional properties are not allowed ('maxParallelAgent' was unexpected)"
+    ]
     assert _errors("config", {"stages": {"EXPLORE": {"maxParallelAgents": 11}}}) == [
-        "stages/EXPLORE/maxParallelAgents: 11 is greater than the maximum of 10"]
+        "stages/EXPLORE/maxParallelAgents: 11 is greater than the maximum of 10"
+    ]
 
 
 def test_handoff_examples_of_designs_000_003_validate() -> None:
@@ -84,6 +91,8 @@ def test_handoff_examples_of_designs_000_003_validate() -> None:
     assert checked >= 4
     _, response = VALID["001 response"]
     assert _errors("handoff-response", {**response, "decison": "PROCEED"}) == [
-        ": Additional properties are not allowed ('decison' was unexpected)"]
+        ": Additional properties are not allowed ('decison' was unexpected)"
+    ]
     assert _errors("handoff-response", {**response, "decision": "MAYBE"}) == [
-        "decision: 'MAYBE' is not one of ['PROCEED', 'STOP', 'CLARIFY']"]
+        "decision: 'MAYBE' is not one of ['PROCEED', 'STOP', 'CLARIFY']"
+    ]

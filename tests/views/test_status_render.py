@@ -47,8 +47,9 @@ def test_mid_wave_shows_progress_stale_claim_and_retry() -> None:
     text = render_status(state, action(state, 60), at(60), LEASE)
     assert "wave 2/3 [█▒░] 1 done · 1 running · 1 pending · 0 failed" in text
     assert "STALE task-4: claimed by agent-a 35m ago, silent for 35m (claimable again)" in text
-    assert "↻ task-5 retries at 2026-01-29T11:00:02Z (attempt 1 failed: linking table " \
-           "missing)" in text
+    assert (
+        "↻ task-5 retries at 2026-01-29T11:00:02Z (attempt 1 failed: linking table missing)" in text
+    )
     assert text.splitlines()[-1].startswith("  then:  agents-state task done")
 
 
@@ -56,10 +57,13 @@ def test_failure_in_plain_words_and_next_action_last() -> None:
     state = failed()
     lines = render_status(state, action(state, 90), at(90), LEASE).splitlines()
     fail = next(i for i, line in enumerate(lines) if line.startswith("  FAILED"))
-    assert lines[fail] == ("  FAILED in phase 2.1 Parallel Task Execution at 2026-01-29T11:21:00Z:"
-                           " task task-5 failed after 3 attempt(s): linking table missing")
-    assert lines[fail + 2] == ("    to continue: agents-state resume (then --retry, --skip or "
-                               "--abort)")
+    assert lines[fail] == (
+        "  FAILED in phase 2.1 Parallel Task Execution at 2026-01-29T11:21:00Z:"
+        " task task-5 failed after 3 attempt(s): linking table missing"
+    )
+    assert lines[fail + 2] == (
+        "    to continue: agents-state resume (then --retry, --skip or --abort)"
+    )
     assert lines[fail + 3].startswith("NEXT: ask the user")
 
 
@@ -74,18 +78,23 @@ def test_legacy_string_failure_without_phase() -> None:
     assert "  FAILED in an unknown phase at ?: agent crashed" in text
 
 
-@pytest.mark.parametrize(("counts", "bar"), [
-    ({"completed": 1, "in_progress": 1, "pending": 1}, "█▒░"),
-    ({"completed": 50}, "█" * 20),
-    ({"completed": 25, "in_progress": 10, "pending": 10, "failed": 5}, "██████████▒▒▒▒░░░░✗✗"),
-    ({"pending": 0}, ""),
-])
+@pytest.mark.parametrize(
+    ("counts", "bar"),
+    [
+        ({"completed": 1, "in_progress": 1, "pending": 1}, "█▒░"),
+        ({"completed": 50}, "█" * 20),
+        ({"completed": 25, "in_progress": 10, "pending": 10, "failed": 5}, "██████████▒▒▒▒░░░░✗✗"),
+        ({"pending": 0}, ""),
+    ],
+)
 def test_progress_bar(counts: dict[str, int], bar: str) -> None:
     assert progress_bar(counts) == bar
 
 
-@pytest.mark.parametrize(("then_minutes", "text"), [
-    (59.5, "30s"), (41, "19m"), (60 - 185, "3h05m"), (60 - 60 * 52, "2d04h")])
+@pytest.mark.parametrize(
+    ("then_minutes", "text"),
+    [(59.5, "30s"), (41, "19m"), (60 - 185, "3h05m"), (60 - 60 * 52, "2d04h")],
+)
 def test_age(then_minutes: float, text: str) -> None:
     from agents_state.types import format_time
 
@@ -106,5 +115,7 @@ def test_status_command_on_the_example_folder(root: Path) -> None:
     assert proc.stdout.splitlines()[-1].startswith("  then:")
     verbose = run_cli(root, "status", "--verbose").stdout
     assert "          ▶ task-4 Callback routes (by task-agent-4, for " in verbose
-    assert "currentWave" in cli_json(root, "status")["workflow"]["stages"]["IMPLEMENT"][
-        "phases"]["2.1"]
+    assert (
+        "currentWave"
+        in cli_json(root, "status")["workflow"]["stages"]["IMPLEMENT"]["phases"]["2.1"]
+    )

@@ -24,21 +24,24 @@ from views.states import fresh, until_phase
 class Watch:
     """``agents-state watch`` in a child process; every output line with its arrival time."""
 
-    def __init__(self, root: Path, *args: str, tty: bool = False,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, root: Path, *args: str, tty: bool = False, env: dict[str, str] | None = None
+    ) -> None:
         self.lines: list[tuple[float, str]] = []
         self.raw = b""
         cmd = [CLI, "--root", str(root), "watch", *args]
         full_env = {**os.environ, **(env or {})}
         if tty:
             master, slave = pty.openpty()
-            self.proc = subprocess.Popen(cmd, stdout=slave, stderr=slave, stdin=subprocess.DEVNULL,
-                                         env=full_env)
+            self.proc = subprocess.Popen(
+                cmd, stdout=slave, stderr=slave, stdin=subprocess.DEVNULL, env=full_env
+            )
             os.close(slave)
             self._fd = master
         else:
-            self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                         env=full_env)
+            self.proc = subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env
+            )
             assert self.proc.stdout is not None
             self._fd = self.proc.stdout.fileno()
         self._thread = threading.Thread(target=self._read, daemon=True)
@@ -72,8 +75,10 @@ class Watch:
                 if text in line:
                     return t
             time.sleep(0.01)
-        raise AssertionError(f"{text!r} not shown within {timeout}s; output tail: "
-                             f"{[ln for _, ln in self.lines[-30:]]}")
+        raise AssertionError(
+            f"{text!r} not shown within {timeout}s; output tail: "
+            f"{[ln for _, ln in self.lines[-30:]]}"
+        )
 
     def interrupt(self) -> int:
         self.proc.send_signal(signal.SIGINT)
@@ -104,9 +109,15 @@ def _at_tasks_phase(root: Path, n: int) -> None:
 def _burst(root: Path, n: int) -> int:
     """n concurrent ``task done`` processes, then a phase change; the final revision."""
     env = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"}  # a busy machine queues them
-    procs = [subprocess.Popen([CLI, "--root", str(root), "task", "done", f"t{i}", "--summary",
-                               "ok"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-             for i in range(n)]
+    procs = [
+        subprocess.Popen(
+            [CLI, "--root", str(root), "task", "done", f"t{i}", "--summary", "ok"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for i in range(n)
+    ]
     for p in procs:
         assert p.wait(timeout=900) == 0, p.stderr.read() if p.stderr else ""
         if p.stderr:
@@ -154,8 +165,9 @@ def test_watch_poll_fallback_with_events_disabled(root: Path) -> None:
 
 
 @pytest.mark.parametrize("no_color", [True, False])
-def test_watch_in_a_pseudo_terminal(root: Path, no_color: bool,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_watch_in_a_pseudo_terminal(
+    root: Path, no_color: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _at_tasks_phase(root, 3)
     env = {"NO_COLOR": "1"} if no_color else {}
     if not no_color:
@@ -206,8 +218,9 @@ def test_a_move_into_state_json_wakes_the_watcher(tmp_path: Path) -> None:
         watcher.stop()
 
 
-def test_lost_events_are_caught_by_the_safety_poll(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lost_events_are_caught_by_the_safety_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An inotify queue overflow drops events: the signature check still sees the change."""
     (tmp_path / "state.json").write_text("{}")
     watcher = StateWatcher(tmp_path, poll_interval=0.2)

@@ -236,7 +236,16 @@ class PhaseMachine(RuleBasedStateMachine):
         if out is None or move == "abort":
             return
         s = self.state
-        assert s.failure is None and s.blockedReason is None
+        assert s.failure is None
+        if move == "skip" and s.status == "blocked":
+            # skipping the last open phase reached the end over a failed test run: the TEST gate
+            # blocks again at 3.1 (issue 15: only skipping the tests themselves passes it)
+            assert s.currentPhase == "3.1" and s.phase("3.1").passed is False
+            assert s.blockedReason == (
+                "the last test run failed; run the tests again or ask the user to skip them"
+            )
+            return
+        assert s.blockedReason is None
         assert s.status in ("in_progress", "completed", "stopped")
         if pid is None or (pid == "2.1" and s.phase(pid).tasks):
             return  # a task phase retries or skips its tasks (the task machine covers that)

@@ -82,7 +82,7 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         return None
     for word in words[1:]:
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-        if value.startswith("~"):
+        if value.startswith("~") or "://" in value:  # a URL (a server store) goes elsewhere
             return None
         if ("/" in value or value.startswith("..")) and not (
             _resolve(cwd, value) == project or _inside(_resolve(cwd, value), project)

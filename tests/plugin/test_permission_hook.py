@@ -86,6 +86,10 @@ NOT_ENGINE_STEPS = [
     "agents-state --root .. status",
     "agents-state --root=.. status",
     "agents-state tasks load ~/tasks.json",
+    # a server store elsewhere: the workflow would leave the project (issues 14 and 17)
+    "agents-state store copy --from . --to postgresql://me@db.example.com/w",
+    "agents-state --store postgresql://me@db.example.com/w status",
+    "agents-state --store=postgres://db.example.com/w next",
     "agents-state watch",
     "agents-state --root . watch",
     "agents-state --json --root . hook session-start",

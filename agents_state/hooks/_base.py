@@ -19,6 +19,7 @@ __all__ = [
     "emit",
     "find_root",
     "is_ours",
+    "parse_payload",
     "pg_store",
     "read_payload",
     "warn",
@@ -45,24 +46,31 @@ def emit(data: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def read_payload() -> dict[str, Any] | None:
-    """The hook's JSON object from stdin, or ``None`` after a warning."""
+def parse_payload() -> tuple[dict[str, Any] | None, bytes, str | None]:
+    """The hook's stdin: ``(object, raw, None)``; ``(None, raw, problem)`` when it is not a JSON
+    object; ``(None, b"", None)`` after a warning when there is nothing to read."""
     try:
         raw = sys.stdin.buffer.read()
     except (OSError, ValueError) as e:
         warn(f"could not read the hook input ({e}); allowing")
-        return None
+        return None, b"", None
     if not raw.strip():
         warn("empty hook input on stdin (expected Claude Code's hook JSON); allowing")
-        return None
+        return None, b"", None
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
-        warn(f"hook input is not JSON ({e}); allowing")
-        return None
+        return None, raw, f"is not JSON ({e})"
     if not isinstance(data, dict):
-        warn(f"hook input is a JSON {type(data).__name__}, not an object; allowing")
-        return None
+        return None, raw, f"is a JSON {type(data).__name__}, not an object"
+    return data, raw, None
+
+
+def read_payload() -> dict[str, Any] | None:
+    """The hook's JSON object from stdin, or ``None`` after a warning."""
+    data, _raw, problem = parse_payload()
+    if problem is not None:
+        warn(f"hook input {problem}; allowing")
     return data
 
 

@@ -10,12 +10,9 @@ on; nothing is printed for an allow.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
-import orjson
-
-from agents_state.hooks._base import emit, warn
+from agents_state.hooks._base import emit, parse_payload, warn
 
 __all__ = ["deny_output", "handle"]
 
@@ -32,22 +29,9 @@ def deny_output(reason: str) -> dict[str, object]:
 
 def _payload(explicit_root: str | None) -> dict[str, Any] | None:
     """The hook's JSON object; ``None`` after a warning or a fail-closed denial."""
-    try:
-        raw = sys.stdin.buffer.read()
-    except (OSError, ValueError) as e:
-        warn(f"could not read the hook input ({e}); allowing")
-        return None
-    if not raw.strip():
-        warn("empty hook input on stdin (expected Claude Code's hook JSON); allowing")
-        return None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        problem = f"is not JSON ({e})"
-    else:
-        if isinstance(data, dict):
-            return data
-        problem = f"is a JSON {type(data).__name__}, not an object"
+    data, raw, problem = parse_payload()
+    if problem is None:
+        return data
     from agents_state.hooks.profile_check import undecodable_denial
 
     reason = undecodable_denial(raw, problem, explicit_root)

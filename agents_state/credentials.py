@@ -131,21 +131,48 @@ def _markers() -> frozenset[str] | None:
     return None if any(has_glob(f) for f in firsts) else frozenset(firsts)
 
 
-@cache
-def _compiled() -> tuple[re.Pattern[str], re.Pattern[str], list[tuple[str, re.Pattern[str]]]]:
-    names: list[str] = []
-    paths: list[str] = []
-    homes: list[tuple[str, re.Pattern[str]]] = []
-    for pattern, _ in CATALOGUE:
-        if pattern.startswith("~/"):
-            homes.append((pattern, re.compile(_path_regex(pattern[2:]), re.I | re.S)))
-        elif "/" in pattern:
-            paths.append(f"(?:^|/){_path_regex(pattern)}")
+def _literal_run(pattern: str) -> str:
+    """The longest run of plain characters outside ``[...]`` and ``{...}``: every name the
+    glob matches contains it (lower-cased: the catalogue matches case-insensitively)."""
+    runs, run, depth = [], "", 0
+    for c in pattern:
+        if c in "[{":
+            depth += 1
+        if depth or c in "*?\\":
+            runs.append(run)
+            run = ""
         else:
-            names.append(glob_regex(pattern))
-    name_re = re.compile("|".join(f"(?:{n})" for n in names), re.I | re.S)
-    path_re = re.compile("(?:" + "|".join(f"(?:{p})" for p in paths) + ")$", re.I | re.S)
-    return name_re, path_re, homes
+            run += c
+        if c in "]}":
+            depth -= 1
+    return max([*runs, run], key=len).lower()
+
+
+@cache
+def _name_fragments() -> tuple[str, ...]:
+    """A part of each name entry that a matching file name must contain: most names (``a.ts``)
+    hold none, and then no regex is compiled at all (a compile of the whole catalogue is about
+    3 ms of every hook)."""
+    return tuple({_literal_run(p) for p, _ in CATALOGUE if "/" not in p})
+
+
+@cache
+def _name_re() -> re.Pattern[str]:
+    names = [glob_regex(p) for p, _ in CATALOGUE if "/" not in p]
+    return re.compile("|".join(f"(?:{n})" for n in names), re.I | re.S)
+
+
+@cache
+def _path_re() -> re.Pattern[str]:
+    paths = [
+        f"(?:^|/){_path_regex(p)}" for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
+    ]
+    return re.compile("(?:" + "|".join(f"(?:{p})" for p in paths) + ")$", re.I | re.S)
+
+
+@cache
+def _home_re(pattern: str) -> re.Pattern[str]:
+    return re.compile(_path_regex(pattern[2:]), re.I | re.S)
 
 
 def _path_regex(pattern: str) -> str:
@@ -164,18 +191,21 @@ def credential_entry(path: str, home: str | None = None) -> str | None:
     base = norm.rsplit("/", 1)[-1]
     if not base or base.lower().endswith(NOT_SECRET):
         return None
-    name_re, path_re, homes = _compiled()
     lower = norm.lower()
     # the most specific entry names the file: home-anchored, then paths, then names
     home = (home if home is not None else os.path.expanduser("~")).replace("\\", "/").rstrip("/")
     if home and lower.startswith(home.lower() + "/"):
         rest = norm[len(home) + 1 :]
         first = rest.split("/", 1)[0].lower()
-        for pattern, regex in homes:
-            if pattern[2:].split("/", 1)[0].lower() == first and regex.fullmatch(rest):
-                return f"{pattern}, {_entry_for(pattern)}"
+        for pattern, what in CATALOGUE:
+            if (
+                pattern.startswith("~/")
+                and pattern[2:].split("/", 1)[0].lower() == first
+                and _home_re(pattern).fullmatch(rest)
+            ):
+                return f"{pattern}, {what}"
     markers = _markers()
-    if (markers is None or not markers.isdisjoint(lower.split("/"))) and path_re.search(norm):
+    if (markers is None or not markers.isdisjoint(lower.split("/"))) and _path_re().search(norm):
         pattern = next(
             p
             for p, _ in CATALOGUE
@@ -184,7 +214,8 @@ def credential_entry(path: str, home: str | None = None) -> str | None:
             and re.search(f"(?:^|/){_path_regex(p)}$", norm, re.I | re.S)
         )
         return f"{pattern}, {_entry_for(pattern)}"
-    if name_re.fullmatch(base):
+    lower_base = base.lower()
+    if any(f in lower_base for f in _name_fragments()) and _name_re().fullmatch(base):
         pattern = next(
             p
             for p, _ in CATALOGUE

@@ -12,8 +12,10 @@ call may touch (credential files, the Bash allowlist) is decided in ``hooks.prof
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = [
     "CCLSP_EDIT",
@@ -56,14 +58,34 @@ CONTEXT7 = tuple(
 _READ = ("Read", "Grep", "Glob", *CCLSP_READ)
 
 
-@dataclass(frozen=True)
 class Profile:
-    name: str
-    aliases: tuple[str, ...]
-    tools: tuple[str, ...]
-    protect_secrets: bool  # may not read .env or credential files (design 001, security)
-    description: str
-    bash_allow: tuple[tuple[str, ...], ...] = ()  # a project's extra Bash commands (bashAllow)
+    """What an agent may call.  A plain class, not a dataclass: ``dataclasses`` loads ``inspect``,
+    about 7 ms on the hook's path (``docs/performance.md``)."""
+
+    __slots__ = ("aliases", "bash_allow", "description", "name", "protect_secrets", "tools")
+
+    def __init__(
+        self,
+        name: str,
+        aliases: tuple[str, ...],
+        tools: tuple[str, ...],
+        protect_secrets: bool,  # may not read .env or credential files (design 001, security)
+        description: str,
+        bash_allow: tuple[tuple[str, ...], ...] = (),  # a project's extra Bash commands
+    ) -> None:
+        self.name, self.aliases, self.tools = name, aliases, tools
+        self.protect_secrets, self.description, self.bash_allow = (
+            protect_secrets,
+            description,
+            bash_allow,
+        )
+
+    def replace(self, **changes: Any) -> Profile:
+        """A copy with ``changes`` (profiles are never changed in place)."""
+        return Profile(**{**{k: getattr(self, k) for k in self.__slots__}, **changes})
+
+    def __repr__(self) -> str:
+        return f"Profile({self.name!r}, tools={self.tools!r})"
 
     @property
     def names(self) -> str:
@@ -164,13 +186,12 @@ def get_profile(spec: str, custom: dict[str, Any] | None = None) -> Profile | No
     if profile is None and isinstance(entry, dict):
         profile = _custom(base, entry)
     elif profile is not None and isinstance(entry, dict):
-        profile = replace(profile, bash_allow=_bash_allow(entry))
+        profile = profile.replace(bash_allow=_bash_allow(entry))
     if profile is None:
         return None
     if not extra:
         return profile
-    return replace(
-        profile,
+    return profile.replace(
         name=spec,
         aliases=(),
         tools=(*profile.tools, *[t for t in extra if t]),

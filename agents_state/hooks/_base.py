@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
-import orjson
-
+from agents_state.hooks.hookjson import dumps, loads
 from agents_state.store.fsops import read_regular
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = [
     "PLUGIN_PREFIX",
@@ -42,7 +45,7 @@ def warn(message: str) -> None:
 
 
 def emit(data: dict[str, Any]) -> None:
-    sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
+    sys.stdout.buffer.write(dumps(data) + b"\n")
     sys.stdout.flush()
 
 
@@ -58,8 +61,8 @@ def parse_payload() -> tuple[dict[str, Any] | None, bytes, str | None]:
         warn("empty hook input on stdin (expected Claude Code's hook JSON); allowing")
         return None, b"", None
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
+        data = loads(raw)
+    except ValueError as e:
         return None, raw, f"is not JSON ({e})"
     if not isinstance(data, dict):
         return None, raw, f"is a JSON {type(data).__name__}, not an object"
@@ -114,12 +117,12 @@ def active_state(root: str) -> dict[str, Any] | None:
             raw = pg.read_bytes()
             if raw is None:
                 return None
-            data = orjson.loads(raw)
+            data = loads(raw)
         else:
-            data = orjson.loads(read_regular(path, ".agents/state.json"))  # no link, no FIFO
+            data = loads(read_regular(path, ".agents/state.json"))  # no link, no FIFO
     except FileNotFoundError:
         return None
-    except (OSError, orjson.JSONDecodeError) as e:
+    except (OSError, ValueError) as e:
         warn(f"cannot read {path} ({e}); allowing")
         return None
     except Exception as e:  # the server store: down, refused (one line, never a traceback)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
-import orjson
-
+from agents_state.hooks.hookjson import loads
 from agents_state.hooks.workflow_root import read_regular
 from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ProfileUndecidable", "agent_name", "config_layers", "profile_for"]
 
@@ -52,10 +54,10 @@ def _read_json(path: str) -> dict[str, Any]:
         raw = read_regular(path, 16 * 1024 * 1024)
         if len(raw) > 16 * 1024 * 1024:
             raise ProfileUndecidable(f"{path} is larger than 16 MiB")
-        data = orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+        data = loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
     except FileNotFoundError:
         return {}
-    except (OSError, orjson.JSONDecodeError) as e:
+    except (OSError, ValueError) as e:
         raise ProfileUndecidable(f"cannot read {path} ({e})") from None
     if not isinstance(data, dict):
         raise ProfileUndecidable(f"{path} holds a JSON {type(data).__name__}, not an object")

@@ -26,9 +26,12 @@ from __future__ import annotations
 import os
 import shlex
 import stat
-from typing import Any
 
 from agents_state.hooks._base import emit, find_root, is_ours, read_payload
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["approval", "handle"]
 

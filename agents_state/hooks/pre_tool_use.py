@@ -10,9 +10,11 @@ on; nothing is printed for an allow.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agents_state.hooks._base import emit, parse_payload, warn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["deny_output", "handle"]
 

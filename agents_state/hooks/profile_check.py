@@ -13,9 +13,12 @@ Calls from the main conversation are not judged here.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from agents_state.hooks.workflow_root import Workflow, find_workflow
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FILE_KEYS", "is_subagent", "subagent_denial", "undecodable_denial"]
 

@@ -8,9 +8,11 @@ orchestrator's context is fresh, so the tool-call count starts again.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agents_state.hooks._base import active_state, emit, find_root, read_payload, warn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["SOURCES", "fallback_text", "handle"]
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
 
 import orjson
 
 from agents_state.hooks._base import active_state, emit, find_root, is_ours, read_payload, warn
 from agents_state.store.fsops import append_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["LOG_NAME", "handle"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

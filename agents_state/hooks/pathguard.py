@@ -16,7 +16,6 @@ import os
 import re
 import stat
 import time
-import warnings
 
 from agents_state.credentials import credential_entry, home_entries
 from agents_state.globs import glob_regex, has_glob
@@ -278,6 +277,8 @@ class _Matcher:
     def __init__(self, glob: str) -> None:
         body = glob_regex(glob.strip("/") or "**")
         try:
+            import warnings  # only for a pattern a model wrote
+
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # "possible set difference" and the like
                 self.regex = re.compile(f"(?:.*/)?{body}", re.I | re.S)

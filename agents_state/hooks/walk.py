@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 __all__ = ["VCS_DIRS", "WALK_CAP", "WalkCapError", "git_ignored", "walk"]
 

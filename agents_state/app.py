@@ -17,11 +17,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents_state.engine import events as ev
-from agents_state.engine.phases import Outcome, apply, check_phase_id, new_state
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import State
-from agents_state.store.archive import Archive
 from agents_state.store.files import Store, find_root
 from agents_state.store.fsops import read_regular
 from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
@@ -29,7 +26,10 @@ from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
 if TYPE_CHECKING:
     from agents_state.config import Config
     from agents_state.configload import LoadedConfig
+    from agents_state.engine import events as ev
+    from agents_state.engine.context import Outcome
     from agents_state.policy import Policy
+    from agents_state.store.archive import Archive
     from agents_state.testresults import TestRun
 
 __all__ = ["App", "utcnow"]
@@ -110,6 +110,8 @@ class App:
         ``event`` may be a function that builds the event once the state has been read, so that
         a broken state is reported before anything about the arguments.
         """
+        from agents_state.engine import events as ev  # the engine loads only for a transition
+        from agents_state.engine.phases import apply
 
         def mutate(state: State | None) -> Outcome:
             if state is None:
@@ -140,7 +142,10 @@ class App:
             self.store.write_artifact(name, data)
 
     def dispatch(self, task: str, replace: bool = False) -> Outcome:
+        from agents_state.engine import events as ev
+        from agents_state.engine.phases import Outcome, new_state
         from agents_state.engine.scoring import score_task
+        from agents_state.store.archive import Archive
 
         cfg = self.config
         skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
@@ -195,6 +200,9 @@ class App:
         next_agents: int | None = None,
     ) -> Outcome:
         """Complete a phase; ``shown`` is the artifact's name as the caller passed it."""
+        from agents_state.engine import events as ev
+        from agents_state.engine.context import check_phase_id
+
         check_phase_id(phase_id)
         spec = get_phase(phase_id)
 

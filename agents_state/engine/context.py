@@ -1,8 +1,8 @@
 """What every engine module shares: the handler context, the outcome and the done statuses.
 
-The engine's modules import one way: ``context`` -> ``table`` -> ``advance`` -> ``gate`` /
-``tasks`` -> ``flow`` -> ``phases`` (which holds ``apply``).  Nothing here imports another
-engine module, so no module needs a lazy import of another's private names.
+The engine's modules import one way: ``ready`` -> ``context`` -> ``table`` -> ``advance`` ->
+``gate`` / ``tasks`` -> ``flow`` -> ``phases`` (which holds ``apply``).  Nothing here imports an
+engine module but ``ready``, so no module needs a lazy import of another's private names.
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agents_state.engine.ready import DONE
 from agents_state.errors import NotFoundError
 from agents_state.models import State
 from agents_state.policy import Policy
 from agents_state.workflow import PHASE_IDS
 
 __all__ = ["DONE", "Ctx", "Outcome", "check_phase_id"]
-
-DONE = ("completed", "skipped")
-"""Statuses after which a phase, a task or a wave never runs again (unless sent back)."""
 
 
 @dataclass(frozen=True)

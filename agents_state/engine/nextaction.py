@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config, resolve_model
+from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.engine.scoring import score_task
-from agents_state.engine.tasks import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.handoff.ledger import phase_records
 from agents_state.models import State
 from agents_state.workflow import (

@@ -13,8 +13,9 @@ from datetime import datetime, timedelta
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
-from agents_state.engine.context import DONE as _DONE
 from agents_state.engine.context import Ctx, Outcome
+from agents_state.engine.ready import DONE as _DONE
+from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
 from agents_state.engine.table import phase_target, task_target
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Failure, PhaseState, State, TaskState, Wave
@@ -37,43 +38,6 @@ _PHASE = f"phase {TASK_PHASE}"
 
 def _phase(state: State) -> PhaseState:
     return state.phase(TASK_PHASE)
-
-
-def current_wave(phase: PhaseState) -> int | None:
-    for i, wave in enumerate(phase.waves or []):
-        if wave.status not in _DONE:
-            return i
-    return None
-
-
-def is_stale(task: TaskState, now: datetime, lease_seconds: int) -> bool:
-    beat = task.heartbeatAt or task.claimedAt
-    return (
-        task.status == "in_progress"
-        and beat is not None
-        and parse_time(beat) + timedelta(seconds=lease_seconds) < now
-    )
-
-
-def _deps_done(phase: PhaseState, task: TaskState) -> bool:
-    tasks = phase.tasks or {}
-    return all(tasks[d].status in _DONE for d in task.dependencies if d in tasks)
-
-
-def ready_tasks(phase: PhaseState, now: datetime, lease_seconds: int) -> list[str]:
-    """Claimable task ids of the current wave, in wave order (stale claims included)."""
-    idx = current_wave(phase)
-    if idx is None or phase.waves is None or phase.tasks is None:
-        return []
-    out = []
-    for tid in phase.waves[idx].tasks:
-        t = phase.tasks[tid]
-        waiting = t.retryAt is not None and parse_time(t.retryAt) > now
-        if (
-            (t.status == "pending" and not waiting) or is_stale(t, now, lease_seconds)
-        ) and _deps_done(phase, t):
-            out.append(tid)
-    return out
 
 
 def _outcome(state: State, message: str, changed: bool = True, **data: object) -> Outcome:
@@ -277,22 +241,6 @@ def _why_not(phase: PhaseState, task_id: str, now: datetime) -> str:
         f"not in the current wave {idx + 1 if idx is not None else '-'} or its dependencies "
         "are not done"
     )
-
-
-def nothing_ready_reason(phase: PhaseState, now: datetime) -> str:
-    idx = current_wave(phase)
-    if idx is None or phase.waves is None or phase.tasks is None:
-        return "all tasks are done"
-    wave = [phase.tasks[t] for t in phase.waves[idx].tasks]
-    waits = sorted(
-        t.retryAt
-        for t in wave
-        if t.status == "pending" and t.retryAt and parse_time(t.retryAt) > now
-    )
-    if waits:
-        return f"wave {idx + 1} is waiting to retry a task until {waits[0]}"
-    running = sum(1 for t in wave if t.status == "in_progress")
-    return f"wave {idx + 1} is still running ({running} task(s) in progress)"
 
 
 def _start(

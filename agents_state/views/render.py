@@ -187,7 +187,7 @@ def _counts(tasks: list[TaskState]) -> dict[str, int]:
 
 
 def _wave_progress(ph: PhaseState) -> list[str]:
-    from agents_state.engine.tasks import current_wave
+    from agents_state.engine.ready import current_wave
 
     assert ph.tasks is not None and ph.waves is not None
     done = sum(1 for t in ph.tasks.values() if t.status == "completed")
@@ -205,7 +205,7 @@ def _wave_progress(ph: PhaseState) -> list[str]:
 
 
 def _task_problems(ph: PhaseState, now: datetime, lease: int) -> list[str]:
-    from agents_state.engine.tasks import is_stale
+    from agents_state.engine.ready import is_stale
     from agents_state.types import parse_time
 
     lines = []

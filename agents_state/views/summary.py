@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from agents_state.engine.tasks import current_wave, is_stale
+from agents_state.engine.ready import current_wave, is_stale
 from agents_state.models import State
 from agents_state.workflow import TASK_PHASE
 

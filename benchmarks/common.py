@@ -3,7 +3,9 @@ the figures each script prints (median, min, max)."""
 
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +22,39 @@ def compile_package() -> None:
     import agents_state
 
     compileall.compile_dir(str(Path(agents_state.__file__).parent), quiet=1)
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def plugin_engine(workdir: Path) -> tuple[Path, Path, dict[str, str]]:
+    """The engine as the plugin installs it: ``hooks/session-start.sh`` builds a venv under
+    ``CLAUDE_PLUGIN_DATA`` (``pip install`` of this checkout: not editable, bytecode written) and
+    links ``bin/agents-state`` to it.  Returns that link, the venv's python (the baseline) and
+    the environment hooks run in (no other ``agents-state`` on ``PATH``)."""
+    data = workdir / "plugin-data"
+    path = os.pathsep.join(
+        d
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and not os.path.exists(os.path.join(d, "agents-state"))
+    )
+    env = {**os.environ, "PATH": path, "CLAUDE_PLUGIN_DATA": str(data)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("AGENTS_STATE_ROOT", None)
+    subprocess.run(
+        ["sh", str(REPO / "hooks" / "session-start.sh")],
+        input=b"{}",
+        env=env,
+        cwd=workdir,
+        capture_output=True,
+        check=False,
+    )
+    engine = data / "bin" / "agents-state"
+    if not engine.exists():
+        log = data / "install.log"
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else "(no install.log)"
+        raise SystemExit(f"hooks/session-start.sh did not install the engine:\n{tail}")
+    return engine, engine.resolve().parent / "python", env
 
 
 def workflow_at_tasks(root: Path, tasks: list[dict[str, Any]], wave_size: int) -> None:

@@ -83,6 +83,7 @@ build() {
     cp -R "$root/agents_state" "$root/pyproject.toml" "$src/" 2>>"$log" \
         || { echo "cannot copy the plugin source"; return 1; }
     cp "$root/README.md" "$src/" 2>/dev/null || : >"$src/README.md"
+    cp "$root/LICENSE" "$src/" 2>/dev/null || :
     say "installing the engine into $venv (first session after install or update; see $log)"
     {
         echo "== $(date -u '+%Y-%m-%dT%H:%M:%SZ') $py -m venv $venv"

@@ -360,3 +360,28 @@ def test_resume_explains_a_review_that_ran_out_of_rounds(root: Path) -> None:
     ]
     assert _first_line(root, "resume", "--skip") == "phase 1.3 Plan Review skipped"
     assert _state(root)["status"] == "in_progress" and "blockedReason" not in _state(root)
+
+
+def test_a_review_of_a_skipped_phase_blocks_instead_of_sending_it_back(root: Path) -> None:
+    # the plan (1.2) failed and the person skipped it; its review still finds a blocking issue:
+    # sending the workflow back to 1.2 would point it at a phase that never runs again
+    _config(root, {"retries": {"maxPerPhase": 0}})
+    walk_to(root, "1.2")
+    _ok(root, "phase", "start", "1.2")
+    _ok(root, "phase", "fail", "1.2", "--error", "planner crashed")
+    assert _first_line(root, "resume", "--skip") == "phase 1.2 Parallel Plan skipped"
+    assert cli_json(root, "next")["phase"] == "1.3"
+    review = json.dumps({"issues": [{"severity": "critical", "description": "no plan"}]})
+    out = _first_line(root, "phase", "complete", "1.3", "--artifact", "-", stdin=review)
+    reason = (
+        "review 1.3 found 1 blocking issue(s) in phase 1.2, which was skipped, so there is "
+        "nothing to rework; see .agents/phases/1.3-plan-review.json, then resume --retry "
+        "(review again) or --skip (go on without)"
+    )
+    assert out == f"workflow blocked: {reason}"
+    state = _state(root)
+    assert (state["status"], state["currentPhase"]) == ("blocked", "1.3")
+    assert _phase(root, "1.2")["status"] == "skipped"
+    assert _ok(root, "resume").splitlines()[0] == f"Blocked in phase 1.3: {reason}"
+    assert _first_line(root, "resume", "--skip") == "phase 1.3 Plan Review skipped"
+    assert cli_json(root, "next")["phase"] == "2.1"

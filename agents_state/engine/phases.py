@@ -296,14 +296,22 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     spec = get_phase(e.phase)
     target = spec.reviews or e.phase
     review.reviewRounds += 1
+    guard = ""
     if review.reviewRounds > max_rounds:
+        guard = "rounds_exhausted"
         reason = (
             f"review {e.phase} still finds {e.blocking_issues} blocking issue(s) after "
             f"{max_rounds} rework round(s); see .agents/phases/{spec.artifact}"
         )
-        review.status = phase_target(
-            f"phase {e.phase}", review.status, "phase_complete", "rounds_exhausted"
+    elif state.phase(target).status == "skipped":
+        guard = "nothing_to_rework"  # sending it back would point at a phase that never runs
+        reason = (
+            f"review {e.phase} found {e.blocking_issues} blocking issue(s) in phase {target}, "
+            f"which was skipped, so there is nothing to rework; see .agents/phases/"
+            f"{spec.artifact}, then resume --retry (review again) or --skip (go on without)"
         )
+    if guard:
+        review.status = phase_target(f"phase {e.phase}", review.status, "phase_complete", guard)
         state.status = "blocked"
         state.blockedReason = reason
         state.files[spec.file_key] = f".agents/phases/{spec.artifact}"

@@ -43,6 +43,8 @@ PHASE_MOVES: dict[Key, Status] = {
     **{(s, "phase_complete", ""): "completed" for s in _LIVE},
     **{(s, "phase_complete", "sent_back"): "pending" for s in _LIVE},
     **{(s, "phase_complete", "rounds_exhausted"): "blocked" for s in _LIVE},
+    # a review with blocking issues in a phase that was skipped: nothing to rework
+    **{(s, "phase_complete", "nothing_to_rework"): "blocked" for s in _LIVE},
     **{(s, "phase_complete", "tests_passed"): "completed" for s in _LIVE},
     **{(s, "phase_complete", "tests_failed"): "completed" for s in _LIVE},
     **{(s, "phase_complete", "tests_exhausted"): "blocked" for s in _LIVE},

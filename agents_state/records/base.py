@@ -54,7 +54,8 @@ class RecordError(ValueError):
             f"{loc + ': ' if loc else ''}{first['msg']}"
         )
 
-    def errors(self) -> list[dict[str, Any]]:
+    def errors(self, *, include_url: bool = True) -> list[dict[str, Any]]:
+        """The problems, as pydantic's ``ValidationError.errors`` lists them (no URLs)."""
         return self._errors
 
 

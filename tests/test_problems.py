@@ -4,6 +4,7 @@ problems, with the texts it had before (the corpus holds the state's and the con
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -81,3 +82,45 @@ def test_a_chain_file_error_names_the_file_and_field(tmp_path: Path) -> None:
         "agents-state: error: .agents/chains/code-1.json: steps.0.runs: Input should be a "
         "valid integer, unable to parse string as an integer\n",
     )
+
+
+PACKAGE = Path(__file__).parent.parent / "agents_state"
+
+
+def _calls(attr: str, *, positional: bool) -> list[str]:
+    """The module of each call of ``<x>.attr(...)`` in the package (with no positional
+    argument unless ``positional``: ``errors()`` of a validation, not the pg store's
+    ``errors("read")`` context)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == attr
+                and (positional or not node.args)
+            ):
+                found.append(path.relative_to(PACKAGE).as_posix())
+    return found
+
+
+def test_one_flattener_and_one_schema_generator() -> None:
+    """Only ``records/problems.py`` reads validation errors, only ``records/schema.py`` asks
+    pydantic for a schema; everything else goes through them."""
+    assert _calls("errors", positional=False) == ["records/problems.py"]
+    assert _calls("model_json_schema", positional=True) == ["records/schema.py"]
+
+
+def test_the_schema_generator_keeps_pydantic_schemas_as_they_are() -> None:
+    from agents_state.handoff.models import HandoffRequest, HandoffResponse
+    from agents_state.records.schema import json_schema
+
+    for model in (HandoffRequest, HandoffResponse):
+        ours = json.dumps(json_schema(model))
+        assert ours == json.dumps(model.model_json_schema(mode="validation"))
+    assert json_schema(_Tree)["$defs"]["_Leaf"]["properties"]["n"] == {
+        "default": 0,
+        "minimum": 0,
+        "title": "N",
+        "type": "integer",
+    }

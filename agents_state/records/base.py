@@ -9,8 +9,9 @@ types and messages, so error texts read the same.  ``tests/test_record.py`` chec
 
 The method names are pydantic's (``model_validate``, ``model_dump``, ``model_copy``,
 ``model_extra``, ``model_fields``) so that code reads the same for both kinds of model.  The checks
-of each type are in ``record_checks``, the generated build and dump functions in ``record_codegen``
-and the JSON Schema in ``record_schema`` (only ``agents-state schema`` needs it).
+of each type are in ``checks``, the fields (checked when the class is defined) in ``fields``, the
+generated build and dump functions in ``codegen``, the JSON Schema in ``schema`` (only
+``agents-state schema`` needs it) and the flattening of errors in ``problems``.
 """
 
 from __future__ import annotations

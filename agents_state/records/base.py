@@ -17,11 +17,10 @@ generated build and dump functions in ``codegen``, the JSON Schema in ``schema``
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from typing import Any, ClassVar, Self, dataclass_transform
 
 from agents_state.records.checks import After, Before, Invalid, record_check
-from agents_state.records.codegen import MISSING, build_source, dump_source, generate
+from agents_state.records.codegen import LEAVES, MISSING, Compiled
 from agents_state.records.fields import (
     FieldInfo,
     FieldSpec,
@@ -61,31 +60,6 @@ class RecordError(ValueError):
 
 
 # -- records ----------------------------------------------------------------------------------
-
-
-class _Spec:
-    """A record class's fields, and its build and dump functions generated from them."""
-
-    __slots__ = ("build", "dump", "fields", "names")
-
-    def __init__(self, cls: type[Record], fields: dict[str, FieldSpec]) -> None:
-        self.fields = fields
-        self.names = frozenset(fields)
-        specs = list(fields.values())
-        env: dict[str, Any] = {
-            "cls": cls,
-            "names": self.names,
-            "C": [f.check for f in specs],
-            "D": [f.default for f in specs],
-            "F": [f.factory for f in specs],
-        }
-        env.update({f"K{i}": f.fast for i, f in enumerate(specs)})
-        self.build: Callable[[dict[str, Any]], Any] = generate(
-            build_source(cls.extra == "allow", specs), env
-        )
-        self.dump: Callable[[Any, bool], dict[str, Any]] = generate(
-            dump_source(specs), {"LEAVES": _LEAVES, "dump_value": _dump}
-        )
 
 
 # module -> its records whose annotations name something not defined yet (forward references)
@@ -142,7 +116,7 @@ class Record:
     extra: ClassVar[str] = "allow"
     _infos: ClassVar[dict[str, FieldInfo]] = {}
     _fields: ClassVar[dict[str, FieldSpec] | None] = None
-    _spec: ClassVar[_Spec | None] = None
+    _spec: ClassVar[Compiled | None] = None
     model_extra: dict[str, Any] | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -179,12 +153,12 @@ class Record:
         return fields
 
     @classmethod
-    def _compiled(cls) -> _Spec:
-        """The generated build and dump functions, made on first use (they cannot fail, and
-        generating them for every record at import would cost more than importing them)."""
+    def _compiled(cls) -> Compiled:
+        """The build and dump functions, made on first use from the checked fields (they cannot
+        fail; see ``codegen`` for why they are not generated at import)."""
         spec = cls.__dict__.get("_spec")
         if spec is None:
-            spec = cls._spec = _Spec(cls, cls._checked())
+            spec = cls._spec = Compiled(cls, cls._checked(), _dump)
         return spec
 
     @classmethod
@@ -237,14 +211,11 @@ class Record:
         return self._compiled().dump(self, exclude_none)
 
 
-_LEAVES = frozenset((str, int, bool, float, type(None)))
-
-
 def _dump(v: Any, exclude_none: bool) -> Any:
     if isinstance(v, Record):
         return v.model_dump(exclude_none=exclude_none)
     if type(v) is list or type(v) is tuple:
-        return [x if type(x) in _LEAVES else _dump(x, exclude_none) for x in v]
+        return [x if type(x) in LEAVES else _dump(x, exclude_none) for x in v]
     if type(v) is dict:
-        return {k: x if type(x) in _LEAVES else _dump(x, exclude_none) for k, x in v.items()}
+        return {k: x if type(x) in LEAVES else _dump(x, exclude_none) for k, x in v.items()}
     return v

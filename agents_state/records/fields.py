@@ -110,10 +110,8 @@ def _evaluate(info: FieldInfo, local: dict[str, Any]) -> Any:
 def _evaluate_text(text: str, module: dict[str, Any], local: dict[str, Any]) -> Any:
     parts = text.split(" | ")
     if not all(p.isidentifier() for p in parts):
-        try:
-            return eval(text, module)  # the class's own annotation text
-        except NameError:
-            return eval(text, module, local)  # the record itself, or one defined just now
+        # the class's own annotation text; ``local``: the record itself, or one defined just now
+        return eval(text, module, local)
     values = [_lookup(p, module, local) for p in parts]
     return functools.reduce(operator.or_, values)
 

@@ -17,7 +17,6 @@ from agents_state.config import Config
 from agents_state.errors import ConfigError
 from agents_state.jsonio import loads_strict, read_input_bytes
 from agents_state.records.base import Record, RecordError
-from agents_state.records.problems import field_problems, got
 
 __all__ = ["ENV_PREFIX", "LoadedConfig", "config_files", "load_config", "validate_file"]
 
@@ -76,6 +75,8 @@ def _validate(data: dict[str, Any], shown: str) -> Config:
     try:
         return Config.model_validate(data)
     except RecordError as e:
+        from agents_state.records.problems import field_problems, got  # errors only
+
         first = field_problems(e)[0]
         if first.kind == "extra_forbidden":
             raise ConfigError(

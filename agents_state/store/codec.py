@@ -19,7 +19,6 @@ from agents_state.errors import StateFileError
 from agents_state.jsonio import strip_bom
 from agents_state.models import SCHEMA_VERSION, PhaseState, StageState, State
 from agents_state.records.base import RecordError
-from agents_state.records.problems import summary
 from agents_state.workflow import PHASE_IDS, STAGES, get_phase, phases_of
 
 __all__ = ["decode_state", "encode_state"]
@@ -145,6 +144,8 @@ def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
     try:
         state = State.model_validate(raw)
     except RecordError as e:
+        from agents_state.records.problems import summary  # errors only: off the hot path
+
         field, msg = summary(e)
         raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) from None
     _fill(state)
@@ -226,6 +227,8 @@ def encode_state(state: State, shown: str) -> bytes:
     try:
         validated = State.model_validate(data)
     except RecordError as e:
+        from agents_state.records.problems import summary  # errors only: off the hot path
+
         field, msg = summary(e)
         raise StateFileError(shown, field, f"refusing to write an invalid state: {msg}") from None
     canonical = validated.to_json_dict()

@@ -110,7 +110,8 @@ class Record:
     """Base of the records; subclasses set ``extra`` to ``"allow"`` (kept) or ``"forbid"``.
 
     A subclass's fields are checked when it is defined (``RecordDefinitionError``); its build
-    and dump functions are generated on first use, from the checked fields (``_compiled``).
+    and dump functions are made on first use from the checked fields (``_compiled``): loops
+    over the fields at first, generated straight-line code once the class is hot.
     """
 
     extra: ClassVar[str] = "allow"

@@ -75,15 +75,15 @@ def _validate(data: dict[str, Any], shown: str) -> Config:
     try:
         return Config.model_validate(data)
     except RecordError as e:
-        err = e.errors()[0]
-        loc = tuple(err["loc"])
-        path = ".".join(str(p) for p in loc)
-        if err["type"] == "extra_forbidden":
-            raise ConfigError(shown, path, "unknown key" + _suggest(Config, loc)) from None
-        msg = err["msg"].removeprefix("Value error, ")
-        got = err.get("input")
-        shown_got = "" if isinstance(got, dict | list) else f" (got {got!r})"
-        raise ConfigError(shown, path, msg + shown_got) from None
+        from agents_state.records.problems import field_problems, got  # errors only
+
+        first = field_problems(e)[0]
+        if first.kind == "extra_forbidden":
+            raise ConfigError(
+                shown, first.path, "unknown key" + _suggest(Config, first.loc)
+            ) from None
+        msg = first.msg.removeprefix("Value error, ")
+        raise ConfigError(shown, first.path, msg + got(first.input)) from None
 
 
 def _read_layer(path: Path, shown: str) -> dict[str, Any]:

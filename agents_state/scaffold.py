@@ -16,6 +16,7 @@ from agents_state.chains.catalogue import CHAINS, PATTERNS, TEMPLATES, Template
 from agents_state.handoff import models as hm
 from agents_state.handoff.tokens import SUMMARY_TOKEN_LIMIT
 from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
+from agents_state.records.schema import json_schema
 
 __all__ = ["BASE", "GENERIC", "OUTPUTS", "OUTPUT_KIND", "scaffold_files"]
 
@@ -238,8 +239,7 @@ def profile_md(p: Profile) -> str:
 
 
 def handoff_md() -> str:
-    req = hm.HandoffRequest.model_json_schema()
-    resp = hm.HandoffResponse.model_json_schema()
+    req, resp = json_schema(hm.HandoffRequest), json_schema(hm.HandoffResponse)
     lines = [
         "# Handoff protocol",
         "",

@@ -3,6 +3,7 @@ and messages), so moving the state and configuration off pydantic changed no err
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 import pydantic
@@ -10,7 +11,25 @@ import pytest
 
 from agents_state.config import Config
 from agents_state.models import State, TaskState
+from agents_state.records import codegen
 from agents_state.records.base import After, Before, Record, RecordError, field
+
+
+def _all_records(cls: type = Record) -> list[type]:
+    subs: list[type] = cls.__subclasses__()
+    return [c for sub in subs for c in (sub, *_all_records(sub))]
+
+
+@pytest.fixture(autouse=True, params=["loops", "generated"])
+def functions(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Every test twice: with the loops a class's first calls use, and with the generated
+    straight-line functions (issue 18): both must give the same results and errors."""
+    monkeypatch.setattr(codegen, "HOT", 10**9 if request.param == "loops" else 0)
+    for cls in _all_records():
+        monkeypatch.setattr(cls, "_spec", None)
+    yield request.param
+    for cls in _all_records():
+        cls._spec = None  # type: ignore[attr-defined]
 
 
 def _upper(v: Any) -> Any:

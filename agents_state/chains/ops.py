@@ -22,6 +22,7 @@ from agents_state.chains.catalogue import ChainDef, get_chain, plan_steps, size_
 from agents_state.chains.state import ChainEvent, ChainOutcome, ChainState, chain_apply
 from agents_state.errors import NotFoundError, StateFileError, UsageError
 from agents_state.handoff.reduce import Handoff
+from agents_state.records.problems import field_problems
 from agents_state.store.files import Store
 from agents_state.store.fsops import check_dir, make_dir, read_regular
 from agents_state.store.paths import safe_name
@@ -113,9 +114,8 @@ def _decode(data: bytes, shown: str) -> ChainState:
     except orjson.JSONDecodeError as e:
         raise StateFileError(shown, "", f"not valid JSON ({e})") from None
     except ValidationError as e:
-        err = e.errors(include_url=False)[0]
-        path = ".".join(str(p) for p in err["loc"])
-        raise StateFileError(shown, path, str(err["msg"])) from None
+        first = field_problems(e)[0]
+        raise StateFileError(shown, first.path, first.msg) from None
 
 
 # -- operations --------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from agents_state.handoff import models as hm
+from agents_state.records.problems import FieldProblem, field_problems
 
 __all__ = ["Problem", "pydantic_problems"]
 
@@ -54,8 +55,8 @@ def _num(v: Any) -> Any:
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def _message(err: Any) -> str:
-    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+def _message(problem: FieldProblem) -> str:
+    kind, ctx, value = problem.kind, problem.ctx, problem.input
     got = f" (got {_kind_of(value)})"
     simple = {
         "missing": "required field missing",
@@ -85,17 +86,17 @@ def _message(err: Any) -> str:
     if kind in ("less_than_equal", "less_than"):
         op = "<=" if kind == "less_than_equal" else "<"
         return f"must be {op} {_num(ctx.get('le', ctx.get('lt')))} (got {value!r})"
-    return str(err["msg"])
+    return problem.msg
 
 
 def pydantic_problems(exc: ValidationError) -> list[Problem]:
     out: list[Problem] = []
     seen: set[str] = set()
-    for err in exc.errors(include_url=False):
-        path = ".".join(str(part) for part in err["loc"])
-        message = _message(err)
-        if err["type"] == "extra_forbidden" and err["loc"]:
-            close = difflib.get_close_matches(str(err["loc"][-1]), _KNOWN, n=1, cutoff=0.75)
+    for problem in field_problems(exc):
+        path = problem.path
+        message = _message(problem)
+        if problem.kind == "extra_forbidden" and problem.loc:
+            close = difflib.get_close_matches(str(problem.loc[-1]), _KNOWN, n=1, cutoff=0.75)
             if close:
                 message += f" (did you mean {close[0]}?)"
         key = f"{path}\0{message}"

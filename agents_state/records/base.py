@@ -9,51 +9,37 @@ types and messages, so error texts read the same.  ``tests/test_record.py`` chec
 
 The method names are pydantic's (``model_validate``, ``model_dump``, ``model_copy``,
 ``model_extra``, ``model_fields``) so that code reads the same for both kinds of model.  The checks
-of each type are in ``record_checks``, the generated build and dump functions in ``record_codegen``
-and the JSON Schema in ``record_schema`` (only ``agents-state schema`` needs it).
+of each type are in ``checks``, the fields (checked when the class is defined) in ``fields``, the
+generated build and dump functions in ``codegen``, the JSON Schema in ``schema`` (only
+``agents-state schema`` needs it) and the flattening of errors in ``problems``.
 """
 
 from __future__ import annotations
 
 import inspect
-import sys
-from collections.abc import Callable
 from typing import Any, ClassVar, Self, dataclass_transform
 
-from agents_state.records.checks import (
-    After,
-    Before,
-    Invalid,
-    bounded,
-    compile_type,
-    fast_values,
-    record_check,
+from agents_state.records.checks import After, Before, Invalid, record_check
+from agents_state.records.codegen import LEAVES, MISSING, Compiled
+from agents_state.records.fields import (
+    FieldInfo,
+    FieldSpec,
+    RecordDefinitionError,
+    field,
+    field_spec,
+    unresolved,
 )
-from agents_state.records.codegen import MISSING, build_source, dump_source, generate
 
-__all__ = ["After", "Before", "FieldSpec", "Record", "RecordError", "field"]
-
-
-class _FieldInfo:
-    __slots__ = ("annotation", "default", "factory", "ge", "le", "module")
-
-    def __init__(
-        self, default: Any, factory: Callable[[], Any] | None, ge: int | None, le: int | None
-    ) -> None:
-        self.default, self.factory, self.ge, self.le = default, factory, ge, le
-        self.annotation: Any = None
-        self.module = ""
-
-
-def field(
-    *,
-    default: Any = MISSING,
-    default_factory: Callable[[], Any] | None = None,
-    ge: int | None = None,
-    le: int | None = None,
-) -> Any:
-    """A field's default (or a factory of fresh defaults) and inclusive bounds for an ``int``."""
-    return _FieldInfo(default, default_factory, ge, le)
+__all__ = [
+    "After",
+    "Before",
+    "FieldSpec",
+    "Record",
+    "RecordDefinitionError",
+    "RecordError",
+    "field",
+    "pending_records",
+]
 
 
 class RecordError(ValueError):
@@ -68,102 +54,117 @@ class RecordError(ValueError):
             f"{loc + ': ' if loc else ''}{first['msg']}"
         )
 
-    def errors(self) -> list[dict[str, Any]]:
+    def errors(self, *, include_url: bool = True) -> list[dict[str, Any]]:
+        """The problems, as pydantic's ``ValidationError.errors`` lists them (no URLs)."""
         return self._errors
 
 
 # -- records ----------------------------------------------------------------------------------
 
 
-class FieldSpec:
-    """One field of a record: its name, annotation, check, default and bounds."""
-
-    __slots__ = ("annotation", "check", "default", "factory", "fast", "ge", "le", "name")
-
-    def __init__(self, name: str, annotation: Any, info: _FieldInfo) -> None:
-        self.name, self.annotation = name, annotation
-        self.default, self.factory, self.ge, self.le = info.default, info.factory, info.ge, info.le
-        check = compile_type(annotation)
-        has_bounds = (info.ge, info.le) != (None, None)
-        self.check = bounded(check, info.ge, info.le) if has_bounds else check
-        # values the check would return unchanged: taken as they are, without a call
-        self.fast = frozenset() if has_bounds else fast_values(annotation)
-
-    @property
-    def required(self) -> bool:
-        return self.default is MISSING and self.factory is None
+# module -> its records whose annotations name something not defined yet (forward references)
+_PENDING: dict[str, list[type[Record]]] = {}
 
 
-class _Spec:
-    """A record class's fields, and its build and dump functions generated from them."""
+def pending_records() -> list[str]:
+    """Records still waiting for a name (``module.Class``); none once their modules are loaded."""
+    return [f"{m}.{c.__qualname__}" for m, classes in _PENDING.items() for c in classes]
 
-    __slots__ = ("build", "dump", "fields", "names")
 
-    def __init__(self, cls: type[Record], fields: dict[str, FieldSpec]) -> None:
-        self.fields = fields
-        self.names = frozenset(fields)
-        specs = list(fields.values())
-        env: dict[str, Any] = {
-            "cls": cls,
-            "names": self.names,
-            "C": [f.check for f in specs],
-            "D": [f.default for f in specs],
-            "F": [f.factory for f in specs],
-        }
-        env.update({f"K{i}": f.fast for i, f in enumerate(specs)})
-        self.build: Callable[[dict[str, Any]], Any] = generate(
-            build_source(cls.extra == "allow", specs), env
+def _check_fields(cls: type[Record], local: dict[str, Any]) -> bool:
+    """Check every field (``RecordDefinitionError`` at the first bad one); False while one
+    names something not defined yet.  All fields are checked even then."""
+    fields: dict[str, FieldSpec] = {}
+    for name, info in cls._infos.items():
+        spec = field_spec(name, info, local)
+        if spec is not None:
+            fields[name] = spec
+    if len(fields) < len(cls._infos):
+        return False
+    cls._fields = fields
+    return True
+
+
+def _define(cls: type[Record]) -> None:
+    """Run when a record class is defined: check its fields now, or when its names exist."""
+    if cls.extra not in ("allow", "forbid"):
+        raise RecordDefinitionError(
+            cls.__qualname__, "extra", f"is {cls.extra!r}; use 'allow' or 'forbid'"
         )
-        self.dump: Callable[[Any, bool], dict[str, Any]] = generate(
-            dump_source(specs), {"LEAVES": _LEAVES, "dump_value": _dump}
-        )
-
-
-def _resolve(info: _FieldInfo) -> Any:
-    ann = info.annotation
-    return eval(ann, vars(sys.modules[info.module])) if isinstance(ann, str) else ann
+    for name in cls._infos:
+        if hasattr(Record, name) or name == "model_extra":
+            raise RecordDefinitionError(
+                cls.__qualname__, name, "hides an attribute of Record; rename the field"
+            )
+    waiting = _PENDING.get(cls.__module__, [])
+    # the new class is not yet bound in its module: earlier records naming it find it here
+    for other in list(waiting):
+        if _check_fields(other, {other.__name__: other, cls.__name__: cls}):
+            waiting.remove(other)
+    if not _check_fields(cls, {cls.__name__: cls}):
+        _PENDING.setdefault(cls.__module__, []).append(cls)
 
 
 @dataclass_transform(kw_only_default=True, field_specifiers=(field,))
 class Record:
-    """Base of the records; subclasses set ``extra`` to ``"allow"`` (kept) or ``"forbid"``."""
+    """Base of the records; subclasses set ``extra`` to ``"allow"`` (kept) or ``"forbid"``.
+
+    A subclass's fields are checked when it is defined (``RecordDefinitionError``); its build
+    and dump functions are made on first use from the checked fields (``_compiled``): loops
+    over the fields at first, generated straight-line code once the class is hot.
+    """
 
     extra: ClassVar[str] = "allow"
-    _infos: ClassVar[dict[str, _FieldInfo]] = {}
-    _spec: ClassVar[_Spec | None] = None
+    _infos: ClassVar[dict[str, FieldInfo]] = {}
+    _fields: ClassVar[dict[str, FieldSpec] | None] = None
+    _spec: ClassVar[Compiled | None] = None
     model_extra: dict[str, Any] | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        infos: dict[str, _FieldInfo] = {}
+        infos: dict[str, FieldInfo] = {}
         for base in reversed(cls.__mro__[1:]):
             infos.update(getattr(base, "_infos", {}))
         for name, ann in inspect.get_annotations(cls).items():
             if "ClassVar" in str(ann):
                 continue
             value = cls.__dict__.get(name, MISSING)
-            info = value if isinstance(value, _FieldInfo) else _FieldInfo(value, None, None, None)
-            info.annotation, info.module = ann, cls.__module__
+            info = value if isinstance(value, FieldInfo) else FieldInfo(value, None, None, None)
+            info.annotation, info.module, info.owner = ann, cls.__module__, cls.__qualname__
             infos[name] = info
             if value is not MISSING:
                 delattr(cls, name)
         cls._infos = infos
+        cls._fields = None
         cls._spec = None
+        _define(cls)
 
     @classmethod
-    def _compiled(cls) -> _Spec:
-        """The fields and generated functions, made on first use (class creation stays cheap)."""
+    def _checked(cls) -> dict[str, FieldSpec]:
+        """The checked fields; a name still undefined when the record is first used fails here."""
+        fields = cls.__dict__.get("_fields")
+        if fields is None:
+            local = {cls.__name__: cls}
+            if not _check_fields(cls, local):
+                name, info = next((n, i) for n, i in cls._infos.items() if i.spec is None)
+                raise unresolved(name, info, local)
+            _PENDING.get(cls.__module__, []).remove(cls)
+            fields = cls._fields
+            assert fields is not None
+        return fields
+
+    @classmethod
+    def _compiled(cls) -> Compiled:
+        """The build and dump functions, made on first use from the checked fields (they cannot
+        fail; see ``codegen`` for why they are not generated at import)."""
         spec = cls.__dict__.get("_spec")
         if spec is None:
-            spec = _Spec(
-                cls, {n: FieldSpec(n, _resolve(info), info) for n, info in cls._infos.items()}
-            )
-            cls._spec = spec
+            spec = cls._spec = Compiled(cls, cls._checked(), _dump)
         return spec
 
     @classmethod
     def model_fields(cls) -> dict[str, FieldSpec]:
-        return cls._compiled().fields
+        return cls._checked()
 
     @classmethod
     def _build(cls, data: dict[str, Any]) -> Self:
@@ -191,7 +192,7 @@ class Record:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{n}={self.__dict__[n]!r}" for n in self._compiled().fields)
+        fields = ", ".join(f"{n}={self.__dict__[n]!r}" for n in self._checked())
         return f"{type(self).__name__}({fields})"
 
     def model_copy(self, *, deep: bool = False) -> Self:
@@ -211,14 +212,11 @@ class Record:
         return self._compiled().dump(self, exclude_none)
 
 
-_LEAVES = frozenset((str, int, bool, float, type(None)))
-
-
 def _dump(v: Any, exclude_none: bool) -> Any:
     if isinstance(v, Record):
         return v.model_dump(exclude_none=exclude_none)
     if type(v) is list or type(v) is tuple:
-        return [x if type(x) in _LEAVES else _dump(x, exclude_none) for x in v]
+        return [x if type(x) in LEAVES else _dump(x, exclude_none) for x in v]
     if type(v) is dict:
-        return {k: x if type(x) in _LEAVES else _dump(x, exclude_none) for k, x in v.items()}
+        return {k: x if type(x) in LEAVES else _dump(x, exclude_none) for k, x in v.items()}
     return v

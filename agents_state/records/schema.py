@@ -1,9 +1,12 @@
-"""JSON Schema (draft 2020-12) of a record, in the shape pydantic gives its models (pure).
+"""The one JSON Schema generator (draft 2020-12): ``json_schema`` of a record or of a pydantic
+model, in one shape (pydantic's), pure.
 
-Only ``agents-state schema`` needs it, so it is kept out of ``record`` and off the hot path.
-Nested records go to ``$defs``; titles, defaults, bounds and descriptions (the class docstring)
-are those of the declaration.  The before- and after-checks are not described: the readers are
-more lenient than the schema (see ``schema_export``).
+A record's schema is made here: nested records go to ``$defs``; titles, defaults, bounds and
+descriptions (the class docstring) are those of the declaration.  The before- and after-checks
+are not described: the readers are more lenient than the schema (see ``schema_export``).  A
+pydantic model's schema is pydantic's own (``mode="validation"``).  Both then go through the
+same key ordering (``_sorted``).  Only ``agents-state schema`` and the scaffold need it, so it
+is kept off the hot path, and pydantic is not imported here.
 """
 
 from __future__ import annotations
@@ -16,16 +19,25 @@ from typing import Any, Literal
 from agents_state.records.base import FieldSpec, Record
 from agents_state.records.codegen import MISSING
 
-__all__ = ["record_schema"]
+__all__ = ["json_schema"]
 
 
-def record_schema(cls: type[Record]) -> dict[str, Any]:
+def json_schema(model: type[Any]) -> dict[str, Any]:
+    """The JSON Schema of a record or of a pydantic model (anything with ``model_json_schema``)."""
+    if isinstance(model, type) and issubclass(model, Record):
+        body = _record_schema(model)
+    else:
+        body = model.model_json_schema(mode="validation")
+    out: dict[str, Any] = _sorted(body)
+    return out
+
+
+def _record_schema(cls: type[Record]) -> dict[str, Any]:
     defs: dict[str, Any] = {}
     body = _object(cls, defs)
     if defs:
         body["$defs"] = dict(sorted(defs.items()))
-    out: dict[str, Any] = _sorted(body)
-    return out
+    return body
 
 
 def _object(cls: type[Record], defs: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from agents_state.models import SCHEMA_VERSION, PhaseState, StageState, State
 from agents_state.records.base import RecordError
 from agents_state.workflow import PHASE_IDS, STAGES, get_phase, phases_of
 
-__all__ = ["decode_state", "encode_state", "flatten_errors"]
+__all__ = ["decode_state", "encode_state"]
 
 KNOWN_VERSIONS = (1, 2)
 
@@ -48,21 +48,6 @@ def _gc_paused(fn: Callable[_P, _R]) -> Callable[_P, _R]:
                 gc.enable()
 
     return paused
-
-
-def flatten_errors(err: RecordError, limit: int = 3) -> tuple[str, str]:
-    """(first field path, one-line message) from a validation error, e.g. ``stages.PLAN.status``."""
-    parts: list[str] = []
-    first = ""
-    for e in err.errors()[:limit]:
-        loc = ".".join(str(p) for p in e["loc"])
-        first = first or loc
-        value = e.get("input")
-        shown = "" if isinstance(value, dict | list) else f" (got {value!r})"
-        parts.append(f"{loc}: {e['msg']}{shown}" if loc else f"{e['msg']}{shown}")
-    more = len(err.errors()) - limit
-    msg = "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
-    return first, msg
 
 
 def _version(raw: dict[str, Any], shown: str) -> int:
@@ -159,7 +144,9 @@ def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
     try:
         state = State.model_validate(raw)
     except RecordError as e:
-        field, msg = flatten_errors(e)
+        from agents_state.records.problems import summary  # errors only: off the hot path
+
+        field, msg = summary(e)
         raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) from None
     _fill(state)
     _READ_TASKS.clear()
@@ -240,7 +227,9 @@ def encode_state(state: State, shown: str) -> bytes:
     try:
         validated = State.model_validate(data)
     except RecordError as e:
-        field, msg = flatten_errors(e)
+        from agents_state.records.problems import summary  # errors only: off the hot path
+
+        field, msg = summary(e)
         raise StateFileError(shown, field, f"refusing to write an invalid state: {msg}") from None
     canonical = validated.to_json_dict()
     if canonical != data:

@@ -76,13 +76,9 @@ def file_name(name: str) -> str:
 def generate(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one of ``SCHEMA_NAMES``; ``KeyError`` otherwise."""
     load, title, description = _SOURCES[name]
-    model = load()
-    if hasattr(model, "model_json_schema"):  # a pydantic model (the handoffs)
-        body: dict[str, Any] = model.model_json_schema(mode="validation")
-    else:  # a record (the state and the configuration)
-        from agents_state.records.schema import record_schema
+    from agents_state.records.schema import json_schema
 
-        body = record_schema(model)
+    body = json_schema(load())  # a record (state, configuration) or a pydantic model (handoffs)
     body.pop("title", None)
     body.pop("description", None)
     return {"$schema": DIALECT, "title": title, "description": description, **body}

@@ -7,7 +7,6 @@ to read, the artifact to write and the exact ``agents-state`` command that recor
 
 from __future__ import annotations
 
-import shlex
 from datetime import datetime
 from typing import Any
 
@@ -515,7 +514,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             tasks=listed,
             wave=wave_no,
             waves=len(pstate.waves or []),
-            command="agents-state task done <task-id> --summary " + shlex.quote("<one line>"),
+            command="agents-state task done <task-id> --summary '<one line>'",
             instructions=f"Wave {wave_no}: dispatch one task agent per task below, in parallel "
             "(ONE message, one Agent call each, subagent_type subagents:task-agent, the task's "
             "Agent model), each with its task id. Each agent records its own result with the "

@@ -139,6 +139,9 @@ _BY_NAME: dict[str, Profile] = {n: p for p in PROFILES for n in (p.name, *p.alia
 
 # Which agent type runs with which profile, unless the config or the agent's definition file says
 # otherwise.  Names are agent types without the plugin prefix (``subagents:worker`` -> ``worker``).
+# The one table: the templates (``chains.catalogue.TEMPLATES``, hence the scaffold) read their
+# profile from it, and ``tests/test_agent_profiles_parity.py`` holds every ``agents/*.md``
+# ``profile:`` line to it.
 DEFAULT_AGENT_PROFILES: dict[str, str] = {
     # design 004 workflow agents
     "explore": "researcher",
@@ -160,9 +163,9 @@ DEFAULT_AGENT_PROFILES: dict[str, str] = {
     "git-content-generator": "validator",
     "code-analyzer": "researcher+Bash",
     "git-executor": "validator",
-    "pr-reviewer": "reader",
+    "pr-reviewer": "validator",  # reads the diff with git (docs/decisions.md, issue 18)
     "security-scanner": "validator",
-    "parallel-executor": "orchestrator",
+    "parallel-executor": "validator",  # runs commands; a sub-agent cannot start agents
     # designs 001 / 002
     "researcher": "researcher",
     "writer": "writer",

@@ -29,11 +29,6 @@ OS_WRITE_CALLS = {"replace", "rename", "remove"}  # as ``os.*`` (``str.replace``
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 
 WRITERS: dict[tuple[str, str], str] = {
-    ("doctor/repair.py", "replace"): "doctor --repair moves a corrupt state and damaged logs "
-    "aside under the store's lock; to move behind a store method with the PostgreSQL store",
-    ("doctor/repair.py", "unlink"): "doctor --repair removes stale temp files it found",
-    ("cli/cmd_migrate.py", "replace"): "migrate renames the legacy file it has imported, after "
-    "the store committed the new state",
     ("cli/cmd_demo.py", "write_bytes"): "demo writes the inputs a model would write, in a "
     "temporary project of its own",
     ("cli/cmd_demo.py", "write_text"): "demo: the 'fix' the analysis phase makes, in its project",

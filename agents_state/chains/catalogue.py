@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from agents_state.engine.scoring import Sizing, score_task, size_chain
+from agents_state.profiles import DEFAULT_AGENT_PROFILES
 
 MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
 
@@ -41,10 +42,15 @@ __all__ = [
 class Template:
     name: str  # the plugin agent file agents/<name>.md, addressed as subagents:<name>
     model: str  # design 000's model for the template
-    profile: str  # profiles.get_profile spec
     modes: tuple[str, ...]
     role: str  # research | write | validate: the handoff phase it answers
     does: str
+
+    @property
+    def profile(self) -> str:
+        """Its tool profile (a ``profiles.get_profile`` spec), from the one table of agent
+        profiles, ``profiles.DEFAULT_AGENT_PROFILES``, which the hook also reads."""
+        return DEFAULT_AGENT_PROFILES[self.name]
 
 
 TEMPLATES: dict[str, Template] = {
@@ -53,7 +59,6 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "domain-researcher",
             "opus",
-            "researcher",
             ("plan", "code", "ui", "docs", "eval"),
             "research",
             "Finds existing implementations, conflicts and reusable patterns",
@@ -61,7 +66,6 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "domain-writer",
             "sonnet",
-            "writer",
             ("code", "ui", "docs", "eval", "plan"),
             "write",
             "Implements from the research summary only (TDD for code and ui)",
@@ -69,7 +73,6 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "quality-validator",
             "haiku",
-            "validator",
             (),
             "validate",
             "Runs typecheck, lint, tests and build; PASS or FAIL with the errors",
@@ -77,7 +80,6 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "quality-checker",
             "haiku",
-            "validator",
             ("build", "type", "lint", "test", "security"),
             "validate",
             "Runs one check; launched in parallel, one mode each",
@@ -85,7 +87,6 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "spec-analyzer",
             "opus",
-            "researcher",
             ("analyze", "review", "format", "reconcile"),
             "validate",
             "Analyzes or reviews a spec for completeness and the EARS format",
@@ -93,7 +94,6 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "git-content-generator",
             "sonnet",
-            "validator",
             ("commit", "pr", "general"),
             "write",
             "Writes the commit message or PR description from the changes",
@@ -101,7 +101,6 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "code-analyzer",
             "opus",
-            "researcher+Bash",
             ("workflow", "debug", "refactor", "fix"),
             "research",
             "Analyzes complexity, failures or refactoring opportunities",
@@ -109,18 +108,14 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "git-executor",
             "haiku",
-            "validator",
             (),
             "validate",
             "Runs the git commands with validation",
         ),
-        Template(
-            "pr-reviewer", "opus", "reader", (), "validate", "Reviews a pull request in depth"
-        ),
+        Template("pr-reviewer", "opus", (), "validate", "Reviews a pull request in depth"),
         Template(
             "security-scanner",
             "haiku",
-            "validator",
             (),
             "validate",
             "Detects security patterns (secrets, injections)",
@@ -128,10 +123,9 @@ TEMPLATES: dict[str, Template] = {
         Template(
             "parallel-executor",
             "haiku",
-            "orchestrator",
             (),
             "validate",
-            "Coordinates parallel sub-agent execution and aggregates the results",
+            "Runs independent commands concurrently and reports each one's result",
         ),
     )
 }

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option
+
+if TYPE_CHECKING:
+    from agents_state.models import State
+    from agents_state.store.files import Store
 
 __all__ = ["migrate"]
 
@@ -25,21 +31,20 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
     import os
 
     from agents_state.app import utcnow
-    from agents_state.engine.phases import Outcome
-    from agents_state.errors import NotFoundError, TransitionNotAllowedError
+    from agents_state.errors import NotFoundError, UsageError
     from agents_state.jsonio import loads_strict, read_input_bytes
     from agents_state.migrate import V1_FILE, V2_TMP_DIR, from_v1
     from agents_state.store.codec import decode_state
 
     app = app_from(ctx)
+    if app.store_url is not None:
+        raise UsageError(
+            "migrate works on the files under .agents/: run it without --store (and without "
+            "AGENTS_STATE_STORE), then copy the workflow: agents-state store copy --from . --to URL"
+        )
     v1, tmp = app.root / V1_FILE, app.root / V2_TMP_DIR / "state.json"
     if app.store.state_path.exists():
-        raise TransitionNotAllowedError(
-            ".agents/state.json",
-            "present",
-            "migrate",
-            hint="this folder already uses the current layout",
-        )
+        raise _present()
     if v1.is_file():
         source = V1_FILE
         state = from_v1(loads_strict(read_input_bytes(v1, source), source), source, utcnow())
@@ -69,15 +74,7 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
         "dryRun": dry_run,
     }
     if not dry_run:
-        for src, dst in moves:
-            data = (app.root / src).read_bytes()
-            app.store.write_artifact(dst.rsplit("/", 1)[1], data)
-        app.store.commit(
-            lambda old: Outcome(
-                state, "migrated", True, {"rev": state.revision, "event": "migrate", "from": source}
-            )
-        )
-        os.replace(app.root / source, app.root / (source + ".migrated"))
+        _apply(app.store, state, source, moves)
     if as_json:
         emit_json(plan)
     else:
@@ -87,3 +84,35 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
             f"{state.status}); {len(moves)} artifact(s) moved"
         )
     return 0
+
+
+def _present() -> Exception:
+    from agents_state.errors import TransitionNotAllowedError
+
+    return TransitionNotAllowedError(
+        ".agents/state.json",
+        "present",
+        "migrate",
+        hint="this folder already uses the current layout",
+    )
+
+
+def _apply(store: Store, state: State, source: str, moves: list[tuple[str, str]]) -> None:
+    """Copy the artifacts, commit the state (refused when one appeared meanwhile), then, under
+    the lock again, rename the source to ``.migrated`` (``doctor --repair`` finishes a migration
+    stopped in between)."""
+    from agents_state.engine.phases import Outcome
+    from agents_state.store import fsops, upkeep
+
+    def mutate(old: State | None) -> Outcome:
+        if old is not None:  # looked at again under the lock: another writer came first
+            raise _present()
+        record = {"rev": state.revision, "event": "migrate", "from": source}
+        return Outcome(state, "migrated", True, record)
+
+    for src, dst in moves:
+        store.write_artifact(dst.rsplit("/", 1)[1], fsops.read_regular(store.root / src, src))
+    store.commit(mutate)
+    with store.locked():
+        if store.read_bytes() is not None:
+            upkeep.move_aside(store, source.removeprefix(".agents/"), ".migrated")

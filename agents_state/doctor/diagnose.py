@@ -417,10 +417,10 @@ def _check_fs(d: Diagnosis) -> None:
         )
 
 
-def diagnose(root: Path, under_lock: bool = False) -> Diagnosis:
-    """Look at everything; ``under_lock`` when the caller holds the store's lock (``--repair``
+def diagnose(root: Path, locked: Store | None = None) -> Diagnosis:
+    """Look at everything; ``locked``: the store whose lock the caller holds (``--repair``
     diagnoses again under it, so that it acts on what is there now, not on a stale look)."""
-    d = Diagnosis(Store(root), under_lock=under_lock)
+    d = Diagnosis(locked or Store(root), under_lock=locked is not None)
     if not _check_folder(d):
         return d
     for check in (

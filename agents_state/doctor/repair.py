@@ -4,20 +4,20 @@ Repairs, in order: restore the state from its last-good backup (keeping the dama
 ``state.json.corrupt`` and logging a ``doctor_restore`` event whose revision is past every logged
 one, so that the log stays in order), reopen phases whose artifact is missing, write the backup
 again, drop torn events.jsonl lines, delete temp files, clear a dead lock owner and rename
-migration leftovers.  Every write goes through the store's durable commit path.
+migration leftovers.  Every write goes through the store (``store.upkeep``: under the lock,
+durable, never through a link); the file store only (``doctor/pg.py`` repairs nothing).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from agents_state.doctor.diagnose import Diagnosis, describe_events, diagnose
 from agents_state.models import State
-from agents_state.store import fsops
-from agents_state.store.codec import encode_state
-from agents_state.store.files import BACKUP_FILE, STATE_FILE, note_commit
+from agents_state.store import fsops, upkeep
+from agents_state.store.files import BACKUP_FILE, STATE_FILE, Store
 from agents_state.store.paths import AGENTS_DIR
 from agents_state.workflow import PHASE_IDS, PhaseKind, get_phase
 
@@ -41,21 +41,18 @@ def _restore(d: Diagnosis, r: Repair) -> State:
     state = bak.model_copy(deep=True)
     top = max([bak.revision, *(e["rev"] for e in lost)])
     state.revision = top + 1
-    if os.path.lexists(store.state_path):
-        os.replace(store.state_path, store.dir / "state.json.corrupt")
-        kept = f"; the damaged file is kept as {STATE_FILE}.corrupt"
-    else:
-        kept = ""
-    store._write_state(encode_state(state, STATE_FILE), None)
-    note_commit(f"revision {state.revision}")
-    store._append_event(
+    moved = upkeep.move_aside(store, "state.json", ".corrupt")
+    kept = f"; the damaged file is kept as {STATE_FILE}.corrupt" if moved else ""
+    upkeep.write_state(
+        store,
+        state,
         {
             "rev": state.revision,
             "at": _now(),
             "event": "doctor_restore",
             "from": bak.revision,
             "lost": [e["rev"] for e in lost],
-        }
+        },
     )
     r.done.append(
         f"restored {STATE_FILE} from {BACKUP_FILE} (revision {bak.revision}, now "
@@ -108,8 +105,7 @@ def _fix_events(d: Diagnosis, r: Repair) -> None:
         for i, x in enumerate(lines, 1)
         if i not in d.bad_event_lines
     )
-    os.replace(path, path.with_name("events.jsonl.damaged"))
-    d.store.write_file(path, keep, f"{AGENTS_DIR}/events.jsonl")
+    upkeep.replace_events(d.store, keep)
     r.done.append(
         f"dropped {len(d.bad_event_lines)} torn line(s) from {AGENTS_DIR}/events.jsonl "
         f"(the original is kept as {AGENTS_DIR}/events.jsonl.damaged)"
@@ -120,6 +116,10 @@ def _fix_events(d: Diagnosis, r: Repair) -> None:
     )
 
 
+def _under(store: Store, path: Path) -> str:
+    return path.relative_to(store.dir).as_posix()
+
+
 def repair(seen: Diagnosis) -> Repair:
     """Act on every repairable finding.  The caller holds nothing: this takes the lock and looks
     again under it, so that it acts on the folder as it is now, never on ``seen`` (a look taken
@@ -127,7 +127,7 @@ def repair(seen: Diagnosis) -> Repair:
     r = Repair()
     store = seen.store
     with store.locked():
-        d = diagnose(store.root, under_lock=True)
+        d = diagnose(store.root, locked=store)
         codes = {f.code for f in d.findings if f.repairable}
         state = d.state
         if codes & {"corrupt_state", "missing_state"}:
@@ -135,18 +135,14 @@ def repair(seen: Diagnosis) -> Repair:
         if "missing_artifact" in codes and state is not None:
             state = state.model_copy(deep=True)
             _reopen(state, d.missing_artifacts, r)
-            old = store.read_bytes()
             state.revision += 1
-            store._write_state(encode_state(state, STATE_FILE), old)
-            note_commit(f"revision {state.revision}")
-            store._append_event(
-                {
-                    "rev": state.revision,
-                    "at": _now(),
-                    "event": "doctor_reopen",
-                    "phases": sorted(d.missing_artifacts, key=PHASE_IDS.index),
-                }
-            )
+            record = {
+                "rev": state.revision,
+                "at": _now(),
+                "event": "doctor_reopen",
+                "phases": sorted(d.missing_artifacts, key=PHASE_IDS.index),
+            }
+            upkeep.write_state(store, state, record, store.read_bytes())
         elif codes & {"no_backup", "bad_backup", "old_backup"} and d.state_bytes is not None:
             store.write_file(store.backup_path, d.state_bytes, BACKUP_FILE, "backup_")
             r.done.append(
@@ -156,19 +152,17 @@ def repair(seen: Diagnosis) -> Repair:
         if "bad_events" in codes:
             _fix_events(d, r)
         if "archived_leftovers" in codes:
-            for p in d.archived_leftovers:
-                p.unlink(missing_ok=True)
+            upkeep.remove(store, [_under(store, p) for p in d.archived_leftovers])
             r.done.append(
                 f"deleted {len(d.archived_leftovers)} artifact(s) of the replaced "
                 f"workflow from {AGENTS_DIR}/phases/ (copies are in the archive)"
             )
         if "temp_files" in codes:
-            for p in d.temp_files:
-                p.unlink(missing_ok=True)
+            upkeep.remove(store, [_under(store, p) for p in d.temp_files])
             r.done.append(f"deleted {len(d.temp_files)} leftover temp file(s)")
         if seen.dead_owner is not None:  # our own pid is in lock-owner now: the dead one is gone
             r.done.append(f"cleared {AGENTS_DIR}/lock-owner (pid {seen.dead_owner} is gone)")
         for source in d.leftovers:
-            os.replace(store.root / source, store.root / (source + ".migrated"))
+            upkeep.move_aside(store, _under(store, store.root / source), ".migrated")
             r.done.append(f"renamed {source} to {source}.migrated (the migration is complete)")
     return r

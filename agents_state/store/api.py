@@ -39,7 +39,12 @@ class WorkflowStore(Protocol):
 
     ``commit`` runs ``mutate`` on a freshly re-read state under the store's lock and makes its
     result durable (state, event, artifacts written by ``write_artifact`` during ``mutate``) as
-    one unit before it returns; ``load`` never sees a torn state."""
+    one unit before it returns; ``load`` never sees a torn state.
+
+    Not here, because only the file store has it to do: the upkeep of its folder (moving a
+    damaged or migrated file aside, deleting debris) for ``doctor --repair`` and ``migrate``,
+    in ``store.upkeep``.  The PostgreSQL store commits whole or not at all; ``doctor`` on it
+    (``doctor/pg.py``) diagnoses only, and ``migrate`` refuses it."""
 
     root: Path
 

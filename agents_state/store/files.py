@@ -77,6 +77,7 @@ class Store:
         self.backup_path = self.dir / "state.json.bak"
         self.phases_dir = self.dir / "phases"
         self._staged: list[tuple[Path, bytes | None]] | None = None
+        self.holding = False  # this process holds the lock (``locked``), for ``upkeep``
         self.lock_timeout = lock_timeout if lock_timeout is not None else env_lock_timeout()
 
     # -- reading (lock-free) ------------------------------------------------------------------

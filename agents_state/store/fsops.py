@@ -25,10 +25,13 @@ __all__ = [
     "fsync",
     "fsync_dir",
     "make_dir",
+    "open_dir",
     "open_regular",
     "read_regular",
     "refuse",
     "replace",
+    "replace_at",
+    "unlink_at",
     "write_all",
 ]
 
@@ -53,6 +56,18 @@ def fsync(fd: int, op: str = "fsync") -> None:
 def replace(src: Path, dst: Path, op: str = "replace") -> None:
     _check(op)
     os.replace(src, dst)
+
+
+def replace_at(dir_fd: int, src: str, dst: str, op: str = "replace") -> None:
+    """``os.replace`` of two names in the directory ``dir_fd`` (see ``open_dir``)."""
+    _check(op)
+    os.replace(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+
+
+def unlink_at(dir_fd: int, name: str, op: str = "unlink") -> None:
+    """``os.unlink`` of a name in the directory ``dir_fd``: a link is removed, not its target."""
+    _check(op)
+    os.unlink(name, dir_fd=dir_fd)
 
 
 def fsync_dir(path: Path) -> None:
@@ -157,6 +172,30 @@ def read_regular(
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def open_dir(base: Path, parts: list[str], shown: str) -> int:
+    """A descriptor of the directory ``base/parts...``, opened one component at a time with
+    ``O_NOFOLLOW`` below ``base`` (shown as ``shown``): a link planted on the way (or anything
+    not a directory) is refused (exit 5, naming it), so a call made through the descriptor
+    (``dir_fd=``) stays inside ``base`` whatever is renamed meanwhile.  ``FileNotFoundError``
+    passes through."""
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    try:
+        for i, part in enumerate(parts, 1):
+            try:
+                sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            except OSError as e:
+                if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                kind = _kind(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode)
+                raise refuse("/".join((shown, *parts[:i])), kind, "a directory") from None
+            os.close(fd)
+            fd = sub
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def check_file(path: Path, shown: str) -> None:

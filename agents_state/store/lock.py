@@ -57,6 +57,7 @@ class StoreLock:
 
     def __enter__(self) -> None:
         if os.environ.get("AGENTS_STATE_TEST_NO_LOCK") == "1":  # control runs of the torture test
+            self.store.holding = True
             return
         from agents_state.store.lockfile import LockTimeout, acquire
 
@@ -67,6 +68,7 @@ class StoreLock:
             raise LockTimeoutError(f"{AGENTS_DIR}/", self.store.lock_timeout, holder) from None
         except OSError as e:
             raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
+        self.store.holding = True
         try:
             fd = fsops.open_regular(
                 self.store.owner_path,
@@ -84,6 +86,7 @@ class StoreLock:
             raise
 
     def __exit__(self, *exc: object) -> None:
+        self.store.holding = False
         release, self.release = self.release, None
         if release is not None:
             release()

@@ -71,7 +71,7 @@ def decision(out: str) -> str:
 READ = {"file_path": "/repo/src/lib/auth.ts"}
 # (agent type, tool, tool input, expected)
 TABLE: list[tuple[str, str, dict[str, Any], str]] = [
-    # reader / read-only (reviewer, pr-reviewer)
+    # reader / read-only (reviewer)
     ("subagents:reviewer", "Read", READ, "allow"),
     ("subagents:reviewer", "Grep", {"pattern": "auth", "path": "src"}, "allow"),
     ("subagents:reviewer", "Glob", {"pattern": "src/**/*.ts"}, "allow"),
@@ -117,9 +117,15 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:worker", "WebFetch", {"url": "https://x.dev"}, "deny"),
     ("subagents:worker", "Agent", {"prompt": "p"}, "deny"),
     ("subagents:worker", "mcp__context7__get-library-docs", {}, "deny"),
-    # orchestrator / full-access
-    ("subagents:parallel-executor", "Agent", {"prompt": "p"}, "allow"),
-    ("subagents:parallel-executor", "mcp__github__create_issue", {}, "allow"),
+    # validator for the command runners too (issue 18: parallel-executor was orchestrator,
+    # pr-reviewer reader)
+    ("subagents:parallel-executor", "Bash", {"command": "pnpm test"}, "allow"),
+    ("subagents:parallel-executor", "Bash", {"command": "pnpm test > out.log"}, "deny"),
+    ("subagents:parallel-executor", "Agent", {"prompt": "p"}, "deny"),
+    ("subagents:parallel-executor", "mcp__github__create_issue", {}, "deny"),
+    ("subagents:pr-reviewer", "Bash", {"command": "git diff main...feature"}, "allow"),
+    ("subagents:pr-reviewer", "Bash", {"command": "gh pr diff 7"}, "deny"),
+    ("subagents:pr-reviewer", "Edit", {"file_path": "src/a.ts"}, "deny"),
     # composite researcher+Bash
     ("subagents:code-analyzer", "Bash", {"command": "git log"}, "allow"),
     ("subagents:code-analyzer", "Write", {"file_path": "a"}, "deny"),
@@ -149,6 +155,23 @@ def test_profile_table(
         json.dumps(payload(tool, tool_input, agent, str(tmp_path))), monkeypatch, capsys
     )
     assert (code, decision(out), err) == (0, expected, "")
+
+
+@pytest.mark.parametrize("name", ["orchestrator", "full-access"])
+def test_the_orchestrator_profile_allows_everything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """No built-in agent has it (a sub-agent cannot start agents); a project can give it."""
+    _state(tmp_path)
+    calls = [
+        json.dumps(payload(tool, tool_input, "subagents:parallel-executor", str(tmp_path)))
+        for tool, tool_input in (("Agent", {"prompt": "p"}), ("mcp__github__create_issue", {}))
+    ]
+    assert [decision(run(raw, monkeypatch, capsys)[1]) for raw in calls] == ["deny", "deny"]
+    (tmp_path / ".agents/config.json").write_text(
+        json.dumps({"agentProfiles": {"parallel-executor": name}})
+    )
+    assert [run(raw, monkeypatch, capsys) for raw in calls] == [(0, "", "")] * 2
 
 
 def test_deny_reason_names_profile_and_tools(

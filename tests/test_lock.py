@@ -38,6 +38,12 @@ def test_a_held_lock_times_out_naming_the_holder(root: Path) -> None:
     holder = _holder(root, 30)
     try:
         proc = run_cli(root, "compact", env={"AGENTS_STATE_LOCK_TIMEOUT": "0.5"})
+        # the old test switch is gone: nobody turns locking off from the environment
+        switched = run_cli(
+            root,
+            "compact",
+            env={"AGENTS_STATE_LOCK_TIMEOUT": "0.5", "AGENTS_STATE_TEST_NO_LOCK": "1"},
+        )
     finally:
         holder.kill()
         holder.wait()
@@ -47,6 +53,7 @@ def test_a_held_lock_times_out_naming_the_holder(root: Path) -> None:
         f"{holder.pid} (running, took it "
     )
     assert proc.stderr.endswith("retry, or run 'agents-state doctor' if that process is gone\n")
+    assert (switched.returncode, switched.stderr[:40]) == (6, proc.stderr[:40])
     assert (root / A / "state.json").read_bytes() == before
 
 

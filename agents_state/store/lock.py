@@ -56,9 +56,6 @@ class StoreLock:
         self.release: Callable[[], None] | None = None
 
     def __enter__(self) -> None:
-        if os.environ.get("AGENTS_STATE_TEST_NO_LOCK") == "1":  # control runs of the torture test
-            self.store.holding = True
-            return
         from agents_state.store.lockfile import LockTimeout, acquire
 
         try:

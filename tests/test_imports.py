@@ -100,3 +100,60 @@ def test_hook_path_skips_click_and_pydantic(root: Path) -> None:
     modules, stdout = _imported(root, "hook", "pre-tool-use", stdin=_in(root, READ))
     assert stdout == ""  # allowed: no decision printed
     assert "click" not in modules and "pydantic" not in modules
+
+
+# Issue 18, start-up: a sub-agent's judged call loads the standard library's json and our hook
+# modules only.  Run without site-packages (-S), from the source tree: an editable install's
+# import hook (it loads typing) cannot hide a regression, and orjson is not even importable.
+LEAN_HOOK = ("orjson", "typing", "dataclasses", "inspect", "importlib.util", "datetime", "uuid")
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "decided"),
+    [
+        ("Read", {"file_path": "README.md"}, ""),
+        ("Read", {"file_path": ".env"}, '"permissionDecision":"deny"'),
+        ("Write", {"file_path": "a.py", "content": "x"}, '"permissionDecision":"deny"'),
+    ],
+    ids=["read-allowed", "credential-denied", "write-denied"],
+)
+def test_the_judged_hook_loads_no_orjson_typing_or_dataclasses(
+    root: Path, tool: str, tool_input: dict[str, str], decided: str
+) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    payload = {
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "agent_id": "a1",
+        "agent_type": "subagents:explore-agent",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(root),
+    }
+    src = str(Path(__file__).resolve().parent.parent)
+    boot = (
+        f"import sys; sys.path.insert(0, {src!r}); from agents_state.__main__ import main; main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", boot, "hook", "pre-tool-use"],
+        capture_output=True,
+        text=True,
+        input=json.dumps(payload),
+        cwd=root,
+        check=False,
+        timeout=60,
+    )
+    lines = proc.stderr.splitlines()
+    assert [ln for ln in lines if not ln.startswith("import time:")] == []
+    assert proc.returncode == 0 and decided in proc.stdout
+    modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    assert "agents_state.hooks.agentmap" in modules  # the call was judged against a profile
+    assert sorted(m for m in LEAN_HOOK if m in modules) == []
+
+
+def test_status_and_next_load_no_transition_code(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    for args in (("status",), ("next", "--json")):
+        modules, _ = _imported(root, *args)
+        assert "agents_state.engine.ready" in modules
+        loaded = {"agents_state.engine.phases", "agents_state.engine.events", "shutil", "shlex"}
+        assert sorted(loaded & modules) == [], args

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from agents_state.hooks.hookjson import dumps, loads
+from agents_state.hooks.hookjson import dumps, loads, loads_file
 from agents_state.store.fsops import read_regular
 
 TYPE_CHECKING = False
@@ -119,7 +119,7 @@ def active_state(root: str) -> dict[str, Any] | None:
                 return None
             data = loads(raw)
         else:
-            data = loads(read_regular(path, ".agents/state.json"))  # no link, no FIFO
+            data = loads_file(read_regular(path, ".agents/state.json"))  # no link, no FIFO
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 
-from agents_state.hooks.hookjson import loads
+from agents_state.hooks.hookjson import loads_file
 from agents_state.hooks.workflow_root import read_regular
 from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
 
@@ -54,7 +54,7 @@ def _read_json(path: str) -> dict[str, Any]:
         raw = read_regular(path, 16 * 1024 * 1024)
         if len(raw) > 16 * 1024 * 1024:
             raise ProfileUndecidable(f"{path} is larger than 16 MiB")
-        data = loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+        data = loads_file(raw)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as e:

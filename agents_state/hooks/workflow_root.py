@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 
-from agents_state.hooks.hookjson import loads
+from agents_state.hooks.hookjson import loads, loads_file
 
 __all__ = ["NotRegularError", "Workflow", "find_workflow", "read_regular", "read_workflow"]
 
@@ -69,7 +69,7 @@ def read_workflow(root: str) -> Workflow | None:
     if len(raw) > _MAX_STATE:
         return Workflow(root, True, f"{path} is larger than 64 MiB")
     try:
-        data = loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+        data = loads_file(raw)
     except ValueError as e:
         return Workflow(root, True, f"{path} is not valid JSON ({e})")
     if not isinstance(data, dict):

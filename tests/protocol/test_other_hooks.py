@@ -49,6 +49,20 @@ def test_session_start_injects_context(tmp_path: Path) -> None:
     assert "Add user authentication" in hso["additionalContext"]
 
 
+def test_session_start_reads_a_state_with_a_byte_order_mark_as_the_engine_does(
+    tmp_path: Path,
+) -> None:
+    start(tmp_path)
+    state = tmp_path / ".agents" / "state.json"
+    state.write_bytes(b"\xef\xbb\xbf" + state.read_bytes())  # an editor saved it with a BOM
+    assert invoke(["status"], cwd=tmp_path).returncode == 0  # the engine reads it
+    r = hook(tmp_path, "session-start", {"source": "compact"})
+    assert r.stderr == ""
+    assert (
+        "Add user authentication" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
+
+
 def test_subagent_stop_records_the_handoff(tmp_path: Path) -> None:
     start(tmp_path)
     hook(tmp_path, "subagent-start", {"agent_id": "a1", "agent_type": "subagents:explore"})

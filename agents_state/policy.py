@@ -1,24 +1,28 @@
 """The part of the configuration the state machine obeys, as one plain frozen value.
 
 ``engine.apply`` takes a ``Policy`` instead of the whole config so that the core stays pure and
-cheap to call; ``config.policy_from(config)`` builds it.
+cheap to call; ``config.policy_from(config)`` builds it.  A ``NamedTuple``, not a frozen
+dataclass: every command loads it, and a frozen dataclass costs ~1.5 ms to define (it compiles
+six methods), a named tuple ~0.3 ms (``docs/performance.md``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 __all__ = ["Policy"]
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     compact_between_stages: bool = True
     compact_between_phases: bool = False
     max_per_phase: int = 3
     max_per_task: int = 2
     backoff_seconds: tuple[int, ...] = (5, 15, 30)
-    review_max_retries: dict[str, int] = field(default_factory=dict)  # review phase id -> rounds
+    # review phase id -> rounds; read-only (a default shared by every Policy must never change)
+    review_max_retries: Mapping[str, int] = MappingProxyType({})
     lease_seconds: int = 900
 
     def review_rounds(self, phase_id: str) -> int:

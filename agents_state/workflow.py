@@ -9,7 +9,7 @@ phase names the phase whose work it reviews: blocking issues send the workflow b
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "COMPLETION_PHASE",
@@ -50,8 +50,10 @@ class PhaseRole(enum.StrEnum):
     COMPLETION = "completion"  # the last step: commit (and PR)
 
 
-@dataclass(frozen=True)
-class Phase:
+class Phase(NamedTuple):
+    """One phase of the catalogue.  A ``NamedTuple``: every command loads this module, and a
+    frozen dataclass costs ~1.5 ms to define."""
+
     id: str
     stage: str
     name: str

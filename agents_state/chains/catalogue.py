@@ -323,9 +323,10 @@ def size_feature(
             for n, g in zip(("files", "tasks", "modules", "effort"), given, strict=True)
             if g is None
         ]
-        sizing = replace(
-            sizing,
-            reasons=[
+        sizing = Sizing(
+            sizing.count,
+            sizing.level,
+            [
                 f"estimated {', '.join(guessed)} from the feature text ({level}); pass "
                 "--files/--tasks/--modules/--effort to size exactly",
                 *sizing.reasons,

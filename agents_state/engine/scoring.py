@@ -9,7 +9,6 @@ Two rules from the designs:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 __all__ = ["COMPLEXITY_SIGNALS", "Sizing", "score_task", "size_chain"]
 
@@ -48,11 +47,26 @@ COMPLEXITY_SIGNALS: dict[str, tuple[str, ...]] = {
 _RANGES = {"simple": (1, 2), "medium": (3, 5), "complex": (6, 10)}
 
 
-@dataclass(frozen=True)
 class Sizing:
-    count: int
-    level: str
-    reasons: list[str] = field(default_factory=list)
+    """How many agents a task gets, its complexity level and why.  A plain class: a frozen
+    dataclass costs every command ~1 ms to define (``count`` rules out a named tuple)."""
+
+    __slots__ = ("count", "level", "reasons")
+
+    def __init__(self, count: int, level: str, reasons: list[str]) -> None:
+        self.count, self.level, self.reasons = count, level, reasons
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sizing) and (self.count, self.level, self.reasons) == (
+            other.count,
+            other.level,
+            other.reasons,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Sizing(count={self.count!r}, level={self.level!r}, reasons={self.reasons!r})"
 
 
 def _hits(text: str, words: tuple[str, ...]) -> list[str]:

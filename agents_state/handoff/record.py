@@ -23,7 +23,7 @@ Recording the same response twice changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -165,8 +165,7 @@ def record_handoff(
             changed=False,
         )
     t = resolve_target(state, h, task, phase, own_task_only=own_task_only)
-    pol = replace(
-        policy or Policy(),
+    pol = (policy or Policy())._replace(
         max_per_task=MAX_WRITER_RETRIES,
         review_max_retries={**(policy or Policy()).review_max_retries, t.phase: MAX_WRITER_RETRIES},
     )

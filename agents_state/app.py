@@ -11,7 +11,6 @@ workflow whole.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
@@ -39,10 +38,16 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-@dataclass
 class App:
-    root: Path
-    store_url: str | None = None  # None: the files under .agents/ (store_api.open_store)
+    """One project's workflow: its root and store (a plain class, so that commands do not load
+    ``dataclasses`` for it)."""
+
+    def __init__(self, root: Path, store_url: str | None = None) -> None:
+        self.root = root
+        self.store_url = store_url  # None: the files under .agents/ (store_api.open_store)
+
+    def __repr__(self) -> str:
+        return f"App(root={self.root!r}, store_url={self.store_url!r})"
 
     @classmethod
     def open(cls, root: str | None, store: str | None = None) -> App:

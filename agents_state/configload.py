@@ -9,7 +9,6 @@ when they parse as JSON, else strings)   6. command-line flags.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +22,14 @@ __all__ = ["ENV_PREFIX", "LoadedConfig", "config_files", "load_config", "validat
 ENV_PREFIX = "AGENTS_STATE_CFG_"
 
 
-@dataclass
 class LoadedConfig:
-    config: Config
-    sources: dict[str, str] = field(default_factory=dict)  # dotted key -> layer
+    """The effective configuration and, per dotted key, the layer that set it."""
+
+    __slots__ = ("config", "sources")
+
+    def __init__(self, config: Config, sources: dict[str, str] | None = None) -> None:
+        self.config = config
+        self.sources: dict[str, str] = {} if sources is None else sources  # dotted key -> layer
 
 
 def config_files(root: Path) -> list[tuple[str, Path]]:

@@ -6,7 +6,10 @@ filelock, orjson, the standard library) and the slowest modules by their own tim
 median over repeated runs.  A heavy module (watchdog, pydantic, the graph or schema code) on a
 hot path shows up here first; ``tests/test_imports.py`` fails the suite if one does.
 
-    .venv/bin/python benchmarks/bench_imports.py [--runs 7] [--top 12]
+The engine is the one the plugin installs (``hooks/session-start.sh``, not editable);
+``--engine here`` measures this environment (``python -m agents_state``) instead.
+
+    .venv/bin/python benchmarks/bench_imports.py [--runs 7] [--top 12] [--engine here]
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from common import chained_tasks, compile_package, workflow_at_tasks
+from common import chained_tasks, compile_package, plugin_engine, workflow_at_tasks
 
 THIRD_PARTY = (
     "agents_state",
@@ -36,14 +39,12 @@ THIRD_PARTY = (
 )
 
 
-def _import_times(argv: list[str], stdin: bytes, cwd: Path) -> dict[str, int]:
+def _import_times(
+    run: list[str], argv: list[str], stdin: bytes, cwd: Path, env: dict[str, str] | None
+) -> dict[str, int]:
     """Module -> its own import time in microseconds, for one run."""
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "agents_state", *argv],
-        input=stdin,
-        capture_output=True,
-        cwd=cwd,
-        check=False,
+        [*run, *argv], input=stdin, capture_output=True, cwd=cwd, check=False, env=env
     )
     out: dict[str, int] = {}
     for line in proc.stderr.decode().splitlines():
@@ -62,10 +63,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--engine", choices=("plugin", "here"), default="plugin")
     args = ap.parse_args()
-    compile_package()
     root = Path(tempfile.mkdtemp(prefix="agents-state-bench-"))
+    env: dict[str, str] | None = None
     try:
+        if args.engine == "plugin":  # what the plugin's users run: no editable-install hooks
+            print("installing the engine as the plugin does (hooks/session-start.sh) ...")
+            engine, python, env = plugin_engine(root / "engine")
+            run = [str(python), "-X", "importtime", str(engine.resolve())]
+        else:
+            compile_package()
+            run = [sys.executable, "-X", "importtime", "-m", "agents_state"]
         workflow_at_tasks(root, chained_tasks(1000), 10)
         hook_in = json.dumps(
             {
@@ -85,11 +94,11 @@ def main() -> int:
         }
         print(
             f"python {sys.version.split()[0]}, median of {args.runs} runs, 1,000-task "
-            "workflow; times in ms"
+            f"workflow, engine: {args.engine}; times in ms"
         )
         for label, argv in commands.items():
             runs = [
-                _import_times(argv, hook_in if argv[0] == "hook" else b"", root)
+                _import_times(run, argv, hook_in if argv[0] == "hook" else b"", root, env)
                 for _ in range(args.runs)
             ]
             modules = {m: statistics.median(r.get(m, 0) for r in runs) for m in runs[0]}

@@ -33,6 +33,7 @@ def plugin_engine(workdir: Path) -> tuple[Path, Path, dict[str, str]]:
     links ``bin/agents-state`` to it.  Returns that link, the venv's python (the baseline) and
     the environment hooks run in (no other ``agents-state`` on ``PATH``)."""
     data = workdir / "plugin-data"
+    workdir.mkdir(parents=True, exist_ok=True)
     path = os.pathsep.join(
         d
         for d in os.environ.get("PATH", "").split(os.pathsep)

@@ -22,26 +22,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import REPO, plugin_engine
+from common import REPO, plugin_engine, time_ms
 
 TARGET = 2.0
-
-
-def _time(cmd: list[str], stdin: bytes, cwd: str, env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(
-        cmd,
-        input=stdin,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
-    return (time.perf_counter() - start) * 1000
 
 
 def _payload(cwd: str, tool: str, tool_input: dict[str, str], agent: bool) -> bytes:
@@ -91,12 +76,12 @@ def main() -> int:
         print(f"python {version}, {args.runs} paired runs per case, ratio of medians")
         for name, (cmd, stdin) in cases.items():
             for _ in range(3):  # warm the file cache
-                _time(base_cmd, b"", cwd, env)
-                _time(cmd, stdin, cwd, env)
+                time_ms(base_cmd, b"", cwd, env)
+                time_ms(cmd, stdin, cwd, env)
             base, hooked = [], []
             for _ in range(args.runs):
-                base.append(_time(base_cmd, b"", cwd, env))
-                hooked.append(_time(cmd, stdin, cwd, env))
+                base.append(time_ms(base_cmd, b"", cwd, env))
+                hooked.append(time_ms(cmd, stdin, cwd, env))
             ratio = statistics.median(hooked) / statistics.median(base)
             print(
                 f"  {name:<14} median {statistics.median(hooked):6.1f} ms  "

@@ -16,29 +16,13 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import compile_package
+from common import compile_package, time_ms
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "bin" / "agents-state"
-
-
-def _time(cmd: list[str], stdin: bytes, cwd: str, env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(
-        cmd,
-        input=stdin,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
-    return (time.perf_counter() - start) * 1000
 
 
 def main() -> int:
@@ -72,10 +56,10 @@ def main() -> int:
         times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(3):  # warm the file cache
             for cmd, stdin in cases.values():
-                _time(cmd, stdin, tmp, env)
+                time_ms(cmd, stdin, tmp, env)
         for _ in range(args.runs):
             for name, (cmd, stdin) in cases.items():
-                times[name].append(_time(cmd, stdin, tmp, env))
+                times[name].append(time_ms(cmd, stdin, tmp, env))
     print(f"{args.runs} runs each (python {sys.version.split()[0]}, {os.uname().sysname})")
     base = statistics.median(times["python -c pass"])
     for name, xs in times.items():

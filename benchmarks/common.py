@@ -27,6 +27,23 @@ def compile_package() -> None:
 REPO = Path(__file__).resolve().parent.parent
 
 
+def time_ms(cmd: list[str], stdin: bytes, cwd: str, env: dict[str, str] | None) -> float:
+    """Wall time of one whole process, in milliseconds (its output discarded)."""
+    import time
+
+    start = time.perf_counter()
+    subprocess.run(
+        cmd,
+        input=stdin,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )
+    return (time.perf_counter() - start) * 1000
+
+
 def plugin_engine(workdir: Path) -> tuple[Path, Path, dict[str, str]]:
     """The engine as the plugin installs it: ``hooks/session-start.sh`` builds a venv under
     ``CLAUDE_PLUGIN_DATA`` (``pip install`` of this checkout: not editable, bytecode written) and

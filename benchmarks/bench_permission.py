@@ -7,6 +7,8 @@ paired with a bare ``python -c pass`` (alternating, so the ratio holds on a nois
   without starting Python;
 - an engine step (``agents-state next --json``): Python decides and prints the allow.
 
+The engine is the one the plugin installs (``hooks/session-start.sh``), as in ``bench_hook.py``.
+
     .venv/bin/python benchmarks/bench_permission.py [--runs 40]
 """
 
@@ -20,18 +22,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import compile_package, time_ms
+from common import REPO, plugin_engine, time_ms
 
-LAUNCHER = Path(__file__).resolve().parents[1] / "bin" / "agents-state"
+LAUNCHER = REPO / "bin" / "agents-state"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
-    compile_package()
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
     with tempfile.TemporaryDirectory() as tmp:
+        print("installing the engine as the plugin does (hooks/session-start.sh) ...")
+        _engine, python, env = plugin_engine(Path(tmp) / "engine")
         (Path(tmp) / ".agents" / "phases").mkdir(parents=True)
 
         def payload(command: str) -> bytes:
@@ -46,7 +48,7 @@ def main() -> int:
             ).encode()
 
         cases = {
-            "python -c pass": ([sys.executable, "-c", "pass"], b""),
+            "python -c pass": ([str(python), "-c", "pass"], b""),
             "filtered (make test)": ([str(LAUNCHER), "hook", "permission"], payload("make test")),
             "approved (engine step)": (
                 [str(LAUNCHER), "hook", "permission"],

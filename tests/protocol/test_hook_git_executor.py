@@ -305,3 +305,53 @@ def test_issue_18_the_allowed_steps_really_commit_and_push(root: Path) -> None:
         check=True,
     ).stdout.split()
     assert files == ["README.md", "src/auth.ts"]
+
+
+PIECES = [
+    *" .e/nv*'\"\\;&|<>$=:-\n",
+    "git ",
+    "add ",
+    "commit ",
+    "push ",
+    "gh pr create ",
+    "-m ",
+    "-F ",
+    "-b ",
+    "--author ",
+    "-- ",
+    "-C ",
+    ".env",
+    "config",
+    "origin ",
+    "HEAD:",
+]
+
+
+def test_issue_18_no_allowed_git_write_names_env_outside_its_text(root: Path) -> None:
+    """Property: whatever the line, the check answers (no exception), and a line it allows
+    names ``.env`` only as the text of a message, title or body."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from agents_state.hooks.bashguard import check_bash
+    from agents_state.hooks.gitwrite import text_values
+    from agents_state.hooks.pathguard import PathGuard
+    from agents_state.hooks.shellwords import parse
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.sampled_from(PIECES), max_size=16).map("".join))
+    def check(line: str) -> None:
+        if check_bash(line, PathGuard(str(root), str(root)), git_write=True) is not None:
+            return
+        for c in parse(line):
+            argv = [w.text for w in c.words]
+            text = text_values(argv)
+            words = [w for i, w in enumerate(c.words) if i not in text]
+            names = {
+                part.rstrip("/").rsplit("/", 1)[-1].lower()
+                for w in [*words, *(r.target for r in c.redirects)]
+                for part in [w.text, *w.text.replace("=", ":").split(":")]
+            }
+            assert ".env" not in names, line
+
+    check()

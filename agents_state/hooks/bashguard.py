@@ -14,19 +14,14 @@ import os
 import re
 
 from agents_state.globs import has_glob
-from agents_state.hooks.gitwrite import (
-    GIT_WRITES,
-    check_gh,
-    check_git_write,
-    git_scope,
-    text_values,
-)
 from agents_state.hooks.pathguard import PathGuard, Undecided
 from agents_state.hooks.shellwords import SimpleCommand, Unjudgeable, Word, parse
 
 __all__ = ["ALLOWLIST", "BashVerdict", "check_bash"]
 
 ANY = None  # any sub-command
+# git's writes for the committer profile (hooks.gitwrite judges them; ``branch`` is judged here)
+GIT_WRITE_COMMANDS = frozenset({"add", "commit", "push", "switch", "checkout"})
 _SCRIPTS = frozenset(
     {
         "test",
@@ -402,7 +397,9 @@ def _check_simple(
     git = words[0].text == "git"
     text: set[int] = set()
     if git_write:
-        text = text_values([w.text for w in words])
+        from agents_state.hooks import gitwrite  # only the committer profile loads it
+
+        text = gitwrite.text_values([w.text for w in words])
     for i, word in enumerate(words[1:], 1):
         if git and i >= 2 and words[i - 1].text == "-C":
             scoped.append(guard.resolve(word.text))
@@ -413,7 +410,9 @@ def _check_simple(
             return BashVerdict(found, credential=not isinstance(found, Undecided))
     if git and git_write:
         globbed = {w.text for w in words if w.globbed}  # expanded as patterns already
-        found = git_scope(_git_rest([w.text for w in words]), globbed, guard, scoped)
+        from agents_state.hooks import gitwrite
+
+        found = gitwrite.git_scope(_git_rest([w.text for w in words]), globbed, guard, scoped)
         if found:
             return BashVerdict(found, credential=not isinstance(found, Undecided))
     return None
@@ -453,14 +452,20 @@ def _command_allowed(
         name = base
     name = re.sub(r"^(python3?)\.\d+$", r"\1", name)
     if git_write and name == "gh":
-        return check_gh(argv)
+        from agents_state.hooks import gitwrite
+
+        return gitwrite.check_gh(argv)
     if name not in ALLOWLIST:
         why = _WHY_NOT.get(name)
         return f"'{name}' is not on the Bash allowlist of this profile" + (
             f" ({why})" if why else ""
         )
     refused = REFUSED_OPTIONS.get(name, frozenset())
-    text = text_values(argv) if git_write else set()  # a commit message is not an option
+    text: set[int] = set()
+    if git_write:
+        from agents_state.hooks import gitwrite
+
+        text = gitwrite.text_values(argv)  # a commit message is not an option
     for i, arg in enumerate(argv[1:], 1):
         if i not in text and _refused(arg, refused):
             return (
@@ -471,8 +476,10 @@ def _command_allowed(
     if subs is ANY:
         return None
     rest = _git_rest(argv) if name == "git" else argv[1:]
-    if git_write and name == "git" and rest and rest[0] in GIT_WRITES and rest[0] != "branch":
-        return check_git_write(rest[0], rest[1:])
+    if git_write and name == "git" and rest and rest[0] in GIT_WRITE_COMMANDS:
+        from agents_state.hooks import gitwrite
+
+        return gitwrite.check_git_write(rest[0], rest[1:])
     if not rest or rest[0] not in subs:
         shown = " ".join(argv[:2])
         return (

@@ -355,3 +355,26 @@ def test_issue_18_no_allowed_git_write_names_env_outside_its_text(root: Path) ->
             assert ".env" not in names, line
 
     check()
+
+
+def test_issue_18_only_the_committer_loads_gitwrite(root: Path) -> None:
+    """The validator's Bash path (every quality check) does not pay for the git writes."""
+    import sys
+
+    from agents_state.hooks.bashguard import GIT_WRITE_COMMANDS
+    from agents_state.hooks.gitwrite import GIT_WRITES
+
+    assert GIT_WRITES - {"branch"} == GIT_WRITE_COMMANDS  # branch: judged by bashguard
+    code = (
+        "import sys; from agents_state.hooks.bashguard import check_bash; "
+        "from agents_state.hooks.pathguard import PathGuard; "
+        f"g = PathGuard({str(root)!r}, {str(root)!r}); "
+        "assert check_bash('git commit -m x && pytest -q', g) is not None; "
+        "print('agents_state.hooks.gitwrite' in sys.modules); "
+        "assert check_bash('git commit -m x && pytest -q', g, git_write=True) is None; "
+        "print('agents_state.hooks.gitwrite' in sys.modules)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert proc.stdout.split() == ["False", "True"]

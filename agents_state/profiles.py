@@ -62,7 +62,15 @@ class Profile:
     """What an agent may call.  A plain class, not a dataclass: ``dataclasses`` loads ``inspect``,
     about 7 ms on the hook's path (``docs/performance.md``)."""
 
-    __slots__ = ("aliases", "bash_allow", "description", "name", "protect_secrets", "tools")
+    __slots__ = (
+        "aliases",
+        "bash_allow",
+        "description",
+        "git_write",
+        "name",
+        "protect_secrets",
+        "tools",
+    )
 
     def __init__(
         self,
@@ -72,8 +80,10 @@ class Profile:
         protect_secrets: bool,  # may not read .env or credential files (design 001, security)
         description: str,
         bash_allow: tuple[tuple[str, ...], ...] = (),  # a project's extra Bash commands
+        git_write: bool = False,  # Bash may also stage, commit, push, branch (hooks.gitwrite)
     ) -> None:
         self.name, self.aliases, self.tools = name, aliases, tools
+        self.git_write = git_write
         self.protect_secrets, self.description, self.bash_allow = (
             protect_secrets,
             description,
@@ -107,6 +117,15 @@ PROFILES: tuple[Profile, ...] = (
         (*_READ, "Bash"),
         True,
         "reader + Bash: runs type checks, lint, tests and builds (Bash allowlist)",
+    ),
+    Profile(
+        "committer",
+        (),
+        (*_READ, "Bash"),
+        True,
+        "validator + git writes: create or switch a branch, stage named files, commit, push "
+        "to a remote by name, gh pr create/view/list (no force, amend, --no-verify, gh api)",
+        git_write=True,
     ),
     Profile(
         "writer",
@@ -162,7 +181,7 @@ DEFAULT_AGENT_PROFILES: dict[str, str] = {
     "spec-analyzer": "researcher",
     "git-content-generator": "validator",
     "code-analyzer": "researcher+Bash",
-    "git-executor": "validator",
+    "git-executor": "committer",  # commits, pushes, opens the PR (docs/decisions.md, issue 18)
     "pr-reviewer": "validator",  # reads the diff with git (docs/decisions.md, issue 18)
     "security-scanner": "validator",
     "parallel-executor": "validator",  # runs commands; a sub-agent cannot start agents

@@ -49,3 +49,61 @@ def test_every_plugin_agent_has_the_default_profile_its_file_declares() -> None:
         if declared != default:
             found[f.stem] = (declared, default)
     assert found == {}
+
+
+# placeholders of an agent's "## Profile" section, filled in to make a real command
+_PLACEHOLDERS = [
+    ("[BRANCH | SRC:DST]", "feat/x:refs/heads/feat/x"),
+    ("[START]", "main"),
+    ("BRANCH", "feat/x"),
+    ("FILE...", "src/auth.ts"),
+    ("'MESSAGE'", "'feat: x'"),
+    ("[-u]", "-u"),
+    ("REMOTE", "origin"),
+    ("'...'", "'text'"),
+    ("[--base B]", "--base main"),
+    ("[--draft]", "--draft"),
+]
+
+
+def _promised_git_calls(path: Path) -> list[str]:
+    """The git and gh commands an agent file's "## Profile" bullets promise (the first words of
+    each backticked snippet outside parentheses, which list what is refused)."""
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    section = text.split("## Profile", 1)[1].split("\n## ", 1)[0]
+    bullets = section.split("\n- ")[1:]
+    calls = []
+    for bullet in bullets:
+        bullet = re.sub(r"\([^)]*\)", "", bullet.split("\n\n")[0])
+        for snippet in re.findall(r"`([^`]+)`", bullet):
+            if snippet.startswith(("git ", "gh ")):
+                for placeholder, value in _PLACEHOLDERS:
+                    snippet = snippet.replace(placeholder, value)
+                assert not re.search(r"[A-Z]{2,}|\[", snippet), f"{path.name}: fill in {snippet}"
+                calls.append(snippet)
+    return calls
+
+
+def test_the_git_executor_profile_allows_what_its_file_promises(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: git-executor ran with the validator profile, whose Bash allowlist refused the
+    commits, pushes and pull requests it exists for. The profile its file declares (the one the
+    hook reads) must allow every command its text tells it to use."""
+    from protocol.hookcase import ask, make_project
+
+    path = AGENTS / "git-executor.md"
+    assert _frontmatter_profile(path) == DEFAULT_AGENT_PROFILES["git-executor"] == "committer"
+    calls = _promised_git_calls(path)
+    assert len(calls) >= 10 and any(c.startswith("gh pr create") for c in calls)
+    project = make_project(tmp_path)
+    monkeypatch.chdir(project)
+    denied = {
+        c: ask(project, "Bash", {"command": c}, agent="subagents:git-executor") for c in calls
+    }
+    assert {c: why for c, why in denied.items() if why} == {}
+    # the validator profile it had refuses them: the test would have caught the defect
+    refused = [c for c in calls if ask(project, "Bash", {"command": c}, "subagents:code-qa")]
+    assert refused == calls

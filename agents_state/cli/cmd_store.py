@@ -37,7 +37,8 @@ def store() -> None:
 @click.option("--replace", is_flag=True, help="Overwrite a workflow the target already holds.")
 @json_option
 def copy(source: str, target: str, replace: bool, as_json: bool) -> int:
-    """Copy a workflow between stores, keeping its revision, events and artifacts.
+    """Copy a workflow between stores, keeping its revision, events, artifacts, chains and
+    tool-call counts (which say when compaction is due).
 
     \b
     Example:
@@ -56,13 +57,15 @@ def copy(source: str, target: str, replace: bool, as_json: bool) -> int:
                     "revision": snap.revision,
                     "events": len(snap.events),
                     "artifacts": sorted(snap.artifacts),
+                    "toolCalls": snap.toolcalls,
                 }
             }
         )
     else:
         click.echo(
             f"copied revision {snap.revision} ({len(snap.events)} events, "
-            f"{len(snap.artifacts)} artifacts) from {src} to {dst}"
+            f"{len(snap.artifacts)} artifacts, {sum(snap.toolcalls.values())} tool calls) "
+            f"from {src} to {dst}"
         )
     return 0
 

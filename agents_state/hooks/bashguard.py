@@ -20,6 +20,8 @@ from agents_state.hooks.shellwords import SimpleCommand, Unjudgeable, Word, pars
 __all__ = ["ALLOWLIST", "BashVerdict", "check_bash"]
 
 ANY = None  # any sub-command
+# git's writes for the committer profile (hooks.gitwrite judges them; ``branch`` is judged here)
+GIT_WRITE_COMMANDS = frozenset({"add", "commit", "push", "switch", "checkout"})
 _SCRIPTS = frozenset(
     {
         "test",
@@ -231,7 +233,16 @@ REFUSED_OPTIONS: dict[str, frozenset[str]] = {
     ),
     "diff": frozenset({"-r", "--recursive"}),
     "git": frozenset(
-        {"--output", "-c", "--exec-path", "--ext-diff", "--git-dir", "--work-tree", "--upload-pack"}
+        {
+            "--output",
+            "-c",
+            "--config-env",
+            "--exec-path",
+            "--ext-diff",
+            "--git-dir",
+            "--work-tree",
+            "--upload-pack",
+        }
     ),
     "sort": frozenset({"-o", "--output", "--compress-program"}),
     "tree": frozenset({"-o"}),
@@ -329,9 +340,13 @@ class BashVerdict:
 
 
 def check_bash(
-    command: str, guard: PathGuard, extra: tuple[tuple[str, ...], ...] = ()
+    command: str,
+    guard: PathGuard,
+    extra: tuple[tuple[str, ...], ...] = (),
+    git_write: bool = False,
 ) -> BashVerdict | None:
-    """``None`` when ``command`` may run; else the verdict."""
+    """``None`` when ``command`` may run; else the verdict.  ``git_write``: the committer
+    profile's git and gh writes (``hooks.gitwrite``) are allowed too."""
     try:
         commands = parse(command)
     except Unjudgeable as e:
@@ -340,14 +355,18 @@ def check_bash(
         return BashVerdict("the command is empty")
     cwds = [guard.cwd]
     for simple in commands:
-        verdict = _check_simple(simple, guard, cwds, extra)
+        verdict = _check_simple(simple, guard, cwds, extra, git_write)
         if verdict is not None:
             return verdict
     return None
 
 
 def _check_simple(
-    simple: SimpleCommand, guard: PathGuard, cwds: list[str], extra: tuple[tuple[str, ...], ...]
+    simple: SimpleCommand,
+    guard: PathGuard,
+    cwds: list[str],
+    extra: tuple[tuple[str, ...], ...],
+    git_write: bool,
 ) -> BashVerdict | None:
     words = list(simple.words)
     while words and _ASSIGN.match(words[0].text) and not words[0].quoted:
@@ -369,24 +388,46 @@ def _check_simple(
             return BashVerdict(found, credential=not isinstance(found, Undecided))
     if not words:
         return None
-    why = _command_allowed(words, guard, extra)
+    why = _command_allowed(words, guard, extra, git_write)
     if why:
         return BashVerdict(why)
     if words[0].text == "cd":
         return _cd(words, guard, cwds)
     scoped = list(cwds)
     git = words[0].text == "git"
+    text: set[int] = set()
+    if git_write:
+        from agents_state.hooks import gitwrite  # only the committer profile loads it
+
+        text = gitwrite.text_values([w.text for w in words])
     for i, word in enumerate(words[1:], 1):
         if git and i >= 2 and words[i - 1].text == "-C":
             scoped.append(guard.resolve(word.text))
+        if i in text:
+            continue  # a commit message or pull request text, not a path
         found = _check_word(_pathspec(word) if git else word, guard, scoped)
+        if found:
+            return BashVerdict(found, credential=not isinstance(found, Undecided))
+    if git and git_write:
+        globbed = {w.text for w in words if w.globbed}  # expanded as patterns already
+        from agents_state.hooks import gitwrite
+
+        found = gitwrite.git_scope(_git_rest([w.text for w in words]), globbed, guard, scoped)
         if found:
             return BashVerdict(found, credential=not isinstance(found, Undecided))
     return None
 
 
+def _git_rest(argv: list[str]) -> list[str]:
+    """git's sub-command and its arguments, after the global ``--no-pager`` and ``-C DIR``."""
+    rest = argv[1:]
+    while rest and rest[0] in ("--no-pager", "-C"):
+        rest = rest[2:] if rest[0] == "-C" else rest[1:]
+    return rest
+
+
 def _command_allowed(
-    words: list[Word], guard: PathGuard, extra: tuple[tuple[str, ...], ...]
+    words: list[Word], guard: PathGuard, extra: tuple[tuple[str, ...], ...], git_write: bool
 ) -> str | None:
     argv = [w.text for w in words]
     if any(tuple(argv[: len(e)]) == e for e in extra if e):
@@ -410,14 +451,23 @@ def _command_allowed(
             return f"'{name}' is not on the Bash allowlist of this profile"
         name = base
     name = re.sub(r"^(python3?)\.\d+$", r"\1", name)
+    if git_write and name == "gh":
+        from agents_state.hooks import gitwrite
+
+        return gitwrite.check_gh(argv)
     if name not in ALLOWLIST:
         why = _WHY_NOT.get(name)
         return f"'{name}' is not on the Bash allowlist of this profile" + (
             f" ({why})" if why else ""
         )
     refused = REFUSED_OPTIONS.get(name, frozenset())
-    for arg in argv[1:]:
-        if _refused(arg, refused):
+    text: set[int] = set()
+    if git_write:
+        from agents_state.hooks import gitwrite
+
+        text = gitwrite.text_values(argv)  # a commit message is not an option
+    for i, arg in enumerate(argv[1:], 1):
+        if i not in text and _refused(arg, refused):
             return (
                 f"'{name} {arg}' is refused (it runs other programs, writes files or reads "
                 "whole folders)"
@@ -425,10 +475,11 @@ def _command_allowed(
     subs = ALLOWLIST[name]
     if subs is ANY:
         return None
-    rest = argv[1:]
-    if name == "git":
-        while rest and rest[0] in ("--no-pager", "-C"):
-            rest = rest[2:] if rest[0] == "-C" else rest[1:]
+    rest = _git_rest(argv) if name == "git" else argv[1:]
+    if git_write and name == "git" and rest and rest[0] in GIT_WRITE_COMMANDS:
+        from agents_state.hooks import gitwrite
+
+        return gitwrite.check_git_write(rest[0], rest[1:])
     if not rest or rest[0] not in subs:
         shown = " ".join(argv[:2])
         return (
@@ -438,10 +489,11 @@ def _command_allowed(
     if name == "git" and rest[0] in ("branch", "tag"):
         args = rest[1:]
         listing = any(a in ("-l", "--list") for a in args)
+        creating = git_write and rest[0] == "branch"  # the committer may create a branch
         if any(
             a.split("=", 1)[0] in _GIT_REF_WRITES
             or (rest[0] == "tag" and a == "-a")
-            or (not a.startswith("-") and not listing)
+            or (not a.startswith("-") and not listing and not creating)
             for a in args
         ):
             return (

@@ -153,9 +153,10 @@ class PathGuard:
 
     # -- searches -----------------------------------------------------------------------------
 
-    def check_grep(self, path: str | None, glob: str | None) -> str | None:
+    def check_grep(self, path: str | None, glob: str | None, what: str = "") -> str | None:
+        """``what`` names the search in a reason (default: Grep over PATH)."""
         try:
-            return self._grep(path, glob)
+            return self._grep(path, glob, what)
         except _BadGlob as e:
             return Undecided(str(e))
 
@@ -171,7 +172,7 @@ class PathGuard:
         except _BadGlob as e:
             return Undecided(str(e))
 
-    def _grep(self, path: str | None, glob: str | None) -> str | None:
+    def _grep(self, path: str | None, glob: str | None, what: str = "") -> str | None:
         """Claude Code's Grep: ripgrep over ``path`` (default: the working directory), hidden
         files included, git-ignored ones skipped unless a ``glob`` names them."""
         base_raw = path or "."
@@ -182,7 +183,7 @@ class PathGuard:
         # negated globs only narrow what ripgrep reads: ignoring them checks more, never less
         ignored = git_ignored(base) if not positive else None
         matchers = [_matcher(g.lstrip("/")) for g in positive]
-        what = f"Grep over {base_raw!r}" + (f" with glob {glob!r}" if glob else "")
+        what = what or f"Grep over {base_raw!r}" + (f" with glob {glob!r}" if glob else "")
         return self._search(what, base, matchers, ignored)
 
     def _glob(self, pattern: str, path: str | None) -> str | None:

@@ -163,14 +163,19 @@ def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | N
     command = tool_input.get("command")
     if not isinstance(command, str):
         return f"{_PREFIX}the Bash call has no command string; denied."
-    verdict = check_bash(command, guard, profile.bash_allow)
+    verdict = check_bash(command, guard, profile.bash_allow, profile.git_write)
     if verdict is None:
         return None
     if verdict.credential:
         return credential_denial(profile, verdict.why)
+    git = (
+        "git reads, and branch, add, commit, push and gh pr create/view/list"
+        if profile.git_write
+        else "git read commands"
+    )
     return (
         f"{_PREFIX}the {profile.name} profile runs only allowlisted Bash commands (tests, "
-        f"linters, builds, git read commands, looking at files); {verdict.why}. Use Read, "
+        f"linters, builds, {git}, looking at files); {verdict.why}. Use Read, "
         f"Grep or Glob, or ask for the command in toolProfiles."
         f"{profile.name.split('+')[0]}.bashAllow "
         "(.agents/config.json); if the task needs it, finish with decision CLARIFY."

@@ -1,10 +1,12 @@
 """``agents-state store copy``: move a workflow between the files and a database (issue 17).
 
-The copy keeps the revision, every event and every phase artifact.  The source is read under its
-lock (files) or in one snapshot (PostgreSQL); the target is written under its lock as one unit:
-for the files, the artifacts and the log first and ``state.json`` last (so a copy cut short is no
-workflow yet), for the database one transaction.  A target that already holds a workflow is
-refused unless ``--replace``.
+The copy keeps the revision, every event, every phase artifact, the chains and the tool-call
+counts (``toolcalls``: how many calls the orchestrator's context holds, which decides when
+compaction is due; a workflow moved in the middle of a session keeps counting from there).
+The source is read under its lock (files) or in one snapshot (PostgreSQL); the target is
+written under its lock as one unit: for the files, the artifacts and the logs first and
+``state.json`` last (so a copy cut short is no workflow yet), for the database one
+transaction.  A target that already holds a workflow is refused unless ``--replace``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Snapshot:
     events: list[dict[str, Any]]
     artifacts: dict[str, bytes]
     chains: dict[str, bytes]  # chain id -> its state (``.agents/chains/<id>.json``)
+    toolcalls: dict[str, int]  # agent (``main`` or a sub-agent's id) -> calls counted
 
 
 def _read_files(root: Path) -> Snapshot:
@@ -54,7 +57,10 @@ def _read_files(root: Path) -> Snapshot:
         if chain_dir.is_dir():
             for p in sorted(chain_dir.glob("*.json")):
                 chains[p.stem] = fsops.read_regular(p, f"{AGENTS_DIR}/chains/{p.name}")
-        return Snapshot(data, state.revision, store.events(), artifacts, chains)
+        from agents_state.store.toolcalls import file_counts
+
+        calls = file_counts(str(root))
+        return Snapshot(data, state.revision, store.events(), artifacts, chains, calls)
 
 
 def _read_pg(url: str, root: Path) -> Snapshot:
@@ -81,6 +87,7 @@ def _read_pg(url: str, root: Path) -> Snapshot:
             store.events(),
             {n: d for n, d in store.artifacts().items() if "/" not in n},
             chains,
+            store.call_counts(),
         )
     return snap
 
@@ -109,6 +116,11 @@ def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
             fsops.make_dir(chain_dir, f"{AGENTS_DIR}/chains")
             for cid, data in snap.chains.items():
                 store.write_file(chain_dir / f"{cid}.json", data, f"{AGENTS_DIR}/chains/{cid}.json")
+        from agents_state.store.toolcalls import LOG_NAME, log_bytes
+
+        store.write_file(
+            store.dir / LOG_NAME, log_bytes(snap.toolcalls), f"{AGENTS_DIR}/{LOG_NAME}"
+        )
         log = b"".join(orjson.dumps(e) + b"\n" for e in snap.events)
         store.write_file(store.events_path, log, f"{AGENTS_DIR}/events.jsonl")
         store.write_file(store.state_path, snap.state, f"{AGENTS_DIR}/state.json")
@@ -131,7 +143,13 @@ def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, st
         from agents_state.store.pg import PgStore
 
         PgStore(target, root).import_workflow(
-            snap.state, snap.revision, snap.events, snap.artifacts, replace, snap.chains
+            snap.state,
+            snap.revision,
+            snap.events,
+            snap.artifacts,
+            replace,
+            snap.chains,
+            snap.toolcalls,
         )
     else:
         _write_files(Path(target).absolute(), snap, replace)

@@ -400,6 +400,7 @@ class PgStore:
         artifacts: dict[str, bytes],
         replace: bool,
         chains: dict[str, bytes] | None = None,
+        toolcalls: dict[str, int] | None = None,
     ) -> None:
         """Write a whole workflow (``store copy``) in one transaction."""
         conn = self.connect()
@@ -417,7 +418,7 @@ class PgStore:
                 raise StateFileError(
                     self.shown, "", "already holds a workflow; pass --replace to overwrite it"
                 )
-            for table in ("events", "artifacts", "chains"):
+            for table in ("events", "artifacts", "chains", "toolcalls"):
                 conn.execute(
                     f"DELETE FROM agents_state.{table} WHERE workflow = %s", (self.workflow,)
                 )
@@ -438,5 +439,10 @@ class PgStore:
                 cur.executemany(
                     "INSERT INTO agents_state.chains (workflow, id, data) VALUES (%s, %s, %s)",
                     [(self.workflow, c, d) for c, d in (chains or {}).items()],
+                )
+                cur.executemany(
+                    "INSERT INTO agents_state.toolcalls (workflow, agent, calls) "
+                    "VALUES (%s, %s, %s)",
+                    [(self.workflow, a, n) for a, n in (toolcalls or {}).items() if n > 0],
                 )
         note_commit(f"revision {revision}")

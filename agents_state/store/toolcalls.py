@@ -15,7 +15,16 @@ from agents_state.errors import AgentsStateError
 from agents_state.store.api import pg_from_env
 from agents_state.store.fsops import open_regular, read_regular
 
-__all__ = ["COMPACT_AFTER_CALLS", "LOG_NAME", "count", "counts", "record", "reset"]
+__all__ = [
+    "COMPACT_AFTER_CALLS",
+    "LOG_NAME",
+    "count",
+    "counts",
+    "file_counts",
+    "log_bytes",
+    "record",
+    "reset",
+]
 LOG_NAME = "toolcalls.log"
 COMPACT_AFTER_CALLS = 50
 _SHOWN = f".agents/{LOG_NAME}"
@@ -43,6 +52,12 @@ def counts(root: str) -> dict[str, int]:
     if pg is not None:
         calls: dict[str, int] = pg.call_counts()
         return calls
+    return file_counts(root)
+
+
+def file_counts(root: str) -> dict[str, int]:
+    """The counts in ``.agents/toolcalls.log`` under ``root``, whatever store is configured
+    (``store copy`` reads a folder while the environment may name a database)."""
     out: dict[str, int] = {}
     try:
         text = read_regular(_log(root), _SHOWN).decode("utf-8", "replace")
@@ -53,6 +68,11 @@ def counts(root: str) -> dict[str, int]:
         if key:
             out[key] = out.get(key, 0) + 1
     return out
+
+
+def log_bytes(calls: dict[str, int]) -> bytes:
+    """A log that ``file_counts`` reads back as ``calls`` (one line per call)."""
+    return "".join(f"{agent}\n" * n for agent, n in sorted(calls.items()) if n > 0).encode()
 
 
 def count(root: str, agent: str = "main") -> int:

@@ -142,6 +142,62 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     assert (back / ".agents/chains/ui-1.json").read_bytes() == chain_file
 
 
+def _count_calls(root: Path, n: int, agent: str | None = None, store: str | None = None) -> None:
+    post: dict[str, object] = {
+        "tool_name": "Read",
+        "tool_input": {"file_path": "x"},
+        "cwd": str(root),
+        "hook_event_name": "PostToolUse",
+    }
+    if agent:
+        post["agent_id"] = agent
+    env = {"AGENTS_STATE_STORE": store} if store else None
+    for _ in range(n):
+        proc = run_cli(root, "hook", "post-tool-use", stdin=json.dumps(post), env=env)
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_store_copy_carries_the_tool_call_counts_both_ways(
+    root: Path, pg_url: str, tmp_path: Path
+) -> None:
+    """Issue 18: the counts say when the orchestrator's context is due for compaction; a
+    workflow moved in the middle of a session keeps them (they were left behind)."""
+    from agents_state.store.pg import PgStore
+
+    assert run_cli(root, "dispatch", "counted").returncode == 0
+    _count_calls(root, 50)
+    _count_calls(root, 1, agent="agent-7")
+    assert cli_json(root, "next")["kind"] == "compact"
+    out = cli_json(root, "store", "copy", "--from", str(root), "--to", pg_url)
+    assert out["copied"]["toolCalls"] == {"main": 50, "agent-7": 1}
+    assert PgStore(pg_url, root).call_counts() == {"main": 50, "agent-7": 1}
+    assert cli_json(root, "--store", pg_url, "next")["kind"] == "compact"
+    # counting goes on in the database, then the workflow comes back to a fresh folder
+    _count_calls(root, 1, store=pg_url)
+    back = tmp_path / "back"
+    back.mkdir()
+    proc = run_cli(root, "store", "copy", "--from", pg_url, "--to", str(back))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith(" artifacts, 52 tool calls) from " + proc.stdout.split(" from ")[1])
+    log = (back / ".agents/toolcalls.log").read_text()
+    assert sorted(log.splitlines()) == ["agent-7"] + ["main"] * 51
+    from agents_state.store.toolcalls import file_counts
+
+    assert file_counts(str(back)) == {"main": 51, "agent-7": 1}
+    assert cli_json(back, "next")["kind"] == "compact"
+    # --replace brings the source's counts, none of the replaced workflow's
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert run_cli(fresh, "dispatch", "fresh start").returncode == 0
+    out = cli_json(fresh, "store", "copy", "--from", str(fresh), "--to", pg_url, "--replace")
+    assert out["copied"]["toolCalls"] == {}
+    assert PgStore(pg_url, root).call_counts() == {}
+    proc = run_cli(root, "store", "copy", "--from", pg_url, "--to", str(back), "--replace")
+    assert proc.returncode == 0, proc.stderr
+    assert (back / ".agents/toolcalls.log").read_bytes() == b""
+    assert cli_json(back, "next")["kind"] != "compact"
+
+
 def test_unknown_store_and_bad_workflow_name_are_usage_errors(root: Path) -> None:
     proc = run_cli(root, "--store", "mysql://u:pw@h/db", "status")
     assert proc.returncode == 2

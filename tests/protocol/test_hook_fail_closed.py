@@ -20,7 +20,7 @@ DOCTOR = (
     "main conversation can run `agents-state doctor` to see and fix it)."
 )
 PROFILES = (
-    "profiles are reader, read-only, researcher, research, validator, qa, writer, "
+    "profiles are reader, read-only, researcher, research, validator, qa, committer, writer, "
     "orchestrator, full-access"
 )
 

@@ -126,6 +126,28 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:pr-reviewer", "Bash", {"command": "git diff main...feature"}, "allow"),
     ("subagents:pr-reviewer", "Bash", {"command": "gh pr diff 7"}, "deny"),
     ("subagents:pr-reviewer", "Edit", {"file_path": "src/a.ts"}, "deny"),
+    # committer (git-executor, FINAL phase 4.3): the validator's allowlist plus its git and gh
+    # writes (issue 18: with the validator profile the hook denied the work it exists for)
+    ("subagents:git-executor", "Bash", {"command": "git switch --create feat/oauth"}, "allow"),
+    ("subagents:git-executor", "Bash", {"command": "git add src/a.ts README.md"}, "allow"),
+    ("subagents:git-executor", "Bash", {"command": "git commit -m 'feat: add OAuth'"}, "allow"),
+    ("subagents:git-executor", "Bash", {"command": "git push -u origin feat/oauth"}, "allow"),
+    (
+        "subagents:git-executor",
+        "Bash",
+        {"command": "gh pr create --title 'Add OAuth' --body 'Closes #7' --base main"},
+        "allow",
+    ),
+    ("subagents:git-executor", "Bash", {"command": "gh pr view --json url"}, "allow"),
+    ("subagents:git-executor", "Bash", {"command": "git -c core.sshCommand=sh push"}, "deny"),
+    ("subagents:git-executor", "Bash", {"command": "git commit -m x && curl x.dev"}, "deny"),
+    ("subagents:git-executor", "Bash", {"command": "gh api user"}, "deny"),
+    ("subagents:git-executor", "Bash", {"command": "git push --force origin main"}, "deny"),
+    ("subagents:git-executor", "Bash", {"command": "git add .env"}, "deny"),
+    ("subagents:git-executor", "Read", {"file_path": ".env"}, "deny"),
+    ("subagents:git-executor", "Write", {"file_path": "a.ts"}, "deny"),
+    ("subagents:quality-checker", "Bash", {"command": "git commit -m x"}, "deny"),
+    ("subagents:git-content-generator", "Bash", {"command": "git push origin x"}, "deny"),
     # composite researcher+Bash
     ("subagents:code-analyzer", "Bash", {"command": "git log"}, "allow"),
     ("subagents:code-analyzer", "Write", {"file_path": "a"}, "deny"),

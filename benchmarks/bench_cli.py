@@ -15,7 +15,6 @@ time at 100.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import subprocess
@@ -24,7 +23,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import CLI, chained_tasks, compile_package, fmt_ms, plugin_engine, workflow_at_tasks
+from common import (
+    CLI,
+    chained_tasks,
+    compile_package,
+    fmt_ms,
+    plugin_engine,
+    pre_tool_use,
+    workflow_at_tasks,
+)
 
 TARGETS = {"status": 4.0, "next": 4.0, "task done": 4.0, "hook": 2.0}
 
@@ -48,7 +55,6 @@ def main() -> int:
     cli, python = CLI, Path(sys.executable)
     with tempfile.TemporaryDirectory(prefix="agents-state-engine-") as tmp:
         if args.engine == "plugin":
-            print("installing the engine as the plugin does (hooks/session-start.sh) ...")
             engine, python, ENV = plugin_engine(Path(tmp))
             cli = str(engine)
         else:
@@ -76,16 +82,7 @@ def _measure(runs: int, sizes_arg: str, cli: str, python: Path) -> int:
             f"\n{n} tasks (state.json {(root / '.agents/state.json').stat().st_size} bytes, "
             f"status --json {size} bytes)"
         )
-        hook_in = json.dumps(
-            {
-                "hook_event_name": "PreToolUse",
-                "cwd": str(root),
-                "tool_name": "Write",
-                "tool_input": {"file_path": "a.py"},
-                "agent_id": "a1",
-                "agent_type": "subagents:explore",
-            }
-        ).encode()
+        hook_in = pre_tool_use(str(root), "Write", {"file_path": "a.py"})
         cmds: dict[str, list[str] | None] = {
             "status": [cli, "--root", str(root), "status"],
             "next": [cli, "--root", str(root), "next", "--json"],

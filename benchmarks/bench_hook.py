@@ -24,24 +24,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import REPO, plugin_engine, time_ms
+from common import REPO, plugin_engine, pre_tool_use, time_ms
 
 TARGET = 2.0
-
-
-def _payload(cwd: str, tool: str, tool_input: dict[str, str], agent: bool) -> bytes:
-    data: dict[str, object] = {
-        "session_id": "s",
-        "transcript_path": "/tmp/t.jsonl",
-        "cwd": cwd,
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_use_id": "t",
-    }
-    if agent:
-        data |= {"agent_id": "a1", "agent_type": "subagents:explore"}
-    return json.dumps(data).encode()
 
 
 def main() -> int:
@@ -49,7 +34,6 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        print("installing the engine as the plugin does (hooks/session-start.sh) ...")
         engine, python, env = plugin_engine(Path(tmp))
         project = Path(tmp) / "project"
         (project / ".agents").mkdir(parents=True)
@@ -58,12 +42,12 @@ def main() -> int:
         cwd = str(project)
         launcher = [str(REPO / "bin" / "agents-state"), "hook", "pre-tool-use"]
         cases = {
-            "read": (launcher, _payload(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True)),
-            "denied": (launcher, _payload(cwd, "Write", {"file_path": "a.ts"}, True)),
-            "main": (launcher, _payload(cwd, "Read", {"file_path": "a.ts"}, False)),
+            "read": (launcher, pre_tool_use(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True)),
+            "denied": (launcher, pre_tool_use(cwd, "Write", {"file_path": "a.ts"}, True)),
+            "main": (launcher, pre_tool_use(cwd, "Read", {"file_path": "a.ts"}, False)),
             "read (engine)": (
                 [str(engine), "hook", "pre-tool-use"],
-                _payload(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True),
+                pre_tool_use(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True),
             ),
         }
         base_cmd = [str(python), "-c", "pass"]

@@ -15,7 +15,6 @@ The engine is the one the plugin installs (``hooks/session-start.sh``, not edita
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import subprocess
@@ -24,7 +23,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from common import chained_tasks, compile_package, plugin_engine, workflow_at_tasks
+from common import chained_tasks, compile_package, plugin_engine, pre_tool_use, workflow_at_tasks
 
 THIRD_PARTY = (
     "agents_state",
@@ -69,23 +68,13 @@ def main() -> int:
     env: dict[str, str] | None = None
     try:
         if args.engine == "plugin":  # what the plugin's users run: no editable-install hooks
-            print("installing the engine as the plugin does (hooks/session-start.sh) ...")
             engine, python, env = plugin_engine(root / "engine")
             run = [str(python), "-X", "importtime", str(engine.resolve())]
         else:
             compile_package()
             run = [sys.executable, "-X", "importtime", "-m", "agents_state"]
         workflow_at_tasks(root, chained_tasks(1000), 10)
-        hook_in = json.dumps(
-            {
-                "hook_event_name": "PreToolUse",
-                "cwd": str(root),
-                "tool_name": "Write",
-                "tool_input": {"file_path": "a.py"},
-                "agent_id": "a1",
-                "agent_type": "subagents:explore",
-            }
-        ).encode()
+        hook_in = pre_tool_use(str(root), "Write", {"file_path": "a.py"})
         commands = {
             "status": ["status"],
             "next --json": ["next", "--json"],

@@ -32,7 +32,6 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        print("installing the engine as the plugin does (hooks/session-start.sh) ...")
         _engine, python, env = plugin_engine(Path(tmp) / "engine")
         (Path(tmp) / ".agents" / "phases").mkdir(parents=True)
 

@@ -49,6 +49,7 @@ def plugin_engine(workdir: Path) -> tuple[Path, Path, dict[str, str]]:
     ``CLAUDE_PLUGIN_DATA`` (``pip install`` of this checkout: not editable, bytecode written) and
     links ``bin/agents-state`` to it.  Returns that link, the venv's python (the baseline) and
     the environment hooks run in (no other ``agents-state`` on ``PATH``)."""
+    print("installing the engine as the plugin does (hooks/session-start.sh) ...")
     data = workdir / "plugin-data"
     workdir.mkdir(parents=True, exist_ok=True)
     path = os.pathsep.join(
@@ -73,6 +74,25 @@ def plugin_engine(workdir: Path) -> tuple[Path, Path, dict[str, str]]:
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else "(no install.log)"
         raise SystemExit(f"hooks/session-start.sh did not install the engine:\n{tail}")
     return engine, engine.resolve().parent / "python", env
+
+
+def pre_tool_use(cwd: str, tool: str, tool_input: dict[str, str], agent: bool = True) -> bytes:
+    """A PreToolUse payload as Claude Code sends it; ``agent``: from a sub-agent of the plugin
+    (judged against its profile), else from the main conversation."""
+    import json
+
+    data: dict[str, object] = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": cwd,
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "t",
+    }
+    if agent:
+        data |= {"agent_id": "a1", "agent_type": "subagents:explore"}
+    return json.dumps(data).encode()
 
 
 def workflow_at_tasks(root: Path, tasks: list[dict[str, Any]], wave_size: int) -> None:

@@ -13,7 +13,7 @@ error.  So a hook accepts exactly the documents orjson accepts, reads the same v
 reports the same error texts, and only the common case is cheaper.  Large documents (a state
 file of thousands of tasks) go to orjson at once: there its speed pays for its import.
 
-``benchmarks/bench_hook.py`` measures the whole hook; ``tests/protocol/test_hookjson.py`` holds
+``benchmarks/bench_hook.py`` measures the whole hook; ``tests/protocol/test_hook_fast_paths.py`` holds
 the two parsers to the same results.
 """
 

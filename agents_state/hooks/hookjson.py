@@ -10,11 +10,13 @@ orjson stays the judge: whatever the standard parser refuses or would read diffe
 Infinity, a number out of range, a lone surrogate, a byte-order mark, invalid UTF-8, nesting the
 C scanner cannot follow) is parsed again by orjson, which returns its value or raises its own
 error.  So a hook accepts exactly the documents orjson accepts, reads the same values and
-reports the same error texts, and only the common case is cheaper.  Large documents (a state
-file of thousands of tasks) go to orjson at once: there its speed pays for its import.
+reports the same error texts, and only the common case is cheaper.  The standard parser takes
+about 5 us per KB of a state file and orjson about 2.5 (measured at 1,000 and 10,000 tasks), so
+orjson's import pays for itself only above about 4 MB (some 12,000 tasks): larger documents go
+to orjson at once.
 
-``benchmarks/bench_hook.py`` measures the whole hook; ``tests/protocol/test_hook_fast_paths.py`` holds
-the two parsers to the same results.
+``benchmarks/bench_hook.py`` measures the whole hook; ``tests/protocol/test_hook_fast_paths.py``
+holds the two parsers to the same results.
 """
 
 from __future__ import annotations

@@ -35,7 +35,10 @@ def _now() -> datetime:
     return utcnow()
 
 
-def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
+def print_chain(
+    c: Any, message: str, as_json: bool, *, notes: tuple[str, ...] = (), **extra: Any
+) -> None:
+    """The chain's message, its ``notes`` (text only: each its own line) and its next action."""
     from agents_state.chains.action import chain_action
     from agents_state.views.render import render_action
 
@@ -56,6 +59,8 @@ def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
     from agents_state.safetext import escape
 
     click.echo(escape(message))
+    for note in notes:
+        click.echo(escape(note))
     step = c.step
     click.echo(
         f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
@@ -182,15 +187,10 @@ def start(
         analyze=opts["analyze"],
     )
     c = out.chain
-    message = out.message
-    if not as_json:
-        reasons = c.sizing.get("reasons") or []
-        if reasons:
-            message += (
-                f"\nsizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
-                + "; ".join(reasons)
-            )
-    print_chain(c, message, as_json)
+    reasons = c.sizing.get("reasons") or []
+    sized = f"sizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
+    notes = (sized + "; ".join(reasons),) if reasons else ()
+    print_chain(c, out.message, as_json, notes=notes)
     return 0
 
 

@@ -214,6 +214,10 @@ class App:
         def event() -> ev.Event:
             data = artifact if artifact is not None else self._existing_artifact(phase_id)
             name = shown or f".agents/phases/{spec.artifact}"
+            if spec.artifact.endswith(".md"):
+                from agents_state.jsonio import check_markdown
+
+                check_markdown(data, name)
             issues, blocking = self._review_counts(phase_id, data, name)
             run = self._test_run(phase_id, data, name)
             same = artifact is not None and self._stored(spec.artifact) == artifact

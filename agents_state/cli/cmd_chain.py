@@ -188,8 +188,10 @@ def start(
     )
     c = out.chain
     reasons = c.sizing.get("reasons") or []
-    sized = f"sizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
-    notes = (sized + "; ".join(reasons),) if reasons else ()
+    notes: tuple[str, ...] = ()
+    if reasons:
+        sized = f"sizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
+        notes = (sized + "; ".join(reasons),)
     print_chain(c, out.message, as_json, notes=notes)
     return 0
 
@@ -313,12 +315,16 @@ def record(
             f"step {step.id} of {c.id} runs {step.count} sub-agent(s): give "
             f"{step.count} response file(s), got {len(sources)}"
         )
-    handoffs = []
+    from agents_state.chains.action import check_answers
+
+    answers = []
     for s in sources:
         text, shown = read_source(s, sys.stdin.buffer.read() if s == "-" else None)
-        handoffs.append(validate(text, shown, kind))
+        answers.append((shown, validate(text, shown, kind)))
+    handoffs = [h for _shown, h in answers]
     h = handoffs[0] if len(handoffs) == 1 else aggregate(handoffs)
-    out = apply_event(chains, chain_id, ChainEvent("respond", handoff=h), _now())
+    event = ChainEvent("respond", handoff=h)
+    out = apply_event(chains, chain_id, event, _now(), lambda now: check_answers(now, answers))
     return _after(ctx, chains, out, as_json, handoff=h.to_json())
 
 

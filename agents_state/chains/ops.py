@@ -19,9 +19,9 @@ from pydantic import ValidationError
 
 from agents_state.chains.action import CHAINS_DIR, new_chain, requests_for, slot_paths
 from agents_state.chains.catalogue import ChainDef, get_chain, plan_steps, size_feature
-from agents_state.chains.state import ChainEvent, ChainOutcome, ChainState, chain_apply, digest
+from agents_state.chains.state import ChainEvent, ChainOutcome, ChainState, chain_apply
 from agents_state.errors import NotFoundError, StateFileError, UsageError
-from agents_state.handoff.reduce import Handoff
+from agents_state.handoff.reduce import Handoff, digest
 from agents_state.records.problems import field_problems
 from agents_state.store.files import Store
 from agents_state.store.fsops import check_dir, make_dir, read_regular

@@ -437,8 +437,8 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             read=read,
             write=None,
             command="agents-state phase run 3.1",
-            instructions=f"Run the configured commands ({names}); agents-state runs "
-            "them and records the results." + note,
+            instructions=f"Run the configured commands ({names}) with the command: it runs "
+            "them and records the results itself." + note,
         )
     if phase.id == TEST_RUN:
         return _action(

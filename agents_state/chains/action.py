@@ -13,19 +13,22 @@ import shlex
 from datetime import datetime
 from typing import Any
 
-from agents_state.chains.catalogue import CHECK_MODES, TEMPLATES, ChainDef, Step
+from agents_state.chains.catalogue import TEMPLATES, ChainDef, Step
+from agents_state.chains.rules import (
+    SECURITY_CHECK,
+    VALIDATOR,
+    WRITER_SUMMARY_TOKENS,
+    capped_writer,
+)
 from agents_state.chains.state import MAX_WRITER_RETRIES, ChainState, StepRun, step_runs
 from agents_state.config import resolve_model
 from agents_state.engine.scoring import Sizing
-from agents_state.errors import InvalidInputError
 from agents_state.handoff.protocol import check_handoff
-from agents_state.handoff.reduce import Handoff
 from agents_state.types import format_time
 
 __all__ = [
     "CHAINS_DIR",
     "chain_action",
-    "check_answers",
     "new_chain",
     "requests_for",
     "slot_paths",
@@ -112,6 +115,13 @@ def _previous_summary(chain: ChainState) -> str | None:
     return chain.priorSummary
 
 
+def _research_summary(chain: ChainState) -> str | None:
+    i = chain.index_of("research")
+    if i is None or i >= chain.current or chain.steps[i].status != "completed":
+        return None
+    return chain.steps[i].summary
+
+
 def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -137,6 +147,8 @@ def _instructions(chain: ChainState, step: StepRun, instance: str | None) -> str
         parts.append(
             "Check the files in context.files_changed; STOP with the failures if any check fails."
         )
+    if step.agent == VALIDATOR:
+        parts.append(SECURITY_CHECK)
     if chain.retry and step.role == "write":
         parts.append(
             f"Attempt {chain.retry['attempt']}: fix the failures in context.retry_context first."
@@ -146,7 +158,10 @@ def _instructions(chain: ChainState, step: StepRun, instance: str | None) -> str
             f"Simplified retry after a timeout: {_lower(t.does)}; do the minimum, in few "
             "tool calls, and answer even with partial results (status partial)."
         ]
-    return " ".join(parts) + _ANSWER_WITH
+    answer = _ANSWER_WITH
+    if capped_writer(chain, step):
+        answer = answer.replace("at most 500 tokens", f"at most {WRITER_SUMMARY_TOKENS} tokens")
+    return " ".join(parts) + answer
 
 
 def _constraints(chain: ChainState) -> list[str]:
@@ -155,43 +170,6 @@ def _constraints(chain: ChainState) -> list[str]:
         for a in chain.answers
     ]
     return answers if chain.simplified else [*chain.constraints, *answers]
-
-
-# the handoff shapes that only one step role produces (the others, e.g. the generic response,
-# say who they answer by their task_id and phase)
-_ROLE_OF_KIND = {
-    "researcher": "research",
-    "writer": "write",
-    "validator": "validate",
-    "checker": "validate",
-}
-
-
-def check_answers(chain: ChainState, answers: list[tuple[str, Handoff]]) -> None:
-    """Issue 27: every (file, handoff) answers the chain's current step, or one line refuses it
-    (exit 5): a request, another step's shape, phase or task id (an earlier run's included)."""
-    step = chain.step
-    if step is None or chain.status != "running":
-        return
-    ids = [
-        f"{chain.id}-{step.id}-{step.runs}" + (f"-{_slug(i)}" if i else "")
-        for i, _req, _resp in slot_paths(chain, step)
-    ]
-    here = f"the current step of {chain.id} is {step.id} ({step.role}, task_id {' or '.join(ids)})"
-    for shown, h in answers:
-        if h.is_request:
-            raise InvalidInputError(shown, "", f"is a handoff request, not an answer; {here}")
-        role = _ROLE_OF_KIND.get(h.kind, step.role)
-        if role != step.role:
-            raise InvalidInputError(shown, "", f"is a {h.kind}'s answer ({role}); {here}")
-        # only what the file says: a shape's implied phase (researcher -> research) is no claim
-        said = h.phase if "phase" in h.data else None
-        if said is not None and ("validate" if said in CHECK_MODES else said) != step.role:
-            raise InvalidInputError(shown, "phase", f"{said!r} answers another step; {here}")
-        if "task_id" in h.data and h.task_id not in ids:
-            raise InvalidInputError(
-                shown, "task_id", f"{h.task_id!r} answers another step or run; {here}"
-            )
 
 
 def requests_for(chain: ChainState) -> list[dict[str, Any]]:
@@ -212,6 +190,11 @@ def requests_for(chain: ChainState) -> list[dict[str, Any]]:
         writer = chain.index_of("write")
         if step.role == "validate" and writer is not None and writer < chain.current:
             context["files_changed"] = chain.steps[writer].files
+        research = _research_summary(chain)
+        if step.role == "write" and research is not None:
+            # design 002: the writer works from the researcher's summary, also when an analyzer
+            # ran between them (the 4-agent code chain; issue 27)
+            context["previous_findings"] = context["research_summary"] = research
         if step.id == "write" and chain.retry:
             context["retry_context"] = dict(chain.retry)
         suffix = f"-{_slug(instance)}" if instance else ""

@@ -315,7 +315,7 @@ def record(
             f"step {step.id} of {c.id} runs {step.count} sub-agent(s): give "
             f"{step.count} response file(s), got {len(sources)}"
         )
-    from agents_state.chains.action import check_answers
+    from agents_state.chains.answers import check_answers
 
     answers = []
     for s in sources:

@@ -42,18 +42,21 @@ class App:
     """One project's workflow: its root and store (a plain class, so that commands do not load
     ``dataclasses`` for it)."""
 
-    def __init__(self, root: Path, store_url: str | None = None) -> None:
+    def __init__(
+        self, root: Path, store_url: str | None = None, sets: tuple[str, ...] = ()
+    ) -> None:
         self.root = root
         self.store_url = store_url  # None: the files under .agents/ (store_api.open_store)
+        self.sets = sets  # --set KEY=VALUE pairs: the configuration's last layer
 
     def __repr__(self) -> str:
         return f"App(root={self.root!r}, store_url={self.store_url!r})"
 
     @classmethod
-    def open(cls, root: str | None, store: str | None = None) -> App:
+    def open(cls, root: str | None, store: str | None = None, sets: tuple[str, ...] = ()) -> App:
         from agents_state.store.api import store_url
 
-        return cls(find_root(root), store_url(store))
+        return cls(find_root(root), store_url(store), sets)
 
     @cached_property
     def store(self) -> Any:
@@ -65,9 +68,9 @@ class App:
 
     @cached_property
     def loaded(self) -> LoadedConfig:
-        from agents_state.configload import load_config
+        from agents_state.configload import flag_layer, load_config
 
-        return load_config(self.root)
+        return load_config(self.root, flag_layer(self.sets) if self.sets else None)
 
     @property
     def config(self) -> Config:

@@ -261,12 +261,34 @@ def walk_actions(root: Path, config: dict[str, Any]) -> Iterator[tuple[str, dict
     raise AssertionError("the walk did not end")
 
 
+def edge_actions(root: Path) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """No workflow, a retry's wait, a failure that asks the user, a stop."""
+    root.mkdir(parents=True, exist_ok=True)
+
+    def now(label: str) -> tuple[str, dict[str, Any], str]:
+        return label, json.loads(_run(root, "next", "--json")), _run(root, "next")
+
+    yield now("no workflow")
+    _run(root, "dispatch", "Add OAuth login")
+    _run(root, "phase", "fail", "0", "--error", "boom")
+    yield now("retry wait")
+    _run(root, "phase", "fail", "0", "--error", "boom", "--set", "retries.maxPerPhase=0")
+    yield now("failed")
+    yield "failed resume", {"kind": "resume", "instructions": ""}, _run(root, "resume")
+    _run(root, "resume", "--retry")
+    _run(root, "stop")
+    yield now("stopped")
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     c = Corpus(plugin_texts())
-    for name, config in CONFIGS.items():
-        root = tmp_path_factory.mktemp("walk")
-        for label, a, text in walk_actions(root, config):
+    walks = [
+        (name, walk_actions(tmp_path_factory.mktemp("walk"), cfg)) for name, cfg in CONFIGS.items()
+    ]
+    walks.append(("edges", edge_actions(tmp_path_factory.mktemp("edges") / "w")))
+    for name, walk in walks:
+        for label, a, text in walk:
             where = f"next action ({name}) {label}"
             c.texts[where] = text + "\n" + json.dumps(a)
             if a["kind"] != "resume":
@@ -276,7 +298,18 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
 
 def test_the_walks_reach_every_kind_of_step(corpus: Corpus) -> None:
     kinds = {a["kind"] for _w, a in corpus.actions}
-    assert {"dispatch_agents", "work_inline", "run_commands", "review", "compact", "wait"} <= kinds
+    assert {
+        "dispatch_agents",
+        "work_inline",
+        "run_commands",
+        "review",
+        "compact",
+        "wait",
+        "ask_user",
+        "blocked",
+        "done",
+        "start",
+    } <= kinds
     assert any((a.get("agents") or {}).get("fallback") for _w, a in corpus.actions)
     assert any(t.get("consult") for _w, a in corpus.actions for t in a.get("tasks") or [])
     phases = {a["phase"] for _w, a in corpus.actions}

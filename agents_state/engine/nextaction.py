@@ -11,6 +11,13 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config, resolve_model
+from agents_state.engine.fallback import (
+    FALLBACK_AGENT_MODEL,
+    as_task_agent,
+    codex_note,
+    stale_note,
+    with_fallback,
+)
 from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.engine.scoring import score_task
 from agents_state.handoff.ledger import phase_records
@@ -120,11 +127,6 @@ SUBAGENT_TYPES = {
 # The Agent tool's ``model`` takes a family, never a versioned id (Claude Code 2.1.330)
 AGENT_TOOL_MODELS = ("sonnet", "opus", "haiku", "inherit")
 
-# A Codex model is an MCP tool, not an Agent model: a step it is configured for says which agent
-# and model do it when the tool is absent, and a task (whose agent must run `task done`, which an
-# MCP tool cannot) runs as a task agent with this model (issue 27; docs/decisions.md).
-FALLBACK_AGENT_MODEL = "opus"
-
 
 def agent_tool_model(name: str) -> str | None:
     """The value to pass as the Agent tool's ``model`` for a configured model, or ``None`` when
@@ -148,31 +150,7 @@ def _agents(count: int, kind: str | None, model: str) -> dict[str, Any]:
         "subagentType": SUBAGENT_TYPES.get(kind or ""),
         **_model(model),
     }
-    if out["agentModel"] is None and out["subagentType"]:
-        out["fallback"] = {"subagentType": out["subagentType"], "agentModel": FALLBACK_AGENT_MODEL}
-    return out
-
-
-def _codex_note(agents: dict[str, Any]) -> str:
-    """What to do with a Codex model: call the MCP tool, or the fallback agent without it."""
-    fallback = agents.get("fallback")
-    if not fallback:
-        return ""
-    return (
-        f" {agents['model']} is the Codex MCP tool {agents['modelId']}, not an Agent model: "
-        "call it with this step's request (files to read, what to write); if that tool is not "
-        f"available in this session, dispatch {fallback['subagentType']} with model "
-        f'"{fallback["agentModel"]}" instead.'
-    )
-
-
-def _as_task_agent(model: dict[str, Any]) -> dict[str, Any]:
-    """A task's model fields: a Codex model runs as a task agent with the fallback model, which
-    may consult the tool (its ``task done`` is the agent's to run)."""
-    if model.get("agentModel") is not None:
-        return model
-    out = {k: v for k, v in model.items() if k != "fallback"}
-    return {**out, "agentModel": FALLBACK_AGENT_MODEL, "consult": model["modelId"]}
+    return with_fallback(out)
 
 
 def _reads(state: State, phase: Phase) -> list[str]:
@@ -393,7 +371,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             agents=(agents := _agents(1, as_agent[0], as_agent[1])),
             instructions=task + phase.instructions + " One agent does this phase and hands "
             "its result back (agents never write .agents/): write it to the artifact yourself, "
-            "then run the command." + _codex_note(agents) + note,
+            "then run the command." + codex_note(agents) + note,
         )
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
@@ -402,7 +380,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             n=count,
             type=agents["subagentType"],
             model=agents["agentModel"] or FALLBACK_AGENT_MODEL,
-        ) + _codex_note(agents)
+        ) + codex_note(agents)
         answered = len(phase_records(state, phase.id))
         if answered:
             wait += f" Answers noted so far: {answered}."
@@ -427,7 +405,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             agents=(agents := _agents(1, "reviewer", review.tool)),
             instructions=task + phase.instructions + f" Format: {_REVIEW_FORMAT}. "
             f"Issues of severity {review.blockingSeverity} or above send the work "
-            "back." + _codex_note(agents) + note,
+            "back." + codex_note(agents) + note,
         )
     if phase.id == TEST_RUN and config.stages.TEST.commands:
         names = ", ".join(config.stages.TEST.commands)
@@ -535,7 +513,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                 "id": t,
                 "title": tasks[t].title,
                 "complexity": tasks[t].complexity,
-                **_as_task_agent(_model(_task_model(config, tasks[t].complexity))),
+                **as_task_agent(_model(_task_model(config, tasks[t].complexity))),
                 "files": tasks[t].files,
             }
             for t in ready
@@ -546,7 +524,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             phase,
             read=[*_reads(state, phase), write],
             write=None,
-            agents=_as_task_agent(
+            agents=as_task_agent(
                 _agents(
                     len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
                 )
@@ -575,17 +553,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         until=waits[0] if waits else None,
         wave=wave_no,
         instructions=f"Nothing to dispatch: {reason}. Wait for the "
-        "running task agents (or until the time), then run the command." + _stale_note(pstate),
-    )
-
-
-def _stale_note(pstate: Any) -> str:
-    """Issue 27: a driver killed between claim and done comes back to this wait."""
-    if not any(t.status == "in_progress" for t in (pstate.tasks or {}).values()):
-        return ""
-    return (
-        " If the session that launched them died (a crash, a kill), its agents died too: take "
-        "their tasks back now with: agents-state resume --retry"
+        "running task agents (or until the time), then run the command." + stale_note(pstate.tasks),
     )
 
 

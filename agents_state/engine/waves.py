@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ from agents_state.errors import InvalidInputError
 from agents_state.safetext import LIMITS
 from agents_state.strictkeys import check_keys
 
-__all__ = ["ID_RE", "TaskDef", "find_cycle", "parse_tasks", "plan_waves"]
+__all__ = ["ID_RE", "TaskDef", "find_cycle", "late_dependencies", "parse_tasks", "plan_waves"]
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _COMPLEXITY = ("easy", "medium", "hard")
@@ -215,3 +216,18 @@ def plan_waves(tasks: list[TaskDef], max_parallel: int) -> list[list[str]]:
         ids = by_level[lv]
         waves.extend(ids[i : i + size] for i in range(0, len(ids), size))
     return waves
+
+
+def late_dependencies(
+    deps: Iterable[tuple[str, Iterable[str]]], waves: Iterable[Iterable[str]]
+) -> tuple[str, list[str]] | None:
+    """The first task whose dependencies the waves do not run in an earlier wave, with them.
+
+    A task in no wave counts as running last, a dependency in no wave as never running."""
+    wave_of = {t: i for i, w in enumerate(waves) for t in w}
+    end = len(wave_of) + 1
+    for tid, ds in deps:
+        late = [d for d in ds if wave_of.get(d, end) >= wave_of.get(tid, end - 1)]
+        if late:
+            return tid, late
+    return None

@@ -3,6 +3,7 @@ in; the engine refuses waves that do not; a skipped task is recorded as skipped.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -12,7 +13,13 @@ from test_waves import T0, _at_tasks, _tasks, _waves
 
 from agents_state.engine import events as ev
 from agents_state.engine.phases import apply, new_state
-from agents_state.engine.waves import late_dependencies, parse_tasks, plan_waves
+from agents_state.engine.waves import (
+    TaskDef,
+    find_cycle,
+    late_dependencies,
+    parse_tasks,
+    plan_waves,
+)
 from agents_state.errors import InvalidInputError
 from agents_state.policy import Policy
 from agents_state.workflow import PHASE_IDS, TASK_PHASE
@@ -136,3 +143,45 @@ def test_skip_records_failed_tasks_as_skipped_exactly() -> None:
         "c": "completed",
     }
     assert out.state.phase(TASK_PHASE).status == "completed"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(spec=task_files())
+def test_waves_are_the_topological_levels_when_wide_enough(spec: list[dict[str, Any]]) -> None:
+    """Issue 26: graphlib's ready batches give the same level sets as Kahn's levels did."""
+    defs = parse_tasks({"tasks": spec}, "f")
+    wave_of = {t: i for i, w in enumerate(plan_waves(defs, len(defs))) for t in w}
+    for d in defs:
+        assert wave_of[d.id] == max((wave_of[x] + 1 for x in d.dependencies), default=0)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(deps=st.lists(st.lists(st.integers(0, 7), max_size=3, unique=True), min_size=1, max_size=8))
+def test_find_cycle_reports_a_real_cycle_or_none(deps: list[list[int]]) -> None:
+    n = len(deps)
+    defs = [
+        TaskDef(f"t{i}", dependencies=tuple(f"t{j}" for j in ds if j < n and j != i))
+        for i, ds in enumerate(deps)
+    ]
+    cycle = find_cycle(defs)
+    if not cycle:
+        assert len(plan_waves(defs, 3)) >= 1  # acyclic: the waves can be planned
+        return
+    by_id = {d.id: d for d in defs}
+    assert cycle[0] == cycle[-1] and len(set(cycle)) == len(cycle) - 1
+    assert all(b in by_id[a].dependencies for a, b in pairwise(cycle))
+    with pytest.raises(InvalidInputError, match=f"dependency cycle: {' -> '.join(cycle)}"):
+        parse_tasks(
+            {"tasks": [{"id": d.id, "dependencies": list(d.dependencies)} for d in defs]}, "f"
+        )
+
+
+def test_one_did_you_mean_never_suggests_the_name_itself() -> None:
+    """Issue 26: one rule for the four did-you-mean sites; a known name used in the wrong
+    place was answered with itself ("summary: unknown field (did you mean summary?)")."""
+    from agents_state.strictkeys import closest
+
+    assert closest("summary", ["summary", "status"]) is None
+    assert closest("sumary", ["status", "summary"]) == "summary"
+    assert closest("decison", {"reason", "decision", "decisions"}) == "decision"
+    assert closest("xyz", ["summary"]) is None

@@ -30,6 +30,7 @@ from agents_state.errors import (
     StateFileError,
     StorageIOError,
 )
+from agents_state.regular import ancestors
 from agents_state.store import fsops, netfs
 from agents_state.store.lock import env_lock_timeout
 from agents_state.store.paths import AGENTS_DIR, check_inside, safe_name
@@ -59,11 +60,9 @@ def find_root(explicit: str | None, cwd: Path | None = None) -> Path:
     """``--root`` / ``AGENTS_STATE_ROOT``, else the nearest ancestor with ``.agents/``, else cwd."""
     if explicit:
         return Path(explicit).expanduser().absolute()
-    here = (cwd or Path.cwd()).absolute()
-    for d in (here, *here.parents):
-        if (d / AGENTS_DIR).is_dir():
-            return d
-    return here
+    here = str((cwd or Path.cwd()).absolute())
+    found = next((d for d in ancestors(here) if os.path.isdir(os.path.join(d, AGENTS_DIR))), here)
+    return Path(found)
 
 
 class Store:

@@ -11,7 +11,6 @@ workflow whole.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import State
 from agents_state.store.files import Store, find_root
 from agents_state.store.fsops import read_regular
+from agents_state.types import utcnow
 from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
 
 if TYPE_CHECKING:
@@ -31,11 +31,7 @@ if TYPE_CHECKING:
     from agents_state.store.archive import Archive
     from agents_state.testresults import TestRun
 
-__all__ = ["App", "utcnow"]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+__all__ = ["App", "context_text", "utcnow"]
 
 
 class App:
@@ -141,7 +137,7 @@ class App:
         """Task summary and stage output files that this transition made due (inside the lock)."""
         if after.files.keys() == before.files.keys():
             return
-        from agents_state.views.outcomes import derived_files
+        from agents_state.engine.outcomes import derived_files
 
         for name, data in derived_files(before, after).items():
             self.store.write_artifact(name, data)
@@ -277,3 +273,16 @@ class App:
         from agents_state.engine.review import count_issues
 
         return count_issues(doc, shown, self.config.review_for(phase_id).blockingSeverity)
+
+
+def context_text(root: Path) -> str | None:
+    """The context for the workflow under ``root``, or None when there is no active one (the
+    session-start hook's text; ``agents-state context`` prints the same)."""
+    from agents_state.views.context import load_excerpts, render_context
+
+    app = App.open(str(root))
+    state = app.state()
+    if state is None or not state.active:
+        return None
+    server = app.store if app.store_url is not None else None
+    return render_context(state, app.next_action(state), load_excerpts(root, state, server))

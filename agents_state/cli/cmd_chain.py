@@ -274,7 +274,7 @@ def _after(ctx: click.Context, chains: Any, out: Any, as_json: bool, **extra: An
     from agents_state.chains.ops import record_on_workflow
 
     message = out.message
-    recorded = record_on_workflow(chains, out.chain)
+    recorded = record_on_workflow(chains, out.chain, app_from(ctx).policy)
     c = chains.load(out.chain.id) if recorded else out.chain
     if recorded:
         message += f"\nworkflow: {recorded}"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agents_state.errors import UsageError
+from agents_state.store.urlmask import mask_url
 
 if TYPE_CHECKING:
     from agents_state.engine.phases import Outcome
@@ -96,31 +97,6 @@ def pg_from_env(root: str | Path) -> Any:
     from agents_state.store.pg import PgStore
 
     return PgStore(url, Path(root))
-
-
-def mask_url(url: str) -> str:
-    """The URL with its password replaced by ``***`` (for output, logs and errors)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable store URL>"
-    query = (
-        "&".join(
-            "password=***" if q.lower().startswith("password=") else q
-            for q in parts.query.split("&")
-        )
-        if parts.query
-        else ""
-    )
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, host = netloc.rsplit("@", 1)
-        if ":" in userinfo:
-            userinfo = userinfo.split(":", 1)[0] + ":***"
-        netloc = f"{userinfo}@{host}"
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def describe(url: str | None, root: Path) -> str:

@@ -29,6 +29,7 @@ from agents_state.store.paths import safe_name
 
 if TYPE_CHECKING:
     from agents_state.policy import Policy
+    from agents_state.store.api import WorkflowStore
 
 __all__ = ["ChainStore", "answer_open_chain", "start_chain"]
 
@@ -207,9 +208,11 @@ def apply_event(
     return chains.commit(chain_id, mutate)
 
 
-def record_on_workflow(chains: ChainStore, chain: ChainState, policy: Policy) -> str | None:
-    """A completed chain started inside a workflow completes its task or phase there (in the
-    workflow store the chains live beside, under the project's ``policy``)."""
+def record_on_workflow(
+    chains: ChainStore, chain: ChainState, workflow: WorkflowStore, policy: Policy
+) -> str | None:
+    """A completed chain started inside a workflow completes its task or phase there (in
+    ``workflow``, the store the chains live beside, under the project's ``policy``)."""
     link = chain.workflow
     if chain.status != "completed" or not link or link.get("recorded"):
         return None
@@ -227,7 +230,7 @@ def record_on_workflow(chains: ChainStore, chain: ChainState, policy: Policy) ->
         status="complete",
     )
     out = record(
-        chains.store,
+        workflow,
         policy,
         h,
         task=link.get("task"),

@@ -150,14 +150,13 @@ def record(
     Example:
       agents-state handoff record reply.md
     """
-    from agents_state.app import App
     from agents_state.cli.options import print_outcome
     from agents_state.handoff.ops import record as run_record
     from agents_state.handoff.ops import validate as run_validate
 
     text, shown = _read(source)
     h = run_validate(text, shown, kind)
-    app = App.open(_root(ctx))
+    app = app_from(ctx)
     out = run_record(app.store, app.policy, h, task=task, phase=phase_id, agent=agent)
     print_outcome(app_from(ctx), out.message, as_json, state=out.state, handoff=h.to_json())
     return 0
@@ -185,7 +184,6 @@ def aggregate_cmd(
     Example:
       agents-state handoff aggregate type.json lint.json test.json security.json --record
     """
-    from agents_state.app import App
     from agents_state.handoff.ops import aggregate_texts
     from agents_state.handoff.ops import record as run_record
 
@@ -197,7 +195,7 @@ def aggregate_cmd(
         else:
             _echo_aggregate(result)
         return 0
-    app = App.open(_root(ctx))
+    app = app_from(ctx)
     out = run_record(app.store, app.policy, h, phase=phase_id)
     from agents_state.cli.options import print_outcome
 

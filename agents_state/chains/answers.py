@@ -8,10 +8,10 @@ validator's answer without the security check.
 from __future__ import annotations
 
 from agents_state.chains.action import _slug, slot_paths
-from agents_state.chains.catalogue import CHECK_MODES
 from agents_state.chains.rules import VALIDATOR, WRITER_SUMMARY_TOKENS, capped_writer
 from agents_state.chains.state import ChainState, StepRun
 from agents_state.errors import InvalidInputError
+from agents_state.handoff.constants import CHECK_MODES
 from agents_state.handoff.reduce import Handoff
 
 __all__ = ["check_answers"]

@@ -134,7 +134,9 @@ def app_from(ctx: click.Context) -> App:
     from agents_state.app import App
 
     obj = ctx.find_root().obj or {}
-    return App.open(obj.get("root"), obj.get("store"), tuple(obj.get("set", ())))
+    return App.open(
+        obj.get("root"), obj.get("store"), obj.get("commits"), tuple(obj.get("set", ()))
+    )
 
 
 def emit_json(data: Any) -> None:

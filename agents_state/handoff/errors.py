@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from agents_state.handoff import models as hm
 from agents_state.records.problems import FieldProblem, field_problems
+from agents_state.strictkeys import closest
 
 __all__ = ["Problem", "pydantic_problems"]
 
@@ -116,12 +116,11 @@ def _fields_at(title: str, loc: tuple[Any, ...]) -> frozenset[str] | None:
 
 
 def _did_you_mean(title: str, loc: tuple[Any, ...]) -> str:
-    """Issue 27: a name that is a field elsewhere but not here is never its own suggestion."""
-    name = str(loc[-1])
+    """Issue 27: matched against the fields allowed where the key stands (all known fields when
+    the walk loses its way); ``closest`` never suggests the name itself."""
     known = _fields_at(title, loc[:-1])
-    candidates = sorted((known if known is not None else _KNOWN) - {name})
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
-    return f" (did you mean {close[0]}?)" if close else ""
+    close = closest(str(loc[-1]), known if known is not None else _KNOWN)
+    return f" (did you mean {close}?)" if close else ""
 
 
 def pydantic_problems(exc: ValidationError) -> list[Problem]:

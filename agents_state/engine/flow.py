@@ -7,7 +7,7 @@ from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
 from agents_state.engine.context import Ctx, Outcome, check_phase_id
 from agents_state.engine.gate import retry_tests, skip_tests
-from agents_state.engine.table import phase_target
+from agents_state.engine.table import phase_target, workflow_target
 from agents_state.engine.tasks import release_running_tasks, retry_failed_tasks, skip_failed_tasks
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Clarification, State
@@ -24,7 +24,8 @@ def _stop(c: Ctx, e: ev.Event) -> Outcome:
     if current is None or current.status == "pending":
         # nothing recorded as started: stop now, but a step already in flight (the model need
         # not run `phase start`) can still be recorded with `phase complete|fail|run`
-        state.status, state.stopRequested = "stopped", True
+        state.status = workflow_target(state.status, "stop", "nothing_started")
+        state.stopRequested = True
         return Outcome(
             state,
             f"workflow stopped at phase {state.currentPhase}: nothing new "
@@ -55,7 +56,7 @@ def _retry(c: Ctx, e: ev.Event) -> Outcome:
         message = f"phase {pid} will run again (attempt {phase.attempts + 1})"
     if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
         message += retry_failed_tasks(state, pid)
-    state.status, state.stopRequested = "in_progress", False
+    state.status, state.stopRequested = workflow_target(state.status, "retry"), False
     state.failure, state.blockedReason = None, None
     return Outcome(state, message)
 
@@ -68,7 +69,8 @@ def _skip(c: Ctx, e: ev.Event) -> Outcome:
     if spec.kind is PhaseKind.TASKS and state.phase(pid).tasks:
         extra, phase_done = skip_failed_tasks(state, pid, ts)
         if not phase_done:
-            state.status, state.failure, state.blockedReason = "in_progress", None, None
+            state.status = workflow_target(state.status, "skip")
+            state.failure, state.blockedReason = None, None
             return Outcome(state, extra.lstrip("; "))
     if pid == TEST_RUN:
         extra += "; " + skip_tests(state)
@@ -76,7 +78,7 @@ def _skip(c: Ctx, e: ev.Event) -> Outcome:
     if phase.status != "skipped":  # the test gate has already skipped its run
         phase.status = phase_target(f"phase {pid}", phase.status, "skip")
     phase.skippedByUser = True
-    state.status, state.stopRequested = "in_progress", False
+    state.status, state.stopRequested = workflow_target(state.status, "skip"), False
     state.failure, state.blockedReason = None, None
     return advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
 
@@ -84,8 +86,7 @@ def _skip(c: Ctx, e: ev.Event) -> Outcome:
 def _abort(c: Ctx, e: ev.Event) -> Outcome:
     state, ts = c.state, c.ts
     state.abortedAt = ts
-    if state.status != "completed":
-        state.status = "stopped"
+    state.status = workflow_target(state.status, "abort")
     return Outcome(state, "workflow aborted; every file is kept in .agents/")
 
 
@@ -111,7 +112,7 @@ def _compact(c: Ctx, e: ev.Event) -> Outcome:
 def _block(c: Ctx, e: ev.Event) -> Outcome:
     state, _ts = c.state, c.ts
     assert isinstance(e, ev.Block)
-    state.status = "blocked"
+    state.status = workflow_target(state.status, "block")
     state.blockedReason = e.reason
     return Outcome(state, f"workflow blocked: {e.reason}")
 

@@ -4,7 +4,8 @@ The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says whic
 workflow in a given status accepts at all: a running workflow takes phase and task events; a
 stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
 task reports (a stopped one also the one record of the step in flight at the stop: stop means
-after the current step); a finished one takes nothing.  The phase level
+after the current step); a finished one takes nothing; where it goes is
+``engine.table.WORKFLOW_MOVES``, read like the other two tables.  The phase level
 (``engine.table.PHASE_MOVES``) maps ``(phase status, event, guard)`` to the phase's new status;
 tasks have their own table there.
 Handlers decide the guard and fill in side data; every status they write is read from a table.
@@ -27,7 +28,13 @@ from agents_state.engine.advance import advance
 from agents_state.engine.context import DONE, Ctx, Outcome, check_phase_id
 from agents_state.engine.flow import HANDLERS
 from agents_state.engine.gate import after_analysis, record_test_run
-from agents_state.engine.table import PHASE_MOVES, phase_accepts, phase_allowed, phase_target
+from agents_state.engine.table import (
+    PHASE_MOVES,
+    phase_accepts,
+    phase_allowed,
+    phase_target,
+    workflow_target,
+)
 from agents_state.engine.tasks import apply_task_event
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import (
@@ -312,7 +319,7 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
         )
     if guard:
         review.status = phase_target(f"phase {e.phase}", review.status, "phase_complete", guard)
-        state.status = "blocked"
+        state.status = workflow_target(state.status, "phase_complete", guard)
         state.blockedReason = reason
         state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
         return Outcome(state, f"workflow blocked: {reason}")
@@ -361,10 +368,13 @@ def _phase_fail(c: Ctx, e: ev.Event) -> Outcome:
             f"{phase.attempts} of {c.policy.max_per_phase}{when}"
         )
         if state.stopRequested or state.status == "stopped":
-            state.status, state.stopRequested = "stopped", False
+            state.status = workflow_target(state.status, "phase_fail", "stop_requested")
+            state.stopRequested = False
             message += "; workflow stopped as requested"
         return Outcome(state, message)
-    state.status, state.stopRequested = "failed", False  # a stop's step in flight is spent
+    # a stop's step in flight is spent
+    state.status = workflow_target(state.status, "phase_fail", "retries_exhausted")
+    state.stopRequested = False
     state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
     return Outcome(
         state,

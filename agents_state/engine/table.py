@@ -1,4 +1,5 @@
-"""The transition tables of phases and tasks: ``(status, event, guard) -> new status``.
+"""The transition tables of the workflow, its phases and tasks: ``(status, event, guard) -> new
+status``.
 
 Read the machine here, not in the handlers.  A handler decides only the *guard*: the outcome
 of the one question that splits a move in two (are retries left? did the review find blocking
@@ -26,10 +27,12 @@ __all__ = [
     "PHASE_MOVES",
     "TASK_MOVES",
     "USER_PHASE_EVENTS",
+    "WORKFLOW_MOVES",
     "phase_accepts",
     "phase_allowed",
     "phase_target",
     "task_target",
+    "workflow_target",
 ]
 
 Key = tuple[str, str, str]
@@ -97,6 +100,32 @@ TASK_MOVES: dict[Key, Status] = {
     ("pending", "tasks_load", "skipped"): "skipped",
 }
 
+_RUNNING = ("in_progress", "stopped")  # a stopped workflow still records the step in flight
+_HALTED = ("stopped", "failed", "blocked")
+
+# The workflow's own status (which events it accepts at all is ``phases.WORKFLOW_ACCEPTS``).
+# Internal events: ``finish`` (the last phase is done), ``advance`` (a phase is done and the next
+# is current: a stop requested meanwhile takes effect).  A move not listed leaves the status.
+WORKFLOW_MOVES: dict[Key, Status] = {
+    **{(s, "finish", ""): "completed" for s in _RUNNING},
+    **{(s, "finish", "tests_unresolved"): "blocked" for s in _RUNNING},  # never over failing tests
+    **{(s, "advance", "stop_requested"): "stopped" for s in _RUNNING},
+    # stop: with nothing started the workflow stops now (else the stop is only requested)
+    **{(s, "stop", "nothing_started"): "stopped" for s in ("pending", "in_progress")},
+    # a step's record that blocks or fails the workflow
+    **{(s, "phase_complete", "rounds_exhausted"): "blocked" for s in _RUNNING},
+    **{(s, "phase_complete", "nothing_to_rework"): "blocked" for s in _RUNNING},
+    **{(s, "phase_complete", "tests_exhausted"): "blocked" for s in _RUNNING},
+    **{(s, "phase_fail", "stop_requested"): "stopped" for s in _RUNNING},  # retries left
+    **{(s, "phase_fail", "retries_exhausted"): "failed" for s in _RUNNING},
+    ("in_progress", "task_fail", "retries_exhausted"): "failed",
+    ("in_progress", "block", ""): "blocked",
+    # resume: retry or skip runs on; abort stops for good (``abortedAt``)
+    **{(s, "retry", ""): "in_progress" for s in ("in_progress", *_HALTED)},
+    **{(s, "skip", ""): "in_progress" for s in _HALTED},
+    **{(s, "abort", ""): "stopped" for s in ("pending", "in_progress", *_HALTED)},
+}
+
 USER_PHASE_EVENTS = ("phase_start", "phase_complete", "phase_fail", "retry", "skip")
 """The events a phase error lists as allowed from here (the others are internal moves)."""
 
@@ -120,6 +149,11 @@ def phase_allowed(status: str) -> list[str]:
 def phase_target(subject: str, status: str, event: str, guard: str = "") -> Status:
     """The phase's new status, read from ``PHASE_MOVES``; a missing entry is refused."""
     return _target(PHASE_MOVES, subject, status, event, guard)
+
+
+def workflow_target(status: str, event: str, guard: str = "") -> Status:
+    """The workflow's new status, read from ``WORKFLOW_MOVES``; a missing entry is refused."""
+    return _target(WORKFLOW_MOVES, "workflow", status, event, guard)
 
 
 def task_target(subject: str, status: str, event: str, guard: str = "") -> Status:

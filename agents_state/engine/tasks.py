@@ -17,7 +17,7 @@ from agents_state.engine.advance import advance
 from agents_state.engine.context import Ctx, Outcome
 from agents_state.engine.ready import DONE as _DONE
 from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
-from agents_state.engine.table import phase_target, task_target
+from agents_state.engine.table import phase_target, task_target, workflow_target
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Failure, PhaseState, State, TaskState, Wave
 from agents_state.policy import Policy
@@ -388,7 +388,7 @@ def _fail(
             retryAt=task.retryAt,
         )
     if state.status == "in_progress":
-        state.status = "failed"
+        state.status = workflow_target(state.status, "task_fail", "retries_exhausted")
         phase.status = phase_target(_PHASE, phase.status, "task_fail", "retries_exhausted")
         state.failure = Failure(
             phase=TASK_PHASE,

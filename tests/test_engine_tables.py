@@ -372,3 +372,23 @@ def _differs(w: Witness) -> bool:
     except TransitionNotAllowedError:
         return True  # refused: a later lookup has no entry for the changed status
     return result != w.result
+
+
+def test_guards_are_typed_and_each_is_used() -> None:
+    """Issue 26: the guards are a ``Literal`` (a misspelt one fails the type check); this keeps
+    the type and the tables the same set."""
+    from typing import get_args
+
+    used = {k[2] for name in TABLES for k in getattr(table, name)}
+    assert used == set(get_args(table.Guard))
+
+
+def test_each_event_type_has_one_handler() -> None:
+    """Issue 26: events are dispatched by type; the phase and workflow events through
+    ``HANDLERS``, the task events through ``apply_task_event``; only ``Start`` has none
+    (``new_state`` takes it)."""
+    from agents_state.engine.flow import HANDLERS
+
+    events = {c for c in vars(ev).values() if isinstance(c, type) and issubclass(c, ev.Event)}
+    tasks = {ev.TasksLoad, ev.TaskClaim, ev.TaskStart, ev.TaskDone, ev.TaskFail}
+    assert HANDLERS.kinds == events - tasks - {ev.Event, ev.Start}

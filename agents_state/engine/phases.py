@@ -19,7 +19,6 @@ reads the clock: ``now`` is passed in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +29,7 @@ from agents_state.engine.flow import HANDLERS
 from agents_state.engine.gate import after_analysis, record_test_run
 from agents_state.engine.table import (
     PHASE_MOVES,
+    Guard,
     phase_accepts,
     phase_allowed,
     phase_target,
@@ -149,10 +149,10 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
     new = _copy(state)
     ts = format_time(now)
     pol = policy or Policy()
-    if event.name in _TASK_EVENTS:
-        outcome = apply_task_event(new, event, now, pol)
+    if HANDLERS.handles(event):
+        outcome = HANDLERS(Ctx(new, ts, pol, now), event)
     else:
-        outcome = _handler(event.name)(Ctx(new, ts, pol, now), event)
+        outcome = apply_task_event(new, event, now, pol)
     if not outcome.changed:
         return Outcome(state, outcome.message, False, {}, outcome.data)
     result = outcome.state
@@ -220,9 +220,9 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
     return phase
 
 
-def _phase_start(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.PhaseStart)
+def _phase_start(c: Ctx, e: ev.PhaseStart) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.PhaseStart)
     check_phase_id(e.phase)
     phase = state.phase(e.phase)
     if phase.status == "in_progress" and state.currentPhase == e.phase:
@@ -234,9 +234,9 @@ def _phase_start(c: Ctx, e: ev.Event) -> Outcome:
     return Outcome(state, f"phase {e.phase} {get_phase(e.phase).name} started")
 
 
-def _phase_complete(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.PhaseComplete)
+def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.PhaseComplete)
     check_phase_id(e.phase)
     spec = get_phase(e.phase)
     if (
@@ -303,7 +303,7 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     spec = get_phase(e.phase)
     target = spec.reviews or e.phase
     review.reviewRounds += 1
-    guard = ""
+    guard: Guard = ""
     if review.reviewRounds > max_rounds:
         guard = "rounds_exhausted"
         reason = (
@@ -344,9 +344,9 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     )
 
 
-def _phase_fail(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.PhaseFail)
+def _phase_fail(c: Ctx, e: ev.PhaseFail) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.PhaseFail)
     phase = _current_phase(state, e.phase, "phase_fail")
     phase.attempts += 1
     phase.error = e.error
@@ -381,17 +381,6 @@ def _phase_fail(c: Ctx, e: ev.Event) -> Outcome:
         f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
         "workflow failed (see: agents-state resume)",
     )
-
-
-_PHASE_HANDLERS = {
-    "phase_start": _phase_start,
-    "phase_complete": _phase_complete,
-    "phase_fail": _phase_fail,
-}
-
-
-def _handler(name: str) -> Callable[[Ctx, ev.Event], Outcome]:
-    return _PHASE_HANDLERS.get(name) or HANDLERS[name]
 
 
 def _derive_stages(state: State, ts: str) -> None:

@@ -20,6 +20,8 @@ records every key the engine looks up and checks that each table entry is reache
 
 from __future__ import annotations
 
+from typing import Literal
+
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.types import Status
 
@@ -28,6 +30,7 @@ __all__ = [
     "TASK_MOVES",
     "USER_PHASE_EVENTS",
     "WORKFLOW_MOVES",
+    "Guard",
     "phase_accepts",
     "phase_allowed",
     "phase_target",
@@ -35,7 +38,32 @@ __all__ = [
     "workflow_target",
 ]
 
-Key = tuple[str, str, str]
+# What a handler decided about the one question that splits a move (typed: a misspelt guard is a
+# type error, not a refusal at run time); ``""`` when the move has one target.
+Guard = Literal[
+    "",
+    "completed",
+    "driver_died",
+    "fixed",
+    "last_task",
+    "nothing_started",
+    "nothing_to_rework",
+    "retries_exhausted",
+    "retries_left",
+    "rounds_exhausted",
+    "sent_back",
+    "skipped",
+    "stale",
+    "stop_requested",
+    "tasks",
+    "tests_blocked",
+    "tests_exhausted",
+    "tests_failed",
+    "tests_passed",
+    "tests_unresolved",
+    "unneeded",
+]
+Key = tuple[str, str, Guard]
 
 _LIVE = ("pending", "in_progress")
 
@@ -146,22 +174,24 @@ def phase_allowed(status: str) -> list[str]:
     )
 
 
-def phase_target(subject: str, status: str, event: str, guard: str = "") -> Status:
+def phase_target(subject: str, status: str, event: str, guard: Guard = "") -> Status:
     """The phase's new status, read from ``PHASE_MOVES``; a missing entry is refused."""
     return _target(PHASE_MOVES, subject, status, event, guard)
 
 
-def workflow_target(status: str, event: str, guard: str = "") -> Status:
+def workflow_target(status: str, event: str, guard: Guard = "") -> Status:
     """The workflow's new status, read from ``WORKFLOW_MOVES``; a missing entry is refused."""
     return _target(WORKFLOW_MOVES, "workflow", status, event, guard)
 
 
-def task_target(subject: str, status: str, event: str, guard: str = "") -> Status:
+def task_target(subject: str, status: str, event: str, guard: Guard = "") -> Status:
     """The task's new status, read from ``TASK_MOVES``; a missing entry is refused."""
     return _target(TASK_MOVES, subject, status, event, guard)
 
 
-def _target(table: dict[Key, Status], subject: str, status: str, event: str, guard: str) -> Status:
+def _target(
+    table: dict[Key, Status], subject: str, status: str, event: str, guard: Guard
+) -> Status:
     try:
         return table[(status, event, guard)]
     except KeyError:

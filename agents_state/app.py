@@ -113,7 +113,7 @@ class App:
         return state
 
     def next_action(self, state: State | None) -> dict[str, Any]:
-        from agents_state.engine.nextaction import next_action, no_workflow_action
+        from agents_state.views.nextaction import next_action, no_workflow_action
 
         if state is None:
             return no_workflow_action()

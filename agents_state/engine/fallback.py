@@ -1,5 +1,5 @@
-"""What a next action says when its model is not an Agent model, or its agents may be gone
-(issue 27; docs/decisions.md), pure.
+"""What a next action decides when its model is not an Agent model, or its agents may be gone
+(issue 27; docs/decisions.md), pure; ``views.nextaction`` words it.
 
 A Codex model (``codex-high``, ``codex-xhigh``) is an MCP tool: a step configured with it keeps the
 tool as its first choice and names the agent and model to use when the tool is absent; a task,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FALLBACK_AGENT_MODEL", "as_task_agent", "codex_note", "stale_note", "with_fallback"]
+__all__ = ["FALLBACK_AGENT_MODEL", "as_task_agent", "claimed", "with_fallback"]
 
 FALLBACK_AGENT_MODEL = "opus"  # the strongest family the Agent tool takes
 
@@ -28,19 +28,6 @@ def with_fallback(agents: dict[str, Any]) -> dict[str, Any]:
     return agents
 
 
-def codex_note(agents: dict[str, Any]) -> str:
-    """What to do with a Codex model: call the MCP tool, or the fallback agent without it."""
-    fallback = agents.get("fallback")
-    if not fallback:
-        return ""
-    return (
-        f" {agents['model']} is the Codex MCP tool {agents['modelId']}, not an Agent model: "
-        "call it with this step's request (files to read, what to write); if that tool is not "
-        f"available in this session, dispatch {fallback['subagentType']} with model "
-        f'"{fallback["agentModel"]}" instead.'
-    )
-
-
 def as_task_agent(model: dict[str, Any]) -> dict[str, Any]:
     """A task's model fields: a Codex model runs as a task agent with the fallback model, which
     may consult the tool (its ``task done`` is the agent's to run)."""
@@ -50,11 +37,7 @@ def as_task_agent(model: dict[str, Any]) -> dict[str, Any]:
     return {**out, "agentModel": FALLBACK_AGENT_MODEL, "consult": model["modelId"]}
 
 
-def stale_note(tasks: dict[str, Any] | None) -> str:
-    """A driver killed between ``task claim`` and ``task done`` comes back to a wait."""
-    if not any(t.status == "in_progress" for t in (tasks or {}).values()):
-        return ""
-    return (
-        " If the session that launched them died (a crash, a kill), its agents died too: take "
-        "their tasks back now with: agents-state resume --retry"
-    )
+def claimed(phase: Any) -> bool:
+    """Whether a task of the phase is claimed (in progress): a driver killed between ``task
+    claim`` and ``task done`` comes back to a wait on it."""
+    return any(t.status == "in_progress" for t in (phase.tasks or {}).values())

@@ -126,12 +126,20 @@ class App:
 
         if state is None:
             return no_workflow_action()
-        from agents_state.contextsize import context_tokens, transcript_of
         from agents_state.store.toolcalls import count
 
+        tokens, window = self.context_size()
+        return next_action(
+            state, self.config, utcnow(), count(str(self.root)), tokens, context_window=window
+        )
+
+    def context_size(self) -> tuple[int | None, int | None]:
+        """The main conversation's tokens in context and its model's window, when known."""
+        from agents_state.contextsize import context_usage, transcript_of, window_for
+
         transcript = transcript_of(str(self.root))
-        tokens = context_tokens(transcript) if transcript else None
-        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens)
+        found = context_usage(transcript) if transcript else None
+        return (found[0], window_for(found[1])) if found else (None, None)
 
     # -- transitions ----------------------------------------------------------------------------
 

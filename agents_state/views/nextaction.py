@@ -23,7 +23,8 @@ __all__ = ["COMPACT_STEPS", "WAIT_FOR_AGENTS", "next_action", "no_workflow_actio
 # boundary first and the user (or Claude Code, when the context fills) compacts.
 COMPACT_STEPS = (
     "Record the boundary with the command (agents-state compact), then ask the user "
-    "to run /compact; Claude Code also compacts by itself when the context fills. "
+    'to run /compact (under claude -p: claude -p --continue "/compact") and end your turn; '
+    "Claude Code also compacts by itself when the context fills. "
     "After a compaction the SessionStart hook brings this workflow back. Then go on "
     "with: agents-state next"
 )
@@ -49,9 +50,10 @@ def next_action(
     now: datetime,
     tool_calls: int = 0,
     context_tokens: int | None = None,
+    context_window: int | None = None,
 ) -> dict[str, Any]:
     """The next action, decided by the engine and worded here."""
-    return render(decide(state, config, now, tool_calls, context_tokens))
+    return render(decide(state, config, now, tool_calls, context_tokens, context_window))
 
 
 def no_workflow_action() -> dict[str, Any]:
@@ -71,8 +73,27 @@ def render(d: Decision) -> dict[str, Any]:
         "command": d.command,
         "instructions": _WORDS[key](facts),
     }
+    passed = d.extra.get("compaction")
+    if passed and not passed["needed"]:  # a boundary where compaction does not help (issue 27)
+        out["instructions"] = _not_needed(passed) + out["instructions"]
     out.update(d.extra)
     return out
+
+
+def _held(u: dict[str, Any] | None) -> str:
+    if u is None:
+        return "The conversation's size is unknown (no transcript seen), so compact to be safe. "
+    return (
+        f"The conversation holds {u['tokens']} tokens, {u['percent']}% of its "
+        f"{u['window']}-token window (advice at {u['advice']}%). "
+    )
+
+
+def _not_needed(c: dict[str, Any]) -> str:
+    return (
+        f"{c['after']} is done; no compaction needed: {_held(c)}The workflow goes on "
+        "without one (do not ask the user). "
+    )
 
 
 def _notes(notes: list[Note]) -> str:
@@ -185,7 +206,7 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "Workflow stopped on request. Tell the user; when they want to continue, run the command."
     ),
     "clarify": lambda f: "Ask the user these questions and record the answer.",
-    "compact_pending": lambda f: f"{f['boundary']} is done. {COMPACT_STEPS}",
+    "compact_pending": lambda f: f"{f['boundary']} is done. {_held(f['usage'])}{COMPACT_STEPS}",
     "no_phase": lambda f: "The workflow has no current phase; run the command to see the options.",
     "phase_wait": lambda f: (
         f"Phase {f['phase']} failed and is retried after a backoff: wait "

@@ -1,0 +1,109 @@
+"""Issue 27, item 1: at a compaction point the engine asks for /compact only when it helps,
+from the conversation's real usage (its transcript, via the post-tool-use hook)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from clitools import cli_json, run_cli
+
+MODEL = "claude-sonnet-4-5-20250929"  # a 200,000-token window: advice at 140,000
+
+
+def _context(root: Path, tokens: int) -> None:
+    """The main conversation's newest response held ``tokens``; the hook remembers it."""
+    message = {
+        "id": "m1",
+        "model": MODEL,
+        "usage": {"input_tokens": 1000, "cache_read_input_tokens": tokens - 1000},
+    }
+    path = root / "t.jsonl"
+    path.write_text(json.dumps({"type": "assistant", "message": message}) + "\n")
+    payload = {
+        "hook_event_name": "PostToolUse",
+        "cwd": str(root),
+        "transcript_path": str(path),
+        "tool_name": "Read",
+    }
+    assert run_cli(root, "hook", "post-tool-use", stdin=json.dumps(payload)).returncode == 0
+
+
+def _explore_done(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    done = run_cli(root, "phase", "complete", "0", "--artifact", "-", stdin="notes")
+    assert done.returncode == 0, done.stderr
+
+
+def _state(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / ".agents" / "state.json").read_text())
+    return data
+
+
+def _first_line(root: Path, *args: str) -> str:
+    proc = run_cli(root, *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()[0]
+
+
+def test_a_small_conversation_goes_on_without_asking(root: Path) -> None:
+    _explore_done(root)
+    _context(root, 30_000)
+    a = cli_json(root, "next")
+    assert a["kind"] != "compact" and a["phase"] == "1.1"
+    assert a["compaction"] == {
+        "after": "EXPLORE",
+        "needed": False,
+        "tokens": 30_000,
+        "percent": 15,
+        "window": 200_000,
+        "advice": 70,
+    }
+    assert a["instructions"].startswith(
+        "EXPLORE is done; no compaction needed: The conversation holds 30000 tokens, 15% of "
+        "its 200000-token window (advice at 70%). The workflow goes on without one "
+        "(do not ask the user). "
+    )
+    assert "/compact" not in a["instructions"]
+    # going on records the boundary as skipped, not as a compaction
+    (root / a["write"]).write_text("ideas")
+    assert run_cli(root, *a["command"].split()[1:]).returncode == 0
+    compaction = _state(root)["compaction"]
+    assert compaction == {"history": [], "skipped": ["EXPLORE"]}  # None fields are left out
+
+
+def test_a_full_conversation_is_asked_to_compact_and_told_how_under_p(root: Path) -> None:
+    _explore_done(root)
+    _context(root, 150_000)
+    a = cli_json(root, "next")
+    assert (a["kind"], a["command"]) == ("compact", "agents-state compact")
+    assert a["compaction"]["needed"] is True and a["compaction"]["tokens"] == 150_000
+    assert a["instructions"].startswith(
+        "EXPLORE is done. The conversation holds 150000 tokens, 75% of its 200000-token "
+        "window (advice at 70%). Record the boundary"
+    )
+    assert 'under claude -p: claude -p --continue "/compact"' in a["instructions"]
+    line = _first_line(root, "compact")
+    assert line.startswith("compaction after EXPLORE recorded as asked of the user")
+    assert "compacts nothing" in line
+    assert _state(root)["compaction"]["history"] == ["EXPLORE"]
+
+
+def test_compact_when_not_needed_says_so_and_records_a_skip(root: Path) -> None:
+    _explore_done(root)
+    _context(root, 30_000)
+    assert _first_line(root, "compact") == (
+        "no compaction needed after EXPLORE: the conversation holds 30000 tokens, 15% of its "
+        "200000-token window (advice at 70%); recorded as skipped; continue with: agents-state next"
+    )
+    compaction = _state(root)["compaction"]
+    assert compaction["history"] == [] and compaction["skipped"] == ["EXPLORE"]
+    assert "pending" not in compaction
+
+
+def test_an_unknown_size_still_asks_at_the_boundary(root: Path) -> None:
+    _explore_done(root)  # no transcript seen: design 004's advice stands
+    a = cli_json(root, "next")
+    assert a["kind"] == "compact" and a["compaction"] == {"after": "EXPLORE", "needed": True}
+    assert "size is unknown (no transcript seen)" in a["instructions"]

@@ -129,9 +129,18 @@ class App:
         from agents_state.store.toolcalls import count
 
         tokens, window = self.context_size()
-        return next_action(
+        action = next_action(
             state, self.config, utcnow(), count(str(self.root)), tokens, context_window=window
         )
+        if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
+            from agents_state.refusals import latest
+            from agents_state.views.nextaction import with_refusal
+
+            phase = state.phase(state.currentPhase) if state.currentPhase else None
+            refusal = latest(str(self.root), phase.startedAt if phase else None)
+            if refusal is not None:
+                action = with_refusal(action, refusal)
+        return action
 
     def context_size(self) -> tuple[int | None, int | None]:
         """The main conversation's tokens in context and its model's window, when known."""

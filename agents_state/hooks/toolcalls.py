@@ -7,6 +7,7 @@ log on startup, clear and compact.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from agents_state.hooks._base import find_root, pg_store, read_payload
 from agents_state.store.toolcalls import (
@@ -37,6 +38,8 @@ def handle(event: str, explicit_root: str | None) -> None:
         return
     agent = payload.get("agent_id")
     record(root, agent if isinstance(agent, str) and agent else "main")
+    if event == "post-tool-use-failure":
+        _remember_refusal(root, payload)
     transcript = payload.get("transcript_path")
     if not agent and isinstance(transcript, str) and transcript:
         from agents_state.contextsize import remember_transcript
@@ -45,3 +48,17 @@ def handle(event: str, explicit_root: str | None) -> None:
             remember_transcript(root, transcript)  # for the 70% compaction advice (issue 15)
         except OSError:
             pass
+
+
+def _remember_refusal(root: str, payload: dict[str, Any]) -> None:
+    """A refused project step, for the blocked next action's advice (issue 27, item 2)."""
+    from agents_state.refusals import refusal_of, remember
+    from agents_state.types import format_time, utcnow
+
+    refusal = refusal_of(payload, format_time(utcnow()))
+    if refusal is None or not os.path.isdir(os.path.join(root, ".agents")):
+        return
+    try:
+        remember(root, refusal)
+    except OSError:
+        pass  # advice lost, the count above is kept

@@ -17,7 +17,14 @@ from agents_state.engine.fallback import FALLBACK_AGENT_MODEL
 from agents_state.engine.nextaction import Decision, Note, decide, no_workflow
 from agents_state.models import State
 
-__all__ = ["COMPACT_STEPS", "WAIT_FOR_AGENTS", "next_action", "no_workflow_action", "render"]
+__all__ = [
+    "COMPACT_STEPS",
+    "WAIT_FOR_AGENTS",
+    "next_action",
+    "no_workflow_action",
+    "render",
+    "with_refusal",
+]
 
 # One story with the workflow skill: the model cannot run /compact itself, so it records the
 # boundary first and the user (or Claude Code, when the context fills) compacts.
@@ -54,6 +61,25 @@ def next_action(
 ) -> dict[str, Any]:
     """The next action, decided by the engine and worded here."""
     return render(decide(state, config, now, tool_calls, context_tokens, context_window))
+
+
+def with_refusal(action: dict[str, Any], refusal: dict[str, Any]) -> dict[str, Any]:
+    """A blocked or failed workflow's ask_user, with the host's refusal that likely caused it and
+    the permission rule that lets an unattended run go on (issue 27, item 2)."""
+    who = refusal.get("agentType") or "the orchestrator"
+    if refusal.get("agent") not in (None, "main"):
+        who += f" (agent {refusal['agent']})"
+    target = f" {refusal['target']}" if refusal.get("target") else ""
+    said = (
+        f"Claude Code refused {refusal['tool']}{target} to {who}. To let an unattended run "
+        f'(claude -p) go on, add "{refusal["rule"]}" to permissions.allow in '
+        ".claude/settings.json (docs/plugin.md, Unattended runs), then retry the step."
+    )
+    out = dict(action)
+    out["reason"] = f"{str(action.get('reason') or 'blocked').rstrip('.')}. {said}"
+    out["instructions"] = f"{action['instructions']} {said}"
+    out["refusal"] = refusal
+    return out
 
 
 def no_workflow_action() -> dict[str, Any]:

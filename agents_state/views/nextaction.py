@@ -22,6 +22,7 @@ __all__ = [
     "WAIT_FOR_AGENTS",
     "next_action",
     "no_workflow_action",
+    "no_workflow_line",
     "render",
     "with_refusal",
 ]
@@ -80,6 +81,20 @@ def with_refusal(action: dict[str, Any], refusal: dict[str, Any]) -> dict[str, A
     out["instructions"] = f"{action['instructions']} {said}"
     out["refusal"] = refusal
     return out
+
+
+def no_workflow_line() -> str:
+    """What ``status``, ``stop``, ``resume`` and an empty ``dispatch`` say with no workflow:
+    inside Claude Code (``CLAUDECODE`` in the environment of its commands) the plugin's command
+    first (issue 27)."""
+    import os
+
+    if os.environ.get("CLAUDECODE"):
+        return (
+            "No active workflow. Start one: /subagents:dispatch <task> "
+            '(in a shell: agents-state dispatch "<task>")'
+        )
+    return 'No active workflow. Start one: agents-state dispatch "<task>"'
 
 
 def no_workflow_action() -> dict[str, Any]:

@@ -133,7 +133,7 @@ class App:
             state, self.config, utcnow(), count(str(self.root)), tokens, context_window=window
         )
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
-            from agents_state.refusals import latest
+            from agents_state.store.refusals import latest
             from agents_state.views.nextaction import with_refusal
 
             phase = state.phase(state.currentPhase) if state.currentPhase else None

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from clitools import cli_json, run_cli
 
-from agents_state.refusals import refusal_of, rule_for
+from agents_state.store.refusals import refusal_of, rule_for
 
 REFUSED = (
     "Claude requested permissions to write to /work/src/app.py, but you haven't granted it yet."

@@ -52,7 +52,7 @@ def handle(event: str, explicit_root: str | None) -> None:
 
 def _remember_refusal(root: str, payload: dict[str, Any]) -> None:
     """A refused project step, for the blocked next action's advice (issue 27, item 2)."""
-    from agents_state.refusals import refusal_of, remember
+    from agents_state.store.refusals import refusal_of, remember
     from agents_state.types import format_time, utcnow
 
     refusal = refusal_of(payload, format_time(utcnow()))

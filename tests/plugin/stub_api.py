@@ -183,8 +183,8 @@ class StubAPI:
             "content": content,
             "stop_reason": "tool_use" if uses_tool else "end_turn",
             "stop_sequence": None,
-            "usage": {
-                "input_tokens": 10,
+            "usage": {  # a script may say how full the conversation is (issue 27)
+                "input_tokens": int(getattr(self.script, "input_tokens", 10)),
                 "output_tokens": 10,
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0,

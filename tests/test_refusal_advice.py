@@ -11,6 +11,7 @@ from clitools import cli_json, run_cli
 
 from agents_state.store.refusals import refusal_of, rule_for
 
+TASK_AGENT = "subagents:task-agent"
 REFUSED = (
     "Claude requested permissions to write to /work/src/app.py, but you haven't granted it yet."
 )
@@ -104,3 +105,32 @@ def test_a_block_without_a_refusal_is_worded_as_before(root: Path) -> None:
     a = cli_json(root, "next")
     assert a["kind"] == "ask_user" and "refusal" not in a
     assert a["reason"] == f"research explore-1 said STOP: {REFUSED}"
+
+
+def _asked(root: Path, **payload: Any) -> None:
+    data = {"hook_event_name": "PermissionRequest", "cwd": str(root), "session_id": "s", **payload}
+    proc = run_cli(root, "hook", "permission-request", stdin=json.dumps(data))
+    assert proc.returncode == 0 and proc.stdout == "", proc.stderr
+
+
+def test_a_permission_request_headless_is_the_refusal(root: Path) -> None:
+    """Headless, the host refuses what it would ask, and PostToolUseFailure does not fire."""
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    command = {"command": "make test"}
+    _asked(root, tool_name="Bash", tool_input=command, agent_id="a2", agent_type=TASK_AGENT)
+    assert not (root / ".agents" / "toolcalls.log").exists()  # asked, not yet a call
+    _block(root)
+    a = cli_json(root, "next")
+    assert 'add "Bash(make test)" to permissions.allow' in a["reason"]
+    assert "Claude Code refused Bash make test to subagents:task-agent (agent a2)." in a["reason"]
+
+
+def test_a_request_a_person_approved_is_forgotten(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    write = {"file_path": "src/app.py", "content": "x"}
+    _asked(root, tool_name="Write", tool_input=write, agent_id="a3", agent_type=TASK_AGENT)
+    data = {"cwd": str(root), "tool_name": "Write", "tool_input": write, "agent_id": "a3"}
+    assert run_cli(root, "hook", "post-tool-use", stdin=json.dumps(data)).returncode == 0
+    assert json.loads((root / ".agents" / "refusals.json").read_text()) == {}
+    _block(root)
+    assert "refusal" not in cli_json(root, "next")

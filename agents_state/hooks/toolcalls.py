@@ -36,10 +36,17 @@ def handle(event: str, explicit_root: str | None) -> None:
             return
     elif not os.path.exists(os.path.join(root, ".agents", "state.json")):
         return
+    if event == "permission-request":  # not a call yet: kept, not counted
+        _remember_refusal(root, payload)
+        return
     agent = payload.get("agent_id")
     record(root, agent if isinstance(agent, str) and agent else "main")
     if event == "post-tool-use-failure":
         _remember_refusal(root, payload)
+    elif os.path.exists(os.path.join(root, ".agents", "refusals.json")):
+        from agents_state.store.refusals import forget_if_ran
+
+        forget_if_ran(root, payload)
     transcript = payload.get("transcript_path")
     if not agent and isinstance(transcript, str) and transcript:
         from agents_state.contextsize import remember_transcript

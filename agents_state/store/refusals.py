@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any
 
-__all__ = ["FILE", "latest", "refusal_of", "remember", "rule_for"]
+__all__ = ["ASKED", "FILE", "forget_if_ran", "latest", "refusal_of", "remember", "rule_for"]
 
 FILE = "refusals.json"
 # how Claude Code 2.1.330 words a tool call it refused for want of a permission rule
@@ -46,13 +46,18 @@ def _target(tool: str, tool_input: dict[str, Any]) -> str | None:
     return None
 
 
+ASKED = "the host asked for permission (headless: refused)"
+
+
 def refusal_of(payload: dict[str, Any], at: str) -> dict[str, Any] | None:
-    """A PostToolUseFailure payload's refusal, or None when the failure is something else."""
-    error = payload.get("error")
+    """A refusal from a PostToolUseFailure payload (its error reads as one) or a
+    PermissionRequest payload (headless, the host refuses what it would ask), else None."""
+    asked = payload.get("hook_event_name") == "PermissionRequest"
+    error = ASKED if asked else payload.get("error")
     tool = payload.get("tool_name")
     if not isinstance(error, str) or not isinstance(tool, str) or not tool:
         return None
-    if not any(m in error.lower() for m in _MARKS):
+    if not asked and not any(m in error.lower() for m in _MARKS):
         return None
     raw = payload.get("tool_input")
     tool_input = raw if isinstance(raw, dict) else {}
@@ -95,6 +100,34 @@ def remember(root: str, refusal: dict[str, Any]) -> None:
         atomic_write(Path(_path(root)), json.dumps(data, indent=1).encode(), f".agents/{FILE}")
     except StorageIOError as e:
         raise OSError(str(e)) from None
+
+
+def forget_if_ran(root: str, payload: dict[str, Any]) -> None:
+    """The call an agent was asked about ran after all (a person approved it): drop it."""
+    if not os.path.exists(_path(root)):
+        return
+    data = _read(root)
+    agent = payload.get("agent_id") or "main"
+    kept = data.get(agent)
+    raw = payload.get("tool_input")
+    tool_input = raw if isinstance(raw, dict) else {}
+    tool = payload.get("tool_name")
+    if (
+        not isinstance(kept, dict)
+        or kept.get("tool") != tool
+        or kept.get("target") != _target(str(tool), tool_input)
+    ):
+        return
+    del data[agent]
+    from pathlib import Path
+
+    from agents_state.errors import StorageIOError
+    from agents_state.store.fsops import atomic_write
+
+    try:
+        atomic_write(Path(_path(root)), json.dumps(data, indent=1).encode(), f".agents/{FILE}")
+    except StorageIOError:
+        pass
 
 
 def latest(root: str, since: str | None) -> dict[str, Any] | None:

@@ -91,6 +91,7 @@ HOOK_EVENTS = {
     "PreCompact",
     "SessionStart",
     "SessionEnd",
+    "PermissionRequest",
 }
 LAUNCHER_HOOK = '"${CLAUDE_PLUGIN_ROOT}/bin/agents-state" hook '
 INSTALL_HOOK = '"${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"'
@@ -102,6 +103,7 @@ WIRED = {
     "PostToolUseFailure": [LAUNCHER_HOOK + "post-tool-use-failure"],
     "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
     "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"],
+    "PermissionRequest": [LAUNCHER_HOOK + "permission-request"],
 }
 
 

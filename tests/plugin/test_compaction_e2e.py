@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 def test_a_small_conversation_runs_to_done_without_asking(root: Path) -> None:
     require_claude()
     flow = Workflow(root)
-    flow.grow_in_explore = False
+    flow.grow_in_stages = False
     with StubAPI(flow) as api:
         run = run_claude(root, api, f"/subagents:dispatch {TASK}")
     assert flow.error is None, (flow.error, flow.trace[-3:])
@@ -69,7 +69,7 @@ class RefusedWrite(Workflow):
 def test_a_refused_write_ends_with_the_rule_to_add(root: Path) -> None:
     require_claude()
     flow = RefusedWrite(root)
-    flow.grow_in_explore = False
+    flow.grow_in_stages = False
     with StubAPI(flow) as api:
         run = run_claude(root, api, f"/subagents:dispatch {TASK}")
     assert flow.error is None, (flow.error, flow.trace[-3:])

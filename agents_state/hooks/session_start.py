@@ -101,7 +101,11 @@ def _injected_at_start(root: str, mark: dict[str, Any]) -> bool:
 
 def _remember(root: str, mark: dict[str, Any]) -> None:
     import json
+    import os
     from pathlib import Path
+
+    if not os.path.isdir(os.path.join(root, ".agents")):
+        return  # a PostgreSQL store without the folder: never create it for this
 
     from agents_state.errors import StorageIOError
     from agents_state.store.fsops import atomic_write

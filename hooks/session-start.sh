@@ -16,6 +16,21 @@
 # user and the model (systemMessage and additionalContext).  Always exits 0: a session must start.
 set -u
 
+# PATH's absolute entries only, for everything this script runs: an empty entry, `.` or `bin`
+# would name whatever folder the session starts in (a cloned repository), and neither the engine
+# nor the Python that builds it is ever taken from there.
+absolute_path=
+old_ifs=$IFS
+IFS=:
+for dir in $PATH; do
+    case $dir in
+        /*) absolute_path=${absolute_path:+$absolute_path:}$dir ;;
+    esac
+done
+IFS=$old_ifs
+PATH=${absolute_path:-/usr/bin:/bin}  # an empty PATH would mean the working directory
+export PATH
+
 self=$(readlink -f -- "$0" 2>/dev/null || printf '%s' "$0")
 root=$(CDPATH='' cd -- "$(dirname -- "$self")/.." 2>/dev/null && pwd -P) || exit 0
 launcher=$root/bin/agents-state
@@ -39,7 +54,6 @@ engine_on_path() {
     IFS=:
     for dir in $PATH; do
         IFS=$old_ifs
-        [ -n "$dir" ] || continue
         candidate=$dir/agents-state
         [ -f "$candidate" ] && [ -x "$candidate" ] || continue
         [ -n "$data" ] && [ "$dir" = "$data/bin" ] && continue

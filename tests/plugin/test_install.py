@@ -195,3 +195,16 @@ def test_a_lock_left_by_a_killed_session_is_taken_over(root: Path, tmp_path: Pat
     proc = start(root, no_python(tmp_path), data)
     assert "no Python 3.11 or newer found on PATH" in told(proc)
     assert not (data / "install.lock").exists()
+
+
+@pytest.mark.parametrize("entry", [".", "", "bin"])
+def test_relative_path_entries_are_never_searched(root: Path, tmp_path: Path, entry: str) -> None:
+    # issue 23: a cloned repository's ./agents-state, ./python3 or ./sed must never run
+    for folder in (root, root / "bin"):
+        folder.mkdir(exist_ok=True)
+        for name in ("agents-state", "python3", "sed", "cksum", "mkdir"):
+            (folder / name).write_text(f"#!/bin/sh\ntouch '{folder}/ran'\n")
+            (folder / name).chmod(0o755)
+    proc = start(root, f"{entry}:{no_python(tmp_path)}", tmp_path / "data")
+    assert "no Python 3.11 or newer found on PATH" in told(proc)
+    assert not list(root.rglob("ran"))

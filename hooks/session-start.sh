@@ -40,13 +40,35 @@ payload=$(cat) || payload='{}'
 say() { printf 'agents-state: %s\n' "$*" >&2; }
 
 json_line() {  # the string $1 as a JSON string
-    printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\n\r' | sed 's/^/"/; s/$/"/'
+    printf '%s' "$1" | tr -d '\000-\037\177' | sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$/"/'
 }
 
 tell() {  # one line for the user (shown) and the model (context)
     line=$(json_line "$1")
     printf '{"systemMessage": %s, "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": %s}}\n' \
         "$line" "$line"
+}
+
+# CLAUDE_PLUGIN_DATA is where a venv is built and a program linked that later hooks run: a plain
+# absolute path (no '.' or '..', no control character, which would also break pip's script
+# headers and this hook's one-line JSON), and if it exists a real folder of this user, not a
+# symbolic link to somewhere else.  Prints why not.
+data_problem() {
+    case $data in
+        *[[:cntrl:]]*) echo "CLAUDE_PLUGIN_DATA has a control character in it"; return ;;
+        /*) ;;
+        *) echo "CLAUDE_PLUGIN_DATA must be an absolute path, not '$data'"; return ;;
+    esac
+    case $data/ in
+        */./*|*/../*) echo "CLAUDE_PLUGIN_DATA must not have '.' or '..' in it: '$data'"; return ;;
+    esac
+    if [ -L "$data" ]; then
+        echo "CLAUDE_PLUGIN_DATA '$data' is a symbolic link"
+    elif [ -e "$data" ] && [ ! -d "$data" ]; then
+        echo "CLAUDE_PLUGIN_DATA '$data' is not a folder"
+    elif [ -e "$data" ] && [ ! -O "$data" ]; then
+        echo "CLAUDE_PLUGIN_DATA '$data' belongs to another user"
+    fi
 }
 
 engine_on_path() {
@@ -105,7 +127,10 @@ build() {
     } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "$py -m venv failed"; return 1; }
     {
         echo "== pip install (from $root)"
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$src"
+        # by a relative name from inside $data: pip reads a path as a requirement, and a ';' in
+        # it would start an environment marker
+        cd "$data" && "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "./${src##*/}"
     } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "pip install failed"; return 1; }
     rm -rf "$src"
     "$venv/bin/agents-state" --version >>"$log" 2>&1 \
@@ -157,6 +182,8 @@ before=
 if ! engine_on_path; then
     if [ -z "$data" ]; then
         problem="CLAUDE_PLUGIN_DATA is not set, so the engine cannot be installed for the plugin"
+    elif problem=$(data_problem) && [ -n "$problem" ]; then
+        :
     elif ! mkdir -p "$data" 2>/dev/null; then
         problem="cannot create $data"
     else

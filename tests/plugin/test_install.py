@@ -147,7 +147,8 @@ def plugin_copy(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_first_session_installs_and_an_update_rebuilds(root: Path, tmp_path: Path) -> None:
-    plugin, data, env_file = plugin_copy(tmp_path), tmp_path / "data", tmp_path / "env"
+    # a data folder whose name pip could read as a requirement with a marker or a fragment
+    plugin, data, env_file = plugin_copy(tmp_path), tmp_path / "data; #1 'x'", tmp_path / "env"
     script = plugin / "hooks" / "session-start.sh"
     proc = start(root, SYSTEM_PATH, data, env_file, script=script)
     assert told(proc) == (
@@ -157,7 +158,7 @@ def test_first_session_installs_and_an_update_rebuilds(root: Path, tmp_path: Pat
     assert "agents-state: installing the engine into " in proc.stderr
     engine = data / "bin" / "agents-state"
     first = engine.resolve()
-    assert env_file.read_text() == f"export PATH='{data / 'bin'}':\"$PATH\"\n"
+    assert env_file.read_text() == f"export PATH='{tmp_path}/data; #1 '\\''x'\\''/bin':\"$PATH\"\n"
     assert not list(plugin.glob("*.egg-info")) and not (plugin / "build").exists()
 
     # what commands and the Bash tool then run: the engine, through the exported PATH
@@ -208,3 +209,84 @@ def test_relative_path_entries_are_never_searched(root: Path, tmp_path: Path, en
     proc = start(root, f"{entry}:{no_python(tmp_path)}", tmp_path / "data")
     assert "no Python 3.11 or newer found on PATH" in told(proc)
     assert not list(root.rglob("ran"))
+
+
+# -- issue 23: CLAUDE_PLUGIN_DATA is checked before anything is made or run there -------------
+
+
+def _refused(proc: subprocess.CompletedProcess[str], why: str) -> None:
+    assert told(proc) == (
+        f"agents-state: the engine is not installed ({why}); install it with: pip install "
+        f"agents-state (or: pip install '{PLUGIN_ROOT}')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        ("data", "CLAUDE_PLUGIN_DATA must be an absolute path, not 'data'"),
+        ("./data", "CLAUDE_PLUGIN_DATA must be an absolute path, not './data'"),
+        (
+            "{tmp}/a/../data",
+            "CLAUDE_PLUGIN_DATA must not have '.' or '..' in it: '{tmp}/a/../data'",
+        ),
+        ("{tmp}/./data", "CLAUDE_PLUGIN_DATA must not have '.' or '..' in it: '{tmp}/./data'"),
+        ("{tmp}/da\nta", "CLAUDE_PLUGIN_DATA has a control character in it"),
+        ("{tmp}/da\tta", "CLAUDE_PLUGIN_DATA has a control character in it"),
+        ("{tmp}/da\x1bta", "CLAUDE_PLUGIN_DATA has a control character in it"),
+    ],
+)
+def test_a_data_dir_that_is_no_plain_absolute_path_is_refused(
+    root: Path, tmp_path: Path, data: str, why: str
+) -> None:
+    before = sorted(tmp_path.rglob("*"))
+    env = {"PATH": no_python(tmp_path), "HOME": os.environ["HOME"]}
+    env["CLAUDE_PLUGIN_DATA"] = data.format(tmp=tmp_path)
+    proc = subprocess.run(
+        [str(SCRIPT)],
+        cwd=root,
+        env=env,
+        input=STARTUP,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    _refused(proc, why.format(tmp=tmp_path))
+    tools = tmp_path / "tools"
+    assert [p for p in sorted(tmp_path.rglob("*")) if tools not in (p, *p.parents)] == [
+        p for p in before if tools not in (p, *p.parents)
+    ]
+
+
+def test_a_data_dir_that_is_a_link_or_a_file_is_refused(root: Path, tmp_path: Path) -> None:
+    tools = no_python(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = tmp_path / "data"
+    link.symlink_to(elsewhere)
+    proc = start(root, tools, link)
+    _refused(proc, f"CLAUDE_PLUGIN_DATA '{link}' is a symbolic link")
+    assert list(elsewhere.iterdir()) == []
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    proc = start(root, tools, dangling)
+    _refused(proc, f"CLAUDE_PLUGIN_DATA '{dangling}' is a symbolic link")
+    assert not (tmp_path / "nowhere").exists()
+    plain = tmp_path / "file"
+    plain.write_text("")
+    _refused(start(root, tools, plain), f"CLAUDE_PLUGIN_DATA '{plain}' is not a folder")
+
+
+def test_a_data_dir_of_another_user_is_refused(root: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    if os.geteuid() == 0:
+        os.chown(data, 65534, 65534)
+    else:  # a user who is not root owns no folder of root's
+        data = Path("/usr/share")
+    before = sorted(data.iterdir())
+    proc = start(root, no_python(tmp_path), data)
+    _refused(proc, f"CLAUDE_PLUGIN_DATA '{data}' belongs to another user")
+    assert sorted(data.iterdir()) == before

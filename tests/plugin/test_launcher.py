@@ -255,3 +255,16 @@ def test_an_absolute_path_entry_still_wins(lone_launcher: Path, root: Path, no_p
     path = f".:{engine.parent}::{no_python}"
     proc = run([str(lone_launcher), "status", "--json"], root, path)
     assert (proc.returncode, proc.stdout) == (0, f"status --json|{path}\n")
+
+
+@pytest.mark.parametrize("data", [".", "", "work", "./"])
+def test_a_relative_plugin_data_is_ignored(
+    lone_launcher: Path, root: Path, no_python: str, data: str
+) -> None:
+    _planted(root / "bin")
+    (root / "venv" / "bin").mkdir(parents=True)
+    (root / "venv" / "bin" / "agents-state").symlink_to(root / "bin" / "agents-state")
+    (root / "work").symlink_to(root)
+    proc = run([str(lone_launcher), "status"], root, no_python, extra={"CLAUDE_PLUGIN_DATA": data})
+    assert (proc.returncode, proc.stdout) == (127, "")
+    assert not list(root.rglob("ran"))

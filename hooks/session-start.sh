@@ -138,27 +138,107 @@ build() {
     return 0
 }
 
-# Serialise sessions that start at the same moment: one builds, the others wait for it.
+# Serialise sessions that start at the same moment: one builds, the others wait for it.  The lock
+# is a folder holding `owner`: the pid, host and start identity (boot id and start time, so a
+# reused pid is not taken for the owner) of the shell that holds it.  A lock whose owner is dead
+# is taken over at once; a live owner's (or one that cannot be judged: another host, no owner
+# written) is waited for at most $AGENTS_STATE_INSTALL_WAIT seconds (default 90, at most 300:
+# well below the host's 600 s SessionStart timeout), then this session gives up with one line.
+this_host=$(uname -n 2>/dev/null) || this_host=unknown
+
+identity() {  # how process $1 is known while it lives (boot id and start time); nothing if dead
+    if [ -r /proc/sys/kernel/random/boot_id ]; then
+        stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+        # fields after the command name, which is in brackets and may hold spaces
+        set -f
+        # shellcheck disable=SC2086
+        set -- ${stat##*) }
+        set +f
+        [ "$#" -ge 20 ] && printf '%s %s\n' "$(cat /proc/sys/kernel/random/boot_id)" "${20}"
+    else
+        ps -o lstart= -p "$1" 2>/dev/null
+    fi
+}
+
+owner_fields() {  # the lock's owner as three lines: pid, host, identity (nothing if none yet)
+    cat "$lock/owner" 2>/dev/null
+}
+
+# "dead", "alive" or "unknown" for the owner written in $1 (owner_fields's output)
+owner_state() {
+    [ -n "$1" ] || {
+        # no owner: an older version's lock, or a holder killed between mkdir and writing it
+        if [ -n "$(find "$lock" -maxdepth 0 -mmin +15 2>/dev/null)" ]; then echo dead; else echo unknown; fi
+        return
+    }
+    o_pid=$(printf '%s\n' "$1" | sed -n 1p)
+    o_host=$(printf '%s\n' "$1" | sed -n 2p)
+    o_ident=$(printf '%s\n' "$1" | sed -n 3p)
+    case $o_pid in ''|*[!0-9]*) echo unknown; return ;; esac
+    [ "$o_host" = "$this_host" ] || { echo unknown; return; }
+    if [ -n "$o_ident" ]; then
+        now=$(identity "$o_pid")
+        if [ -n "$now" ] && [ "$now" = "$o_ident" ]; then echo alive; else echo dead; fi
+    elif kill -0 "$o_pid" 2>/dev/null; then
+        echo alive
+    else
+        echo dead
+    fi
+}
+
 locked() {
     lock=$data/install.lock
+    wait_max=${AGENTS_STATE_INSTALL_WAIT:-90}
+    case $wait_max in ''|*[!0-9]*) wait_max=90 ;; esac
+    [ "$wait_max" -le 300 ] || wait_max=300
+    me=$(exec sh -c 'echo "$PPID"')  # this subshell, not the script's $$
+    mine=$(printf '%s\n%s\n%s' "$me" "$this_host" "$(identity "$me")")
     waited=0
     until mkdir "$lock" 2>/dev/null; do
-        # a session killed while building leaves the lock behind: a build never takes 15 min
-        if [ -n "$(find "$lock" -maxdepth 0 -mmin +15 2>/dev/null)" ]; then
-            rmdir "$lock" 2>/dev/null
-            continue
+        if [ ! -e "$lock" ] && [ ! -L "$lock" ]; then
+            echo "cannot write to $data"
+            return 1
         fi
-        if [ "$waited" -ge 540 ]; then
-            echo "another session's install holds $lock (remove it if no install is running)"
+        seen=$(owner_fields)
+        state=$(owner_state "$seen")
+        if [ "$state" = dead ]; then
+            # one session takes over: the one whose claim folder inside this very lock is made
+            if mkdir "$lock/takeover" 2>/dev/null; then
+                if [ "$(owner_fields)" = "$seen" ]; then
+                    rm -rf "$lock"
+                else
+                    rmdir "$lock/takeover" 2>/dev/null
+                fi
+                continue
+            fi
+        fi
+        if [ "$waited" -ge "$wait_max" ]; then
+            o_pid=$(printf '%s\n' "$seen" | sed -n 1p)
+            o_host=$(printf '%s\n' "$seen" | sed -n 2p)
+            if [ "$state" = alive ]; then
+                echo "another session (pid $o_pid) is still installing the engine; it is ready in the next session"
+            elif [ -n "$o_pid" ]; then
+                echo "$lock is held by pid $o_pid on $o_host; remove it if no install runs there"
+            else
+                echo "another session's install holds $lock (remove it if no install is running)"
+            fi
             return 1
         fi
         sleep 1
         waited=$((waited + 1))
     done
+    printf '%s\n' "$mine" >"$lock/owner.tmp" && mv -f "$lock/owner.tmp" "$lock/owner" \
+        || { rm -rf "$lock"; echo "cannot write to $data"; return 1; }
+    trap 'release; exit 1' HUP INT TERM
     "$@"
     status=$?
-    rmdir "$lock" 2>/dev/null
+    release
+    trap - HUP INT TERM
     return "$status"
+}
+
+release() {  # remove the lock if it is still this session's
+    [ "$(owner_fields)" = "$mine" ] && rm -rf "$lock"
 }
 
 ensure() {

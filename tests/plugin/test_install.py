@@ -7,11 +7,14 @@ plugin's own source and a PATH line in $CLAUDE_ENV_FILE, and a changed source re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +32,7 @@ def start(
     data: Path | None,
     env_file: Path | None = None,
     script: Path = SCRIPT,
+    timeout: float = 300,
     **extra: str,
 ) -> subprocess.CompletedProcess[str]:
     env = {"PATH": path, "HOME": os.environ["HOME"], **extra}
@@ -43,7 +47,7 @@ def start(
         input=STARTUP,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
@@ -77,7 +81,7 @@ def test_without_plugin_data_it_says_how_to_install(root: Path) -> None:
 def no_python(tmp_path: Path) -> str:
     """A PATH with the shell tools the script uses and no Python."""
     tools = tmp_path / "tools"
-    tools.mkdir()
+    tools.mkdir(parents=True)
     for name in (
         "sh",
         "cat",
@@ -98,6 +102,7 @@ def no_python(tmp_path: Path) -> str:
         "date",
         "rmdir",
         "sleep",
+        "uname",
     ):
         found = shutil.which(name, path=SYSTEM_PATH)
         assert found, name
@@ -290,3 +295,113 @@ def test_a_data_dir_of_another_user_is_refused(root: Path, tmp_path: Path) -> No
     proc = start(root, no_python(tmp_path), data)
     _refused(proc, f"CLAUDE_PLUGIN_DATA '{data}' belongs to another user")
     assert sorted(data.iterdir()) == before
+
+
+# -- issue 23: the install lock knows its owner ---------------------------------------------------
+
+
+def _holder(root: Path, tmp_path: Path, data: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """A session whose install holds the lock: its python3 never answers."""
+    slow = tmp_path / "slow-python"
+    slow.mkdir()
+    (slow / "python3").write_text("#!/bin/sh\nexec sleep 600\n")
+    (slow / "python3").chmod(0o755)
+    env = {"PATH": f"{slow}:{no_python(tmp_path)}", "HOME": os.environ["HOME"]}
+    proc = subprocess.Popen(
+        [str(SCRIPT)],
+        cwd=root,
+        env={**env, "CLAUDE_PLUGIN_DATA": str(data)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    owner = data / "install.lock" / "owner"
+    for _ in range(600):
+        if owner.exists():
+            break
+        assert proc.poll() is None
+        time.sleep(0.05)
+    lines = owner.read_text().splitlines()
+    assert len(lines) == 3 and lines[0].isdigit() and lines[1] == os.uname().nodename, lines
+    return proc, lines
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def test_a_lock_whose_owner_was_killed_is_taken_over_at_once(root: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    holder, _ = _holder(root, tmp_path, data)
+    _kill(holder)
+    assert (data / "install.lock" / "owner").exists()  # left behind
+    # well under the 90 s a live owner is waited for: the dead one is not waited for at all
+    proc = start(root, no_python(tmp_path / "t"), data, timeout=60)
+    assert "no Python 3.11 or newer found on PATH" in told(proc)
+    assert not (data / "install.lock").exists()
+
+
+def test_a_live_owner_is_waited_for_then_named(root: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    holder, owner = _holder(root, tmp_path, data)
+    try:
+        proc = start(
+            root, no_python(tmp_path / "t"), data, timeout=60, AGENTS_STATE_INSTALL_WAIT="2"
+        )
+        assert told(proc) == (
+            f"agents-state: the engine is not installed (another session (pid {owner[0]}) is "
+            "still installing the engine; it is ready in the next session); install it with: "
+            f"pip install agents-state (or: pip install '{PLUGIN_ROOT}')"
+        )
+        assert (data / "install.lock" / "owner").read_text().splitlines() == owner
+    finally:
+        _kill(holder)
+
+
+def _planted_lock(data: Path, *lines: str) -> None:
+    (data / "install.lock").mkdir(parents=True)
+    (data / "install.lock" / "owner").write_text("".join(f"{line}\n" for line in lines))
+
+
+def test_a_reused_pid_is_not_the_owner(root: Path, tmp_path: Path) -> None:
+    # the pid lives (this test's own), but it is not the process that took the lock
+    data = tmp_path / "data"
+    _planted_lock(data, str(os.getpid()), os.uname().nodename, "another-boot 12345")
+    proc = start(root, no_python(tmp_path), data, timeout=60)
+    assert "no Python 3.11 or newer found on PATH" in told(proc)
+    assert not (data / "install.lock").exists()
+
+
+def test_an_owner_on_another_host_is_not_judged(root: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _planted_lock(data, "4242", "elsewhere.example", "boot 1")
+    proc = start(root, no_python(tmp_path), data, timeout=60, AGENTS_STATE_INSTALL_WAIT="1")
+    assert f"({data}/install.lock is held by pid 4242 on elsewhere.example; remove it if no " in (
+        told(proc)
+    )
+    assert (data / "install.lock" / "owner").exists()
+
+
+def test_a_read_only_data_dir_is_one_line_at_once(root: Path, tmp_path: Path) -> None:
+    # root writes anywhere on a writable file system: a read-only bind mount refuses even root
+    data = tmp_path / "data"
+    data.mkdir()
+    bwrap = shutil.which("bwrap")
+    assert bwrap, "bubblewrap (.ci/run installs it)"
+    tools = no_python(tmp_path)
+    proc = subprocess.run(
+        [bwrap, "--dev-bind", "/", "/", "--ro-bind", str(data), str(data), str(SCRIPT)],
+        cwd=root,
+        env={"PATH": tools, "HOME": os.environ["HOME"], "CLAUDE_PLUGIN_DATA": str(data)},
+        input=STARTUP,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    _refused(proc, f"cannot write to {data}")
+    assert list(data.iterdir()) == []

@@ -1,0 +1,99 @@
+"""Run a command line under bash without running any program: what bash would pass.
+
+Every builtin but ``printf`` is disabled, PATH names no folder, and ``command_not_found_handle``
+writes each simple command's argv (NUL-separated) to fd 9 instead of running it.  Globbing and
+brace expansion are off (``set -f +B``) and ``HOME`` is ``~``, so the words are bash's own
+splitting and quote removal.  Used by ``test_shellwords_bash.py`` (the splitter against bash)
+and ``test_hook_bash.py`` (what an allowed line really passes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import subprocess
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+DEPTH = 24  # folders above the run folder: `../` in a line never leaves the test's own
+
+
+@functools.cache
+def _prologue() -> str:
+    """Bash's lines before the tested one: the handler, then every builtin but printf and
+    return disabled (``cd``, ``exec``, ``eval``, ``set``... would act), ``enable`` last."""
+    listed = subprocess.run(
+        ["bash", "-c", "enable -a"], capture_output=True, text=True, check=True
+    ).stdout
+    names = [line.split()[-1] for line in listed.splitlines()]
+    off = [n for n in names if n not in ("printf", "return", "enable")]
+    assert "cd" in off and "exec" in off and "eval" in off, names
+    return (
+        'command_not_found_handle() { printf \'%s\\0\' "$#" "$@" >&9; return "$STATUS"; }\n'
+        "set -f +B +H\n"
+        "PATH=/nonexistent\n"
+        f"enable -n {' '.join(off)}\n"
+        "enable -n enable\n"
+    )
+
+
+class Run:
+    """What bash ran: each simple command's argv (counted), the files it made (relative to the
+    run folder), and its error text wherever the line sent it."""
+
+    def __init__(self, argvs: Counter[tuple[str, ...]], files: set[str], stderr: str) -> None:
+        self.argvs, self.files, self.stderr = argvs, files, stderr
+
+
+def run_bash(line: str, status: int, top: Path, inputs: Iterable[str] = ()) -> Run:
+    """Run ``line`` in a fresh folder deep under ``top`` (``inputs``: files made there first,
+    for ``<``), every command answering ``status``."""
+    work = top.joinpath(*["d"] * DEPTH)
+    work.mkdir(parents=True)
+    for name in inputs:
+        with contextlib.suppress(OSError):  # '.', 'a/..': a folder bash will refuse to read
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text("")
+    before = {p for p in top.rglob("*") if not p.is_dir()}
+    read, write = os.pipe()
+    if write == 9:  # 'exec 9>&9 9>&-' would close it
+        write = os.dup(9)
+        os.close(9)
+    try:
+        proc = subprocess.Popen(
+            ["bash", "-c", f"exec 9>&{write} {write}>&-\n" + _prologue() + line],
+            cwd=work,
+            env={"HOME": "~", "STATUS": str(status), "LC_ALL": "C"},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=(write,),
+        )
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        raw = pipe.read()  # until every process that holds fd 9 (backgrounded ones too) ends
+    err, _ = proc.communicate(timeout=30)
+    assert b"Bad file descriptor" not in err or b"9" not in err, err  # the harness's own fd
+    fields = raw.split(b"\0")[:-1]
+    argvs: Counter[tuple[str, ...]] = Counter()
+    i = 0
+    while i < len(fields):
+        n = int(fields[i])
+        argvs[tuple(f.decode() for f in fields[i + 1 : i + 1 + n])] += 1
+        i += 1 + n
+    made = [p for p in top.rglob("*") if not p.is_dir() and p not in before]
+    # bash's errors go where the line sent fd 2: stdout, stderr or a file it made
+    errors = b"".join([err, *(p.read_bytes() for p in made)]).decode("utf-8", "replace")
+    return Run(argvs, {os.path.relpath(p, work) for p in made}, errors)
+
+
+RUNTIME = (
+    "Is a directory",
+    "No such file or directory",
+    "Not a directory",
+    "ambiguous redirect",
+    "Bad file descriptor",
+)

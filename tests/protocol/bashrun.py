@@ -21,7 +21,7 @@ DEPTH = 24  # folders above the run folder: `../` in a line never leaves the tes
 
 
 @functools.cache
-def _prologue() -> str:
+def _prologue(expand: bool) -> str:
     """Bash's lines before the tested one: the handler, then every builtin but printf and
     return disabled (``cd``, ``exec``, ``eval``, ``set``... would act), ``enable`` last."""
     listed = subprocess.run(
@@ -32,7 +32,7 @@ def _prologue() -> str:
     assert "cd" in off and "exec" in off and "eval" in off, names
     return (
         'command_not_found_handle() { printf \'%s\\0\' "$#" "$@" >&9; return "$STATUS"; }\n'
-        "set -f +B +H\n"
+        f"set {'+f -B' if expand else '-f +B'} +H\n"
         "PATH=/nonexistent\n"
         f"enable -n {' '.join(off)}\n"
         "enable -n enable\n"
@@ -47,9 +47,12 @@ class Run:
         self.argvs, self.files, self.stderr = argvs, files, stderr
 
 
-def run_bash(line: str, status: int, top: Path, inputs: Iterable[str] = ()) -> Run:
+def run_bash(
+    line: str, status: int, top: Path, inputs: Iterable[str] = (), expand: bool = False
+) -> Run:
     """Run ``line`` in a fresh folder deep under ``top`` (``inputs``: files made there first,
-    for ``<``), every command answering ``status``."""
+    for ``<``), every command answering ``status``; ``expand``: with globbing and brace
+    expansion on."""
     work = top.joinpath(*["d"] * DEPTH)
     work.mkdir(parents=True)
     for name in inputs:
@@ -63,7 +66,7 @@ def run_bash(line: str, status: int, top: Path, inputs: Iterable[str] = ()) -> R
         os.close(9)
     try:
         proc = subprocess.Popen(
-            ["bash", "-c", f"exec 9>&{write} {write}>&-\n" + _prologue() + line],
+            ["bash", "-c", f"exec 9>&{write} {write}>&-\n" + _prologue(expand) + line],
             cwd=work,
             env={"HOME": "~", "STATUS": str(status), "LC_ALL": "C"},
             stdin=subprocess.DEVNULL,

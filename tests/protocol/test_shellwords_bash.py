@@ -9,7 +9,9 @@ which are compared too.  Each line runs twice, every command answering 0 and the
 both sides of ``&&`` and ``||`` run at least once.
 
 For a line the splitter accepts, what bash ran must be exactly its simple commands (argv after
-the leading assignments) and its output files; a line bash cannot parse must be refused.  A
+the leading assignments) and its output files; a line bash cannot parse must be refused; and
+when no word is marked as a pattern (``globbed``), bash with globbing and brace expansion on
+must pass the same words.  A
 refusal (``Unjudgeable``) is always allowed: the splitter may be conservative, never wrong.
 """
 
@@ -28,6 +30,8 @@ from agents_state.hooks.shellwords import SimpleCommand, Unjudgeable, parse
 from protocol.bashrun import RUNTIME, run_bash
 
 _OUTPUT = (">", ">>", ">|", "&>", "&>>", ">&")
+# names a glob made of the generated pieces could match
+_LITTER = {"a", "b", "ab", "ba", ".e", ".env", "nv", "e/nv", "0", "1", "x=1", "a,b", "a b", "-"}
 _FD = re.compile(r"[0-9]*-?")  # '>&2', '>&-' (close), '2>&1-' (move): no file
 
 PIECES = [
@@ -102,6 +106,16 @@ def _differs(line: str, tmp: Path) -> str | None:
     files = runs[0].files | runs[1].files
     if files != outputs:
         return f"bash wrote {sorted(files)}, the splitter saw {sorted(outputs)}"
+    if not any(w.globbed for c in commands for w in [*c.words, *(r.target for r in c.redirects)]):
+        # nothing marked for expansion: with globbing and braces on, among files that the
+        # line's patterns could match, bash must pass the very same words
+        present = inputs | _LITTER
+        for status, plain in zip((0, 1), runs, strict=True):
+            grown = run_bash(line, status, tmp / f"glob{status}", present, expand=True)
+            if any(why in grown.stderr for why in RUNTIME):
+                return None
+            if grown.argvs != plain.argvs:
+                return f"bash expanded to {dict(grown.argvs)}; no word was marked as a pattern"
     return None
 
 
@@ -130,7 +144,7 @@ def test_the_splitter_against_bash(tmp_path: Path) -> None:
     counter = iter(range(10**6))
 
     @settings(
-        max_examples=int(os.environ.get("SHELLWORDS_EXAMPLES", "300")),
+        max_examples=int(os.environ.get("SHELLWORDS_EXAMPLES", "200")),
         deadline=None,
         derandomize="SHELLWORDS_EXAMPLES" not in os.environ,
         database=None,
@@ -147,7 +161,7 @@ def test_the_splitter_against_bash(tmp_path: Path) -> None:
         accepted.append(line)
 
     check()
-    assert len(accepted) >= 60, accepted  # enough lines were really compared
+    assert len(accepted) >= 40, accepted  # enough lines were really compared
 
 
 @pytest.mark.parametrize(

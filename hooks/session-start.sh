@@ -12,8 +12,11 @@
 #      plugin update rebuilds it); ${CLAUDE_PLUGIN_DATA}/bin/agents-state links to it, and a line
 #      `export PATH=...` in $CLAUDE_ENV_FILE puts that bin/ (the engine alone, not the venv's
 #      python) on the PATH of commands and the Bash tool for this session.
-# Progress goes to stderr and ${CLAUDE_PLUGIN_DATA}/install.log; a failure is one line for the
-# user and the model (systemMessage and additionalContext).  Always exits 0: a session must start.
+# While it runs the host shows hooks.json's statusMessage (building, and how long it usually
+# takes); progress goes to stderr and ${CLAUDE_PLUGIN_DATA}/install.log; the outcome is one line
+# for the user and the model (systemMessage and additionalContext): built in how many seconds,
+# or why not and a command that installs the engine from this plugin's source (it is not on
+# PyPI).  Always exits 0: a session must start.
 set -u
 
 # PATH's absolute entries only, for everything this script runs: an empty entry, `.` or `bin`
@@ -120,7 +123,7 @@ build() {
         || { echo "cannot copy the plugin source"; return 1; }
     cp "$root/README.md" "$src/" 2>/dev/null || : >"$src/README.md"
     cp "$root/LICENSE" "$src/" 2>/dev/null || :
-    say "installing the engine into $venv (first session after install or update; see $log)"
+    say "building the engine in $venv (first session after install or update; usually 15-40 s; log: $log)"
     {
         echo "== $(date -u '+%Y-%m-%dT%H:%M:%SZ') $py -m venv $venv"
         "$py" -m venv "$venv"
@@ -131,7 +134,7 @@ build() {
         # it would start an environment marker
         cd "$data" && "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
             "./${src##*/}"
-    } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "pip install failed"; return 1; }
+    } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "pip install failed, see $log"; return 1; }
     rm -rf "$src"
     "$venv/bin/agents-state" --version >>"$log" 2>&1 \
         || { rm -rf "$venv"; echo "the installed engine does not start"; return 1; }
@@ -268,7 +271,9 @@ if ! engine_on_path; then
         problem="cannot create $data"
     else
         before=$(readlink "$data/bin/agents-state" 2>/dev/null)
+        started=$(date +%s)
         problem=$(locked ensure) && problem=
+        took=$(($(date +%s) - started))
         if [ -z "$problem" ]; then
             [ "$(readlink "$data/bin/agents-state")" = "$before" ] || installed=1
             if [ -n "${CLAUDE_ENV_FILE-}" ]; then
@@ -280,7 +285,9 @@ if ! engine_on_path; then
 fi
 
 if [ -n "$problem" ]; then
-    tell "agents-state: the engine is not installed ($problem); install it with: pip install agents-state (or: pip install '$root')"
+    # agents-state is not on PyPI: the commands install this plugin's own source
+    q=$(printf '%s' "$root" | sed "s/'/'\\\\''/g")
+    tell "agents-state: the engine is not installed ($problem); install it with: pipx install '$q' (or, in a Python 3.11+ venv: pip install '$q'), then start a new session"
     exit 0
 fi
 
@@ -288,6 +295,6 @@ out=$(printf '%s\n' "$payload" | "$launcher" hook session-start 2>/dev/null)
 if [ -n "$out" ]; then
     printf '%s\n' "$out"
 elif [ "$installed" = 1 ]; then
-    tell "agents-state: engine installed in $data (the subagents plugin's /subagents:dispatch is ready)"
+    tell "agents-state: engine built in ${took:-0} s and installed in $data (the subagents plugin's /subagents:dispatch is ready)"
 fi
 exit 0

@@ -68,7 +68,10 @@ def test_not_installed_says_how_in_one_line(
     proc = run([str(lone_launcher), "status"], root, f"{lone_launcher.parent}:{no_python}")
     assert proc.returncode == 127
     assert proc.stdout == ""
-    assert proc.stderr == "agents-state: not installed; run: pip install agents-state\n"
+    assert proc.stderr == (
+        "agents-state: not installed; install it from its source folder: pipx install "
+        "/path/to/agents-state\n"
+    )
 
 
 def test_not_installed_names_the_checkout(root: Path, tmp_path: Path, no_python: str) -> None:
@@ -80,7 +83,8 @@ def test_not_installed_names_the_checkout(root: Path, tmp_path: Path, no_python:
     proc = run([str(plugin / "bin" / "agents-state"), "next"], root, no_python)
     assert proc.returncode == 127
     assert proc.stderr == (
-        f"agents-state: not installed; run: pip install agents-state (or: pip install '{plugin}')\n"
+        f"agents-state: not installed; run: pipx install '{plugin}' (or, in a Python 3.11+ venv: "
+        f"pip install '{plugin}')\n"
     )
 
 

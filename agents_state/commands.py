@@ -25,23 +25,47 @@ _TAIL_BYTES = 256 * 1024  # read from the end of the output; TAIL lines fit in i
 _GRACE = 2.0
 
 
-def _end_group(pgid: int) -> None:
-    """SIGTERM the process group, SIGKILL what is left of it after a short grace."""
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        return
-    deadline = time.monotonic() + _GRACE
-    while time.monotonic() < deadline:
+def _exited(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to ``timeout`` for the command to exit, without reaping it: while its zombie
+    stands, its process group id cannot be given to another process."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # no waitid: reap it (a reused group id is then barely possible)
         try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        time.sleep(0.02)
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    deadline, delay = time.monotonic() + timeout, 0.0005
+    while waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(delay, left))
+        delay = min(delay * 2, 0.05)
+    return True
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
     try:
-        os.killpg(pgid, signal.SIGKILL)
+        os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the command's process group, reap the command, SIGKILL what is left of the
+    group after a short grace."""
+    deadline = time.monotonic() + _GRACE
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=_GRACE)
+    except subprocess.TimeoutExpired:
         pass
+    while time.monotonic() < deadline and _signal_group(proc.pid, 0):
+        time.sleep(0.02)
+    _signal_group(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def _tail_bytes(out: IO[bytes]) -> bytes:
@@ -68,13 +92,9 @@ def _run_one(command: str, timeout: int, cwd: Path) -> tuple[int | None, bool, s
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-        try:
-            code: int | None = proc.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            code, timed_out = None, True
-        _end_group(proc.pid)  # whatever it left in its group, or all of it on timeout
-        proc.wait()
+        timed_out = not _exited(proc, timeout)
+        _end_group(proc)  # whatever it left in its group, or all of it on timeout
+        code = None if timed_out else proc.returncode
         text = _tail_bytes(out).decode("utf-8", "replace")
     return code, timed_out, text
 

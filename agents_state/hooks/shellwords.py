@@ -196,10 +196,7 @@ def _tokens(line: str) -> list[Word | str]:
             continue
         if word is None:
             word, start = Word(), i
-            if c == "~":
-                j = i + 1
-                if j < n and line[j] not in "/ \t\n;&|<>":
-                    raise Unjudgeable("'~user' home directories cannot be judged")
+            _tilde(line, i)
             if at_command and not target and _subscript_start(line, i):
                 raise Unjudgeable("an array element 'name[...]' leading a command cannot be judged")
         if c == "'":
@@ -218,11 +215,20 @@ def _tokens(line: str) -> list[Word | str]:
             word.quoted = True
             i += 2
         else:
+            if c == "~" and line[i - 1] in "=:":  # bash expands it there too: a=~0, PATH=x:~+
+                _tilde(line, i)
             _plain(word, c, line, i)
             i += 1
     if word is not None:
         finish(n)
     return out
+
+
+def _tilde(line: str, i: int) -> None:
+    """``~`` or ``~/`` is the home folder; any other ``~...`` (``~user``, ``~+``, ``~0``...)
+    names a folder only the shell's state knows."""
+    if line.startswith("~", i) and i + 1 < len(line) and line[i + 1] not in "/: \t\n;&|<>":
+        raise Unjudgeable("'~user' home directories cannot be judged")
 
 
 def _is_fd(word: Word) -> bool:

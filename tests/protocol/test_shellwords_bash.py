@@ -177,6 +177,8 @@ def test_the_splitter_against_bash(tmp_path: Path) -> None:
         ("a &&\n", "'&&' is not followed by a command"),
         ("a >&x\\'", "a quoted file name after '>&' cannot be judged"),
         ("a \\", "a backslash at the end of the command cannot be judged"),
+        ("cat a=~0", "'~user' home directories cannot be judged"),  # the folder stack's top
+        ("cat p=x:~+/.env", "'~user' home directories cannot be judged"),  # $PWD
     ],
 )
 def test_what_bash_reads_otherwise_is_refused(line: str, why: str, tmp_path: Path) -> None:

@@ -3,8 +3,9 @@
 Every builtin but ``printf`` is disabled, PATH names no folder, and ``command_not_found_handle``
 writes each simple command's argv (NUL-separated) to fd 9 instead of running it.  Globbing and
 brace expansion are off (``set -f +B``) and ``HOME`` is ``~``, so the words are bash's own
-splitting and quote removal.  Used by ``test_shellwords_bash.py`` (the splitter against bash)
-and ``test_hook_bash.py`` (what an allowed line really passes).
+splitting and quote removal.  It runs under bubblewrap with only its own folder writable.
+Used by ``test_shellwords_bash.py`` (the splitter against bash) and ``test_hook_bash.py`` (what
+an allowed line really passes).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import shutil
 import subprocess
 from collections import Counter
 from collections.abc import Iterable
@@ -37,6 +39,16 @@ def _prologue(expand: bool) -> str:
         f"enable -n {' '.join(off)}\n"
         "enable -n enable\n"
     )
+
+
+def _contained(top: Path) -> list[str]:
+    """bubblewrap with every folder read-only but ``top``: whatever a generated line names, bash
+    writes nowhere else (as root it could write anywhere)."""
+    bwrap = shutil.which("bwrap")
+    assert bwrap, "bubblewrap (.ci/run installs it)"
+    top.mkdir(parents=True, exist_ok=True)
+    ro = ["--ro-bind", "/", "/", "--bind", str(top), str(top)]
+    return [bwrap, *ro, "--dev", "/dev", "--proc", "/proc", "--die-with-parent"]
 
 
 class Run:
@@ -66,7 +78,12 @@ def run_bash(
         os.close(9)
     try:
         proc = subprocess.Popen(
-            ["bash", "-c", f"exec 9>&{write} {write}>&-\n" + _prologue(expand) + line],
+            [
+                *_contained(top),
+                "bash",
+                "-c",
+                f"exec 9>&{write} {write}>&-\n" + _prologue(expand) + line,
+            ],
             cwd=work,
             env={"HOME": "~", "STATUS": str(status), "LC_ALL": "C"},
             stdin=subprocess.DEVNULL,
@@ -99,4 +116,5 @@ RUNTIME = (
     "Not a directory",
     "ambiguous redirect",
     "Bad file descriptor",
+    "Read-only file system",  # a file outside the run's folder
 )

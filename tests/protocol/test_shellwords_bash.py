@@ -34,8 +34,11 @@ _OUTPUT = (">", ">>", ">|", "&>", "&>>", ">&")
 _LITTER = {"a", "b", "ab", "ba", ".e", ".env", "nv", "e/nv", "0", "1", "x=1", "a,b", "a b", "-"}
 _FD = re.compile(r"[0-9]*-?")  # '>&2', '>&-' (close), '2>&1-' (move): no file
 
+# No piece starts with '/', so no word (braces included) is an absolute path: the runs write
+# only under their folder (bubblewrap holds them to it as well).
 PIECES = [
-    *"ab .e/nv*?[]{},'\"\\;&|<>()$`~#=:+-!\n\t012",
+    *"ab .env*?[]{},'\"\\;&|<>()$`~#=:+-!\n\t012",
+    ".e/nv",
     "a ",
     "cat ",
     ".env",
@@ -192,3 +195,7 @@ def test_a_line_continuation_is_no_word() -> None:
     (simple,) = parse("cat \\\n .env")
     assert [w.text for w in simple.words] == ["cat", ".env"]  # was ["cat", "", ".env"]
     assert [w.text for w in parse("c a[x y]")[0].words] == ["c", "a[x", "y]"]  # an argument
+
+
+def test_no_piece_makes_an_absolute_path() -> None:
+    assert not [p for p in PIECES if p.startswith("/")]

@@ -1,9 +1,10 @@
 """Run a command line under bash without running any program: what bash would pass.
 
 Every builtin but ``printf`` is disabled, PATH names no folder, and ``command_not_found_handle``
-writes each simple command's argv (NUL-separated) to fd 9 instead of running it.  Globbing and
-brace expansion are off (``set -f +B``) and ``HOME`` is ``~``, so the words are bash's own
-splitting and quote removal.  It runs under bubblewrap with only its own folder writable.
+writes each simple command's argv (NUL-separated) to a file of its own instead of running it.
+Globbing and brace expansion are off (``set -f +B``) and ``HOME`` is ``~``, so the words are
+bash's own splitting and quote removal.  It runs under bubblewrap with only its own folder
+writable; fd 9, held by every process it starts, tells when the last one (``a &``) has ended.
 Used by ``test_shellwords_bash.py`` (the splitter against bash) and ``test_hook_bash.py`` (what
 an allowed line really passes).
 """
@@ -33,7 +34,9 @@ def _prologue(expand: bool) -> str:
     off = [n for n in names if n not in ("printf", "return", "enable")]
     assert "cd" in off and "exec" in off and "eval" in off, names
     return (
-        'command_not_found_handle() { printf \'%s\\0\' "$#" "$@" >&9; return "$STATUS"; }\n'
+        # one file per command: records of a pipeline's parts written at once never mix
+        'command_not_found_handle() { printf \'%s\\0\' "$#" "$@" >"$REC/$BASHPID.$((++N))"; '
+        'return "$STATUS"; }\n'
         f"set {'+f -B' if expand else '-f +B'} +H\n"
         "PATH=/nonexistent\n"
         f"enable -n {' '.join(off)}\n"
@@ -71,6 +74,8 @@ def run_bash(
         with contextlib.suppress(OSError):  # '.', 'a/..': a folder bash will refuse to read
             (work / name).parent.mkdir(parents=True, exist_ok=True)
             (work / name).write_text("")
+    rec = top / "rec"
+    rec.mkdir()
     before = {p for p in top.rglob("*") if not p.is_dir()}
     read, write = os.pipe()
     if write == 9:  # 'exec 9>&9 9>&-' would close it
@@ -85,7 +90,7 @@ def run_bash(
                 f"exec 9>&{write} {write}>&-\n" + _prologue(expand) + line,
             ],
             cwd=work,
-            env={"HOME": "~", "STATUS": str(status), "LC_ALL": "C"},
+            env={"HOME": "~", "STATUS": str(status), "LC_ALL": "C", "REC": str(rec)},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -94,17 +99,16 @@ def run_bash(
     finally:
         os.close(write)
     with os.fdopen(read, "rb") as pipe:
-        raw = pipe.read()  # until every process that holds fd 9 (backgrounded ones too) ends
+        pipe.read()  # until every process that holds fd 9 (backgrounded ones too) ends
     err, _ = proc.communicate(timeout=30)
-    assert b"Bad file descriptor" not in err or b"9" not in err, err  # the harness's own fd
-    fields = raw.split(b"\0")[:-1]
     argvs: Counter[tuple[str, ...]] = Counter()
-    i = 0
-    while i < len(fields):
-        n = int(fields[i])
-        argvs[tuple(f.decode() for f in fields[i + 1 : i + 1 + n])] += 1
-        i += 1 + n
-    made = [p for p in top.rglob("*") if not p.is_dir() and p not in before]
+    for record in rec.iterdir():
+        n, *fields = record.read_bytes().split(b"\0")[:-1]
+        assert len(fields) == int(n), (record, fields)
+        argvs[tuple(f.decode() for f in fields)] += 1
+    made = [
+        p for p in top.rglob("*") if not p.is_dir() and p not in before and rec not in p.parents
+    ]
     # bash's errors go where the line sent fd 2: stdout, stderr or a file it made
     errors = b"".join([err, *(p.read_bytes() for p in made)]).decode("utf-8", "replace")
     return Run(argvs, {os.path.relpath(p, work) for p in made}, errors)

@@ -2,7 +2,7 @@
 
 Generated command lines are run by bash under a harness that never runs a program: every
 builtin but ``printf`` is disabled, PATH names no folder, and ``command_not_found_handle``
-writes each simple command's argv (NUL-separated) to fd 9 instead.  Globbing and brace
+writes each simple command's argv (NUL-separated) to a file instead.  Globbing and brace
 expansion are off (``set -f +B``) and ``HOME`` is ``~``, so the words bash passes are its
 splitting and quote removal alone.  Output redirections create files in an empty folder,
 which are compared too.  Each line runs twice, every command answering 0 and then 1, so that
@@ -107,8 +107,8 @@ def _differs(line: str, tmp: Path) -> str | None:
     if ran != argvs:
         return f"bash ran {dict(ran)}, the splitter saw {dict(argvs)}"
     files = runs[0].files | runs[1].files
-    if files != outputs:
-        return f"bash wrote {sorted(files)}, the splitter saw {sorted(outputs)}"
+    if files != outputs - inputs:  # a file made for '<' before the run is no new file
+        return f"bash wrote {sorted(files)}, the splitter saw {sorted(outputs - inputs)}"
     if not any(w.globbed for c in commands for w in [*c.words, *(r.target for r in c.redirects)]):
         # nothing marked for expansion: with globbing and braces on, among files that the
         # line's patterns could match, bash must pass the very same words

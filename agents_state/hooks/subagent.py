@@ -120,3 +120,7 @@ def handle(event: str, explicit_root: str | None) -> None:
             _on_stop(root, payload, entry)
     finally:
         _log(root, entry)
+        if event == "subagent-stop":  # tokens and time of this agent (issue 24)
+            from agents_state.usage.hook import on_subagent_stop
+
+            on_subagent_stop(root, payload)

@@ -137,7 +137,8 @@ def test_phase_at_picks_the_phase_current_at_the_time() -> None:
 
 
 def test_task_in_prefers_the_handoff_then_a_unique_mention() -> None:
-    s: dict[str, Any] = {"stages": {"IMPLEMENT": {"phases": {"2.1": {"tasks": {"t1": {}, "t2": {}, "t10": {}}}}}}}
+    tasks: dict[str, Any] = {"t1": {}, "t2": {}, "t10": {}}
+    s = {"stages": {"IMPLEMENT": {"phases": {"2.1": {"tasks": tasks}}}}}
     assert task_in(s, "t1", "work on t2") == "t1"
     assert task_in(s, None, "Implement task t2 of the plan") == "t2"
     assert task_in(s, None, "t1 and t2") is None  # two named: nobody can tell

@@ -33,7 +33,7 @@ EVENTS: dict[str, str] = {
     "subagent-start": "agents_state.hooks.subagent",
     "subagent-stop": "agents_state.hooks.subagent",
     "session-start": "agents_state.hooks.session_start",
-    "stop": "agents_state.usage.hook",
+    "stop": "agents_state.hooks.usage",
 }
 
 

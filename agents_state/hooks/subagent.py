@@ -121,6 +121,6 @@ def handle(event: str, explicit_root: str | None) -> None:
     finally:
         _log(root, entry)
         if event == "subagent-stop":  # tokens and time of this agent (issue 24)
-            from agents_state.usage.hook import on_subagent_stop
+            from agents_state.hooks.usage import on_subagent_stop
 
             on_subagent_stop(root, payload)

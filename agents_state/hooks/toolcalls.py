@@ -45,6 +45,6 @@ def handle(event: str, explicit_root: str | None) -> None:
             remember_transcript(root, transcript)  # for the 70% compaction advice (issue 15)
         except OSError:
             pass
-        from agents_state.usage.hook import on_main
+        from agents_state.hooks.usage import on_main
 
         on_main(root, transcript)  # the orchestrator's tokens, by phase (issue 24)

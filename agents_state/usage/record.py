@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 
-from agents_state.hooks.hookjson import dumps, loads
+import orjson
+
 from agents_state.usage import book as bk
 from agents_state.usage.transcript import Chunk, read_new
 
@@ -40,7 +41,7 @@ def read_book(root: str) -> dict[str, Any] | None:
     from agents_state.store.fsops import read_regular
 
     try:
-        data = loads(read_regular(_path(root), _SHOWN))
+        data = orjson.loads(read_regular(_path(root), _SHOWN))
     except Exception:
         return None
     return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else None
@@ -61,7 +62,7 @@ def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]],
             if not isinstance(book.get(key), dict):
                 book[key] = {}
         if change(book):
-            store.write_file(Path(_path(root)), dumps(book), _SHOWN)
+            store.write_file(Path(_path(root)), orjson.dumps(book), _SHOWN)
 
 
 def _read(book: dict[str, Any], path: str) -> Chunk | str:

@@ -102,6 +102,7 @@ WIRED = {
     "PostToolUseFailure": [LAUNCHER_HOOK + "post-tool-use-failure"],
     "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
     "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"],
+    "Stop": [LAUNCHER_HOOK + "stop"],  # the main conversation's token usage (issue 24)
 }
 
 

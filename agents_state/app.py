@@ -101,7 +101,12 @@ class App:
 
         transcript = transcript_of(str(self.root))
         tokens = context_tokens(transcript) if transcript else None
-        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens)
+        usage = None
+        if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
+            from agents_state.views.usage import budget_usage  # issue 24
+
+            usage = budget_usage(str(self.root), state)
+        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens, usage)
 
     # -- transitions ----------------------------------------------------------------------------
 

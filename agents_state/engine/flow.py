@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
+from agents_state.engine.budget import answer_budget
 from agents_state.engine.context import Ctx, Outcome, check_phase_id
 from agents_state.engine.gate import retry_tests, skip_tests
 from agents_state.engine.table import phase_target
@@ -147,4 +148,5 @@ HANDLERS = {
     "block": _block,
     "clarify": _clarify,
     "answer": _answer,
+    "budget": answer_budget,  # issue 24
 }

@@ -156,8 +156,13 @@ def next_action(
     now: datetime,
     tool_calls: int = 0,
     context_tokens: int | None = None,
+    usage: tuple[int, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
     action = _next_action(state, config, now)
+    if usage is not None:  # tokens used, of the workflow and by stage (issue 24)
+        from agents_state.engine.budget import budget_gate
+
+        action = budget_gate(state, config, action, usage[0], usage[1])
     comp = config.compaction
     full = comp.contextWindowTokens * comp.contextPercent // 100
     if (

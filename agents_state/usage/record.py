@@ -116,15 +116,15 @@ def record_agent(
             return bool(chunk)  # a new note
         task = task_in(state, named_task, chunk.prompt)
         current = state.get("currentPhase")
-        phase = (
-            TASK_PHASE
-            if task
-            else bk.phase_at(
-                bk.phase_windows(state),
-                chunk.first_at or "9999",
-                current if isinstance(current, str) else None,
-            )
-        )
+        current = current if isinstance(current, str) else None
+        started = str(state.get("startedAt") or "")[:19]
+        first = chunk.first_at or "9999"
+        if task:
+            phase = TASK_PHASE
+        elif first[:19] < started or not chunk.first_at:  # a clock apart: the phase now
+            phase = current or "-"
+        else:
+            phase = bk.phase_at(bk.phase_windows(state), first, current)
         known = book["agents"].get(agent_id)
         if isinstance(known, dict) and known.get("phase"):
             phase = phase if task else str(known["phase"])

@@ -12,7 +12,7 @@ from typing import Any
 from agents_state.models import State
 from agents_state.types import parse_time
 
-__all__ = ["fmt_seconds", "fmt_tokens", "usage_lines", "usage_of", "with_times"]
+__all__ = ["budget_usage", "fmt_seconds", "fmt_tokens", "usage_lines", "usage_of", "with_times"]
 
 
 def fmt_tokens(n: int) -> str:
@@ -80,6 +80,24 @@ def usage_of(root: str, state: State, now: datetime) -> dict[str, Any]:
     if book is None or book.get("workflow") != state.startedAt:
         book = fresh(state.startedAt)
     return with_times(summary(book), state, now)
+
+
+def budget_usage(root: str, state: State) -> tuple[int, dict[str, int]]:
+    """Tokens used by the workflow and by each stage, for the budget."""
+    from agents_state.usage.book import summary
+    from agents_state.usage.record import read_book
+    from agents_state.workflow import PHASE_INDEX, get_phase
+
+    book = read_book(root)
+    if book is None or book.get("workflow") != state.startedAt:
+        return 0, {}
+    s = summary(book)
+    stages: dict[str, int] = {}
+    for pid, row in s["phases"].items():
+        if pid in PHASE_INDEX:
+            stage = get_phase(pid).stage
+            stages[stage] = stages.get(stage, 0) + row["tokens"]
+    return s["tokens"], stages
 
 
 def usage_lines(u: dict[str, Any]) -> list[str]:

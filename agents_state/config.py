@@ -140,12 +140,27 @@ class StagesCfg(_Strict):
     FINAL: FinalStageCfg = field(default_factory=FinalStageCfg)
 
 
+def _window(v: int | None) -> int | None:
+    if v is not None and v < 1000:
+        raise ValueError("must be a window of at least 1000 tokens")
+    return v
+
+
+def _windows(v: dict[str, int]) -> dict[str, int]:
+    for n in v.values():
+        _window(n)
+    return v
+
+
 class CompactionCfg(_Strict):
     betweenStages: bool = True
     betweenPhases: bool = False
     toolCallThreshold: int = field(default=50, ge=1)
     contextPercent: int = field(default=70, ge=1, le=100)  # of the window (design 000)
-    contextWindowTokens: int = field(default=200_000, ge=1000)
+    # None: the window of the model in use, read from the transcript (issue 24)
+    contextWindowTokens: Annotated[int | None, After(_window)] = None
+    # model id prefix -> window, over the built-in table (contextsize.MODEL_WINDOWS)
+    contextWindows: Annotated[dict[str, int], After(_windows)] = field(default_factory=dict)
 
 
 def _positive(v: int | None) -> int | None:

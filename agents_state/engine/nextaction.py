@@ -157,6 +157,7 @@ def next_action(
     tool_calls: int = 0,
     context_tokens: int | None = None,
     usage: tuple[int, dict[str, int]] | None = None,
+    context_window: int | None = None,
 ) -> dict[str, Any]:
     action = _next_action(state, config, now)
     if usage is not None:  # tokens used, of the workflow and by stage (issue 24)
@@ -164,22 +165,24 @@ def next_action(
 
         action = budget_gate(state, config, action, usage[0], usage[1])
     comp = config.compaction
-    full = comp.contextWindowTokens * comp.contextPercent // 100
+    window = comp.contextWindowTokens or context_window or 200_000  # issue 24
+    full = window * comp.contextPercent // 100
     if (
         context_tokens is not None
         and context_tokens >= full
         and action["kind"] not in ("compact", "done", "blocked", "ask_user")
     ):
-        pct = round(100 * context_tokens / comp.contextWindowTokens)
+        pct = round(100 * context_tokens / window)
         return _action(
             "compact",
             get_phase(state.currentPhase) if state.currentPhase else None,
             instructions=f"The conversation holds {context_tokens} tokens, {pct}% of "
-            f"its {comp.contextWindowTokens}-token window (advice at "
+            f"its {window}-token window (advice at "
             f"{comp.contextPercent}%). Compact now (/compact), then "
             "record it and reload with: agents-state context",
             command="agents-state compact",
             contextTokens=context_tokens,
+            contextWindow=window,
         )
     limit = comp.toolCallThreshold
     if tool_calls >= limit and action["kind"] not in ("compact", "done", "blocked", "ask_user"):

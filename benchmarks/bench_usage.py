@@ -6,6 +6,7 @@ from the one the real CLI wrote (tests/data/usage/agent.jsonl): its responses re
 message ids, between lines that carry no usage (tool results, attachments), as long sessions
 are.  Cases, each a whole SubagentStop hook process:
 
+  no usage     the same hook with no transcript named (what it cost before issue 24)
   small        an agent's first stop on a 110 KB transcript (read whole)
   50 MB, new   an agent's stop after one more response was appended to a 50 MB transcript whose
                offset the book remembers (the incremental read: what every later stop costs)
@@ -55,20 +56,21 @@ def append_response(path: Path, k: int) -> None:
         f.write(answer.replace(b'"id":"msg_stub_', b'"id":"msg_more_%d_' % k))
 
 
-def payload(cwd: str, agent: str, transcript: Path) -> bytes:
-    return json.dumps(
-        {
-            "session_id": "s",
-            "transcript_path": "/nowhere",
-            "cwd": cwd,
-            "hook_event_name": "SubagentStop",
-            "agent_id": agent,
-            "agent_type": "subagents:task-agent",
-            "agent_transcript_path": str(transcript),
-            "last_assistant_message": "done",
-            "stop_hook_active": False,
-        }
-    ).encode()
+def payload(cwd: str, agent: str, transcript: Path | None) -> bytes:
+    data = {
+        "session_id": "s",
+        "transcript_path": "/nowhere",
+        "cwd": cwd,
+        "hook_event_name": "SubagentStop",
+        "agent_id": agent,
+        "agent_type": "subagents:task-agent",
+        "agent_transcript_path": str(transcript),
+        "last_assistant_message": "done",
+        "stop_hook_active": False,
+    }
+    if transcript is None:
+        del data["agent_transcript_path"]
+    return json.dumps(data).encode()
 
 
 def main() -> int:
@@ -104,12 +106,13 @@ def main() -> int:
             firsts.append(time_ms(hook, payload(cwd, f"first-{i}", big), cwd, env))
         book = json.loads((project / ".agents" / "usage.json").read_text())
         assert book["transcripts"][str(big)]["offset"] == big.stat().st_size, "not booked"
-        cases: dict[str, list[float]] = {"small": [], "50 MB, new": []}
+        cases: dict[str, list[float]] = {"no usage": [], "small": [], "50 MB, new": []}
         base: list[float] = []
         for k in range(args.runs):
             small = Path(tmp) / f"small-{k}.jsonl"
             small.write_bytes(FIXTURE.read_bytes())
             base.append(time_ms(base_cmd, b"", cwd, env))
+            cases["no usage"].append(time_ms(hook, payload(cwd, f"none-{k}", None), cwd, env))
             cases["small"].append(time_ms(hook, payload(cwd, f"small-{k}", small), cwd, env))
             append_response(big, k)
             cases["50 MB, new"].append(time_ms(hook, payload(cwd, "first-0", big), cwd, env))
@@ -124,7 +127,9 @@ def main() -> int:
                 f"ratio {m / b:4.2f}x"
             )
         inc, small_m = statistics.median(cases["50 MB, new"]), statistics.median(cases["small"])
+        none = statistics.median(cases["no usage"])
         print(f"  incremental 50 MB stop / small first stop: {inc / small_m:4.2f}x")
+        print(f"  incremental 50 MB stop / the hook without usage: {inc / none:4.2f}x")
     return 0
 
 

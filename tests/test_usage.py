@@ -328,8 +328,17 @@ def test_main_conversation_hooks_book_the_orchestrator(root: Path, tmp_path: Pat
     lines = path.read_bytes().splitlines(keepends=True)
     cut = next(i for i, ln in enumerate(lines) if b"msg_stub_5" in ln)
     path.write_bytes(b"".join(lines[:cut]))
-    post = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "transcript_path": str(path)}
-    hook(root, "post-tool-use", post)
+    post = {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "agents-state next --json"},
+        "transcript_path": str(path),
+    }
+    hook(root, "post-tool-use", {**post, "tool_name": "Read", "tool_input": {}})
+    assert not (root / ".agents" / "usage.json").exists()  # a Read books nothing
+    hook(root, "post-tool-use", post)  # an engine step books what the conversation spent
+    book = json.loads((root / ".agents" / "usage.json").read_text())
+    assert list(book["main"]) == ["0"]
     path.write_bytes(b"".join(lines))
     hook(root, "stop", {"hook_event_name": "Stop", "transcript_path": str(path)})
     hook(root, "stop", {"hook_event_name": "Stop", "transcript_path": str(path)})

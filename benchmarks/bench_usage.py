@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -102,8 +103,11 @@ def main() -> int:
             f"{big.stat().st_size / 1e6:.1f} MB with {responses} responses"
         )
         firsts = []
-        for i in range(3):  # the first stop: reads the whole file
-            firsts.append(time_ms(hook, payload(cwd, f"first-{i}", big), cwd, env))
+        for i in range(3):  # the first stop: reads the whole file (a path of its own each)
+            alias = Path(tmp) / f"big-{i}.jsonl"
+            os.link(big, alias)
+            firsts.append(time_ms(hook, payload(cwd, f"first-{i}", alias), cwd, env))
+        big = Path(tmp) / "big-0.jsonl"
         book = json.loads((project / ".agents" / "usage.json").read_text())
         assert book["transcripts"][str(big)]["offset"] == big.stat().st_size, "not booked"
         cases: dict[str, list[float]] = {"no usage": [], "small": [], "50 MB, new": []}

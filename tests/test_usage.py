@@ -344,8 +344,16 @@ def test_main_conversation_hooks_book_the_orchestrator(root: Path, tmp_path: Pat
     hook(root, "stop", {"hook_event_name": "Stop", "transcript_path": str(path)})
     # a sub-agent's tool call books nothing of the main transcript
     hook(root, "post-tool-use", {**post, "agent_id": "x", "agent_type": "subagents:task-agent"})
+    text = run_cli(root, "status").stdout.splitlines()
+    cost = text.index(next(ln for ln in text if ln.startswith("Cost: ")))
+    assert text[cost].endswith(" (from the host's transcripts)")
+    assert text[cost].startswith("Cost: 67k tokens, ")  # 11,120 + 55,560
+    assert text[cost + 1] == "  0        11k tokens   16m06s"  # 17:00:00 to 17:16:06
+    assert text[cost + 2].startswith("  1.1      56k tokens ")
+    assert text[cost + 3].startswith("NEXT: ")
     out = cli_json(root, "status")["workflow"]["usage"]
     assert out["phases"]["0"]["tokens"] == grand("msg_stub_1")
+    assert out["phases"]["0"]["seconds"] == 966.0
     assert out["phases"]["1.1"]["tokens"] == grand("msg_stub_5")
     assert out["tokens"] == grand(*MAIN_IDS)
 

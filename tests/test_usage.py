@@ -313,8 +313,11 @@ def test_ten_agents_stopping_at_once_lose_no_count(root: Path, tmp_path: Path) -
     with ThreadPoolExecutor(10) as pool:
         procs = list(pool.map(stop, range(10)))
     assert all(p.stderr == "" for p in procs), [p.stderr for p in procs]
-    out = cli_json(root, "status")["workflow"]["usage"]
-    assert out["tokens"] == 10 * grand(*AGENT_IDS)
+    brief = cli_json(root, "status")["workflow"]["usage"]
+    assert (brief["agentCount"], brief["taskCount"]) == (10, 10)  # bounded without --verbose
+    assert "agents" not in brief and "tasks" not in brief
+    out = cli_json(root, "status", "--verbose")["workflow"]["usage"]
+    assert out["tokens"] == brief["tokens"] == 10 * grand(*AGENT_IDS)
     assert {t: v["tokens"] for t, v in out["tasks"].items()} == dict.fromkeys(
         ids, grand(*AGENT_IDS)
     )

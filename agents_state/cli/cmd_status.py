@@ -38,6 +38,9 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
         from agents_state.views.summary import summarize
 
         workflow = summarize(state, utcnow(), app.policy.lease_seconds, verbose)
+        if not verbose:  # per agent and per task with --verbose: the size stays bounded
+            usage["agentCount"] = len(usage.pop("agents"))
+            usage["taskCount"] = len(usage.pop("tasks"))
         workflow["usage"] = usage
         emit_json({"workflow": workflow, "next": action})
         return 0

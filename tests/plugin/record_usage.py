@@ -7,7 +7,9 @@ tokens differ: the main conversation calls one ``Agent`` (in the foreground), th
 one Bash command and answers with a handoff naming task ``t2``, the main conversation ends.  The
 main transcript and the agent's transcript are copied to tests/data/usage/ with the project's
 temporary path replaced by ``/project``; ``expected.json`` lists the usage of every stub reply by
-message id, which the tests compare the readers with.
+message id, which the tests compare the readers with.  The tests also pin this recording's
+time stamps (its responses fall in the second 2026-11-25T17:16:06) and model: after recording
+anew, update them in tests/test_usage.py.
 """
 
 from __future__ import annotations

@@ -250,6 +250,11 @@ def test_watch_shows_the_running_total_of_tokens(root: Path) -> None:
     w = Watch(root, "--plain", "--exit-on-done")
     try:
         w.wait_for("Cost: 100k tokens, ")
+        # another agent stops: only the usage book changes, and the total is redrawn
+        second = root / "a2.jsonl"  # its own transcript
+        second.write_bytes((DATA / "usage/agent.jsonl").read_bytes())
+        record_agent(str(root), state, "a2", "subagents:task-agent", str(second))
+        w.wait_for("Cost: 200k tokens, ")
         assert run_cli(root, "resume", "--abort").returncode == 0
         assert w.proc.wait(timeout=10) == 0
     finally:

@@ -59,7 +59,7 @@ AGENTS = {
     "security-scanner",
     "parallel-executor",
 }
-COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run"}
+COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run", "report"}
 # issue 10: the orchestrator chains of designs 000 / 002
 COMMANDS |= {"code", "plan", "ui", "docs", "eval", "check", "git"}
 MODELS = {"sonnet", "opus", "haiku", "inherit"}

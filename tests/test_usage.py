@@ -374,3 +374,13 @@ def test_hooks_outside_a_workflow_book_nothing(root: Path) -> None:
         },
     )
     assert not (root / ".agents" / "usage.json").exists()
+
+
+def test_an_unreadable_book_is_started_anew_with_a_note(root: Path) -> None:
+    s = _at_phase_0(root)
+    (root / ".agents" / "usage.json").write_text("{not json")
+    record_agent(str(root), s, "a1", "subagents:explore-agent", str(USAGE / "agent.jsonl"))
+    book = read_book(str(root))
+    assert book is not None
+    assert book["notes"] == [".agents/usage.json was unreadable and was started anew"]
+    assert bk.summary(book)["tokens"] == grand(*AGENT_IDS)

@@ -57,7 +57,10 @@ def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]],
         book = read_book(root)
         workflow = state.get("startedAt")
         if book is None or book.get("workflow") != workflow:
+            unreadable = book is None and os.path.lexists(_path(root))
             book = bk.fresh(workflow if isinstance(workflow, str) else None)
+            if unreadable:  # a hand edit gone wrong: counting goes on, and says so
+                bk.note(book, f"{_SHOWN} was unreadable and was started anew")
         for key in ("transcripts", "agents", "main"):
             if not isinstance(book.get(key), dict):
                 book[key] = {}

@@ -35,14 +35,12 @@ def _named_task(message: Any) -> str | None:
 
 
 def on_subagent_stop(root: str, payload: dict[str, Any]) -> None:
-    from agents_state.hooks._base import active_state, pg_store
+    from agents_state.hooks._base import active_state
 
     path, agent = payload.get("agent_transcript_path"), payload.get("agent_id")
     if not isinstance(path, str) or not path or not isinstance(agent, str) or not agent:
         return
     try:
-        if pg_store(root) is not None:
-            return
         state = active_state(root)
         if state is None:
             return
@@ -61,11 +59,9 @@ def on_subagent_stop(root: str, payload: dict[str, Any]) -> None:
 
 
 def on_main(root: str, transcript: str, state: dict[str, Any] | None = None) -> None:
-    from agents_state.hooks._base import active_state, pg_store
+    from agents_state.hooks._base import active_state
 
     try:
-        if pg_store(root) is not None:
-            return
         state = state if state is not None else active_state(root)
         if state is None:
             return

@@ -6,7 +6,8 @@ the transcript from the offset the book remembers, adds what is new and writes t
 response is counted twice.  A transcript that is missing or unreadable is noted in the book and
 skipped; nothing here ever blocks the host (the callers catch and warn).
 
-With the PostgreSQL store (issue 17) usage is not recorded (docs/views.md).
+With the PostgreSQL store (issue 17) the book is kept in the database (``PG_NAME``), updated
+under the workflow's row lock; the transcripts are the host's local files either way.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["USAGE_FILE", "read_book", "record_agent", "record_main", "task_in"]
+__all__ = ["PG_NAME", "USAGE_FILE", "read_book", "record_agent", "record_main", "task_in"]
 
 USAGE_FILE = "usage.json"
+PG_NAME = "usage/book.json"  # with the PostgreSQL store: beside the artifacts, not among them
 _SHOWN = f".agents/{USAGE_FILE}"
 TASK_PHASE = "2.1"  # workflow.TASK_PHASE, not imported on the hook path
 
@@ -35,37 +37,74 @@ def _path(root: str) -> str:
     return os.path.join(root, ".agents", USAGE_FILE)
 
 
+def _decode(raw: bytes | None) -> dict[str, Any] | None:
+    try:
+        data = orjson.loads(raw) if raw is not None else None
+    except orjson.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else None
+
+
 def read_book(root: str) -> dict[str, Any] | None:
     """The book as stored, or ``None`` when there is none (or it cannot be read: usage is
     advice, never a reason for a command to fail)."""
+    from agents_state.store.api import pg_from_env
     from agents_state.store.fsops import read_regular
 
     try:
-        data = orjson.loads(read_regular(_path(root), _SHOWN))
+        pg = pg_from_env(root)
+        raw = pg.read_artifact(PG_NAME) if pg is not None else read_regular(_path(root), _SHOWN)
     except Exception:
         return None
-    return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else None
+    return _decode(raw)
+
+
+def _fresh_if_needed(book: dict[str, Any] | None, state: dict[str, Any], present: bool) -> Any:
+    workflow = state.get("startedAt")
+    if book is None or book.get("workflow") != workflow:
+        unreadable = book is None and present
+        book = bk.fresh(workflow if isinstance(workflow, str) else None)
+        if unreadable:  # a hand edit gone wrong: counting goes on, and says so
+            bk.note(book, f"{_SHOWN} was unreadable and was started anew")
+    for key in ("transcripts", "agents", "main"):
+        if not isinstance(book.get(key), dict):
+            book[key] = {}
+    return book
 
 
 def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]], bool]) -> None:
     from pathlib import Path
 
+    from agents_state.store.api import pg_from_env
+
+    pg = pg_from_env(root)
+    if pg is not None:  # the server store: the same row lock as every update of the workflow
+        with pg.locked():
+            raw = pg.read_artifact(PG_NAME)
+            book = _fresh_if_needed(_decode(raw), state, raw is not None)
+            if change(book):
+                pg.write_side(PG_NAME, orjson.dumps(book))
+        return
     from agents_state.store.files import Store
 
     store = Store(Path(root))
     with store.locked():
-        book = read_book(root)
-        workflow = state.get("startedAt")
-        if book is None or book.get("workflow") != workflow:
-            unreadable = book is None and os.path.lexists(_path(root))
-            book = bk.fresh(workflow if isinstance(workflow, str) else None)
-            if unreadable:  # a hand edit gone wrong: counting goes on, and says so
-                bk.note(book, f"{_SHOWN} was unreadable and was started anew")
-        for key in ("transcripts", "agents", "main"):
-            if not isinstance(book.get(key), dict):
-                book[key] = {}
+        try:
+            raw_file: bytes | None = _read_file(root)
+        except OSError:
+            raw_file = None
+        book = _fresh_if_needed(_decode(raw_file), state, os.path.lexists(_path(root)))
         if change(book):
             store.write_file(Path(_path(root)), orjson.dumps(book), _SHOWN)
+
+
+def _read_file(root: str) -> bytes | None:
+    from agents_state.store.fsops import read_regular
+
+    try:
+        return read_regular(_path(root), _SHOWN)
+    except FileNotFoundError:
+        return None
 
 
 def _read(book: dict[str, Any], path: str) -> Chunk | str:

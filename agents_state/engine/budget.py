@@ -16,9 +16,10 @@ from typing import Any
 from agents_state.config import Config
 from agents_state.engine import events as ev
 from agents_state.engine.context import Ctx, Outcome
+from agents_state.engine.nextaction import Decision
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import BudgetState, Clarification, State
-from agents_state.workflow import TASK_PHASE, get_phase
+from agents_state.workflow import TASK_PHASE
 
 __all__ = [
     "QUESTION",
@@ -40,21 +41,23 @@ def limits(state: State, config: Config) -> tuple[int | None, dict[str, int]]:
     return total, stages
 
 
-def dispatch_key(action: dict[str, Any]) -> str:
+def dispatch_key(d: Decision) -> str:
     """The dispatch an answer "go on once" lets through: a phase, or one wave of 2.1."""
-    wave = action.get("wave")
-    return f"{action['phase']} wave {wave}" if wave else str(action["phase"])
+    wave = d.extra.get("wave")
+    phase = d.phase.id if d.phase else "-"
+    return f"{phase} wave {wave}" if wave else phase
 
 
-def _started(state: State, action: dict[str, Any]) -> bool:
+def _started(state: State, d: Decision) -> bool:
     """A fan-out whose agents already answered, or a wave with a task under way or done."""
-    if action.get("answered"):
+    if d.extra.get("answered"):
         return True
-    if action["phase"] != TASK_PHASE or not action.get("wave"):
+    wave = d.extra.get("wave")
+    if d.phase is None or d.phase.id != TASK_PHASE or not wave:
         return False
     ph = state.phase(TASK_PHASE)
     waves, tasks = ph.waves or [], ph.tasks or {}
-    idx = int(action["wave"]) - 1
+    idx = int(wave) - 1
     if not 0 <= idx < len(waves):
         return False
     return any(tasks[t].status != "pending" for t in waves[idx].tasks if t in tasks)
@@ -72,19 +75,22 @@ def _over(
 
 
 def budget_gate(
-    state: State, config: Config, action: dict[str, Any], used: int, stage_used: dict[str, int]
-) -> dict[str, Any]:
-    """The action with what is left, or ``ask_user`` when it would start over a budget."""
+    state: State, config: Config, d: Decision, used: int, stage_used: dict[str, int]
+) -> Decision:
+    """The decision with what is left (``budget``), or ``ask_user`` when it would start over
+    a budget."""
     total, stages = limits(state, config)
-    if action["kind"] not in DISPATCH_KINDS or action.get("phase") is None:
-        return action
-    stage = get_phase(action["phase"]).stage
+    if d.kind not in DISPATCH_KINDS or d.phase is None:
+        return d
+    stage = d.phase.stage
     if total is None and stage not in stages:
-        return action
+        return d
     info: dict[str, Any] = {"usedTokens": used}
+    percents = []
     if total is not None:
         info.update(maxTokens=total, leftTokens=max(0, total - used))
         info["percent"] = round(100 * used / total)
+        percents.append(info["percent"])
     if stage in stages:
         s_used = stage_used.get(stage, 0)
         info["stage"] = {
@@ -93,46 +99,21 @@ def budget_gate(
             "usedTokens": s_used,
             "leftTokens": max(0, stages[stage] - s_used),
         }
+        percents.append(round(100 * s_used / stages[stage]))
     over = _over(used, stage_used, total, stages, stage)
-    key = dispatch_key(action)
+    key = dispatch_key(d)
     allowed = state.budget is not None and state.budget.allowOnce == key
-    if over is not None and not allowed and not _started(state, action):
-        return _ask(action, info, over, key)
-    out = dict(action)
-    out["budget"] = info
-    out["instructions"] = action["instructions"] + _left_note(info, config, over, allowed)
-    return out
-
-
-def _left_note(info: dict[str, Any], config: Config, over: Any, allowed: bool) -> str:
-    parts = []
-    if "maxTokens" in info:
-        parts.append(
-            f" Token budget: {info['usedTokens']} of {info['maxTokens']} used, "
-            f"{info['leftTokens']} left."
-        )
-    if "stage" in info:
-        s = info["stage"]
-        parts.append(
-            f" Stage {s['name']} budget: {s['usedTokens']} of {s['maxTokens']} used, "
-            f"{s['leftTokens']} left."
-        )
-    pct = max(
-        info.get("percent", 0),
-        round(100 * info["stage"]["usedTokens"] / info["stage"]["maxTokens"])
-        if "stage" in info
-        else 0,
-    )
+    if over is not None and not allowed and not _started(state, d):
+        return _ask(d, info, over, key)
     if over is not None and allowed:
-        parts.append(" The budget is spent; the user chose to go on once with this dispatch.")
-    elif pct >= config.budget.warnPercent:
-        parts.append(f" Warning: {pct}% of the token budget is spent.")
-    return "".join(parts)
+        info["overOnce"] = True
+    elif max(percents) >= config.budget.warnPercent:
+        info["warning"] = max(percents)
+    d.extra["budget"] = info
+    return d
 
 
-def _ask(
-    action: dict[str, Any], info: dict[str, Any], over: tuple[str, int, int], key: str
-) -> dict[str, Any]:
+def _ask(d: Decision, info: dict[str, Any], over: tuple[str, int, int], key: str) -> Decision:
     what, limit, used = over
     scope = "the workflow's" if what == "workflow" else f"stage {what}'s"
     stage_opt = f" --stage {what}" if what != "workflow" else ""
@@ -155,29 +136,22 @@ def _ask(
             "effect": "stop the workflow here; resume later with: agents-state resume --retry",
         },
     ]
-    return {
-        "kind": "ask_user",
-        "stage": action["stage"],
-        "phase": action["phase"],
-        "phaseName": action["phaseName"],
-        "agents": None,
-        "read": [],
-        "write": None,
-        "command": None,
-        "instructions": f"Not dispatched: {reason}, before {key}. Do not choose yourself: "
-        "ask the user which option to take, then run that option's command only.",
-        "reason": reason,
-        "options": options,
-        "questions": [QUESTION],
-        "budget": info,
-        "dispatch": key,
-    }
+    return Decision(
+        "ask_user",
+        d.phase,
+        ("budget_spent", {"reason": reason, "key": key}),
+        None,
+        reason=reason,
+        options=options,
+        questions=[QUESTION],
+        budget=info,
+        dispatch=key,
+    )
 
 
-def answer_budget(c: Ctx, e: ev.Event) -> Outcome:
+def answer_budget(c: Ctx, e: ev.BudgetAnswer) -> Outcome:
     """Record the user's answer: a raised limit or one dispatch allowed over it."""
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.BudgetAnswer)
     b = state.budget or BudgetState()
     if e.choice == "raise":
         if e.max_tokens is None or e.max_tokens < 1:

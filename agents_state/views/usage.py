@@ -12,7 +12,15 @@ from typing import Any
 from agents_state.models import State
 from agents_state.types import parse_time
 
-__all__ = ["budget_usage", "fmt_seconds", "fmt_tokens", "usage_lines", "usage_of", "with_times"]
+__all__ = [
+    "budget_note",
+    "budget_usage",
+    "fmt_seconds",
+    "fmt_tokens",
+    "usage_lines",
+    "usage_of",
+    "with_times",
+]
 
 
 def fmt_tokens(n: int) -> str:
@@ -80,6 +88,27 @@ def usage_of(root: str, state: State, now: datetime) -> dict[str, Any]:
     if book is None or book.get("workflow") != state.startedAt:
         book = fresh(state.startedAt)
     return with_times(summary(book), state, now)
+
+
+def budget_note(info: dict[str, Any]) -> str:
+    """What is left of the budget, said after a dispatch's instructions (issue 24)."""
+    parts = []
+    if "maxTokens" in info:
+        parts.append(
+            f" Token budget: {info['usedTokens']} of {info['maxTokens']} used, "
+            f"{info['leftTokens']} left."
+        )
+    if "stage" in info:
+        s = info["stage"]
+        parts.append(
+            f" Stage {s['name']} budget: {s['usedTokens']} of {s['maxTokens']} used, "
+            f"{s['leftTokens']} left."
+        )
+    if info.get("overOnce"):
+        parts.append(" The budget is spent; the user chose to go on once with this dispatch.")
+    elif info.get("warning"):
+        parts.append(f" Warning: {info['warning']}% of the token budget is spent.")
+    return "".join(parts)
 
 
 def budget_usage(root: str, state: State) -> tuple[int, dict[str, int]]:

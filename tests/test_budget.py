@@ -84,7 +84,11 @@ def test_over_budget_asks_and_each_answer_is_recorded(root: Path) -> None:
     assert out.stdout.startswith("budget answer recorded: go on once over the token budget (1.2)")
     go = cli_json(root, "next")
     assert go["kind"] == "dispatch_agents" and go["phase"] == "1.2"
-    assert "the user chose to go on once with this dispatch" in go["instructions"]
+    assert go["instructions"].endswith(
+        f"run the command. Token budget: {AGENT_TOKENS} of 100000 used, 0 left. The budget is "
+        "spent; the user chose to go on once with this dispatch."
+    )  # the budget answer is no note for the agents
+    assert go["budget"]["overOnce"] is True
     proc = run_cli(root, "phase", "complete", "1.2", "--artifact", "-", stdin="plan")
     assert proc.returncode == 0, proc.stderr
     again = cli_json(root, "next")

@@ -16,7 +16,7 @@ from typing import Any
 from agents_state.config import Config
 from agents_state.engine import events as ev
 from agents_state.engine.context import Ctx, Outcome
-from agents_state.engine.nextaction import Decision
+from agents_state.engine.nextaction import BUDGET_QUESTION, Decision
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import BudgetState, Clarification, State
 from agents_state.workflow import TASK_PHASE
@@ -29,7 +29,7 @@ __all__ = [
     "limits",
 ]
 
-QUESTION = "The token budget is spent: raise it, go on once, or stop?"
+QUESTION = BUDGET_QUESTION
 DISPATCH_KINDS = ("dispatch_agents", "review")
 
 

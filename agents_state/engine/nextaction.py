@@ -57,6 +57,9 @@ KINDS = (
     "start",
 )
 
+# asked by ``engine.budget`` when a budget is spent; its answers say nothing to the agents
+BUDGET_QUESTION = "The token budget is spent: raise it, go on once, or stop?"
+
 Words = tuple[str, dict[str, Any]]  # a sentence's key in ``views.nextaction`` and its facts
 Note = Words  # one of the notes that follow a phase's instructions
 
@@ -241,7 +244,7 @@ def _rework_notes(state: State, phase: Phase) -> tuple[list[Note], list[str]]:
         if p.reviews == phase.id and state.phase(p.id).reviewRounds > 0:
             notes.append(("review_found", {"review": p.id, "artifact": p.artifact}))
             reads.append(f".agents/phases/{p.artifact}")
-    answered = [c for c in state.clarifications if c.answer]
+    answered = [c for c in state.clarifications if c.answer and c.questions != [BUDGET_QUESTION]]
     for c in answered[-3:]:
         notes.append(("user_answered", {"questions": list(c.questions), "answer": c.answer}))
     notes.extend(_earlier_outcomes(state, phase))

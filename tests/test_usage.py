@@ -323,6 +323,8 @@ def test_ten_agents_stopping_at_once_lose_no_count(root: Path, tmp_path: Path) -
     )
     assert sorted(out["agents"]) == sorted(f"agent-{i}" for i in range(10))
     assert out["phases"]["2.1"]["agents"] == 10
+    log = [json.loads(ln) for ln in (root / ".agents" / "subagents.jsonl").read_text().splitlines()]
+    assert sorted(e["tokens"] for e in log) == [grand(*AGENT_IDS)] * 10  # on each stop line
 
 
 def test_main_conversation_hooks_book_the_orchestrator(root: Path, tmp_path: Path) -> None:

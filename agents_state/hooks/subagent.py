@@ -127,5 +127,7 @@ def handle(event: str, explicit_root: str | None) -> None:
         if event == "subagent-stop":  # tokens and time of this agent (issue 24)
             from agents_state.hooks.usage import on_subagent_stop
 
-            on_subagent_stop(root, payload)
+            tokens = on_subagent_stop(root, payload)
+            if tokens is not None:
+                entry["tokens"] = tokens  # all its responses so far, from its transcript
         _log(root, entry)

@@ -34,19 +34,21 @@ def _named_task(message: Any) -> str | None:
     return task if isinstance(task, str) else None
 
 
-def on_subagent_stop(root: str, payload: dict[str, Any]) -> None:
+def on_subagent_stop(root: str, payload: dict[str, Any]) -> int | None:
+    """Book the agent's new usage; its tokens so far (``None``: nothing booked)."""
     from agents_state.hooks._base import active_state
 
     path, agent = payload.get("agent_transcript_path"), payload.get("agent_id")
     if not isinstance(path, str) or not path or not isinstance(agent, str) or not agent:
-        return
+        return None
     try:
         state = active_state(root)
         if state is None:
-            return
+            return None
+        from agents_state.usage.book import total
         from agents_state.usage.record import record_agent
 
-        record_agent(
+        entry = record_agent(
             root,
             state,
             agent,
@@ -54,8 +56,10 @@ def on_subagent_stop(root: str, payload: dict[str, Any]) -> None:
             path,
             _named_task(payload.get("last_assistant_message")),
         )
+        return total(entry["tokens"]) if entry else None
     except Exception as e:
         _warn("this sub-agent's token usage was", e)
+        return None
 
 
 def on_main(root: str, transcript: str, state: dict[str, Any] | None = None) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents_state.config import Config, resolve_model
+from agents_state.engine.fallback import with_fallback
 from agents_state.workflow import SIZING_PHASE
 
 __all__ = [
@@ -47,12 +48,13 @@ def model_of(name: str) -> dict[str, str | None]:
 
 
 def agents_for(count: int, kind: str | None, model: str) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "count": count,
         "type": kind,
         "subagentType": SUBAGENT_TYPES.get(kind or ""),
         **model_of(model),
     }
+    return with_fallback(out)
 
 
 def inline_as_agent(config: Config, phase_id: str) -> tuple[str, str] | None:

@@ -21,6 +21,7 @@ from agents_state.engine.agents import (
     inline_as_agent,
     model_of,
 )
+from agents_state.engine.fallback import as_task_agent, claimed
 from agents_state.engine.ledger import phase_records
 from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.engine.scoring import score_task
@@ -253,12 +254,17 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "agents-state next",
             until=retry_at,
         )
-    if phase.id == SIZING_PHASE:
+    if phase.id == SIZING_PHASE and config.stages.PLAN.planning.mode != "single":
+        # issue 27: the flag is on the command itself, with the estimate as its value, so the
+        # command runs as printed; the brainstorm's own count replaces it
+        estimate, _model_name = _agent_plan(state, config, get_phase(SIZED_PHASE))
+        command += f" --plan-agents {estimate}"
         most = config.stages.PLAN.planning.maxParallelAgents
-        notes = [("plan_agents", {"most": most}), *notes]
+        notes = [("plan_agents", {"most": most, "estimate": estimate}), *notes]
     facts["notes"] = notes
     as_agent = inline_as_agent(config, phase.id)
     if as_agent is not None:
+        facts["agents"] = agents_for(1, as_agent[0], as_agent[1])
         return Decision(
             "dispatch_agents",
             phase,
@@ -266,7 +272,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             command,
             read=read,
             write=write,
-            agents=agents_for(1, as_agent[0], as_agent[1]),
+            agents=facts["agents"],
         )
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
@@ -285,7 +291,9 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         )
     if phase.kind is PhaseKind.REVIEW:
         review = config.review_for(phase.id)
-        facts["severity"] = review.blockingSeverity
+        facts.update(
+            severity=review.blockingSeverity, agents=agents_for(1, "reviewer", review.tool)
+        )
         return Decision(
             "review",
             phase,
@@ -293,17 +301,17 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             command,
             read=read,
             write=write,
-            agents=agents_for(1, "reviewer", review.tool),
+            agents=facts["agents"],
         )
     if phase.id == TEST_RUN and config.stages.TEST.commands:
         facts["names"] = list(config.stages.TEST.commands)
-        return Decision(
+        return Decision(  # no write: the engine writes 3.1's results itself (issue 27)
             "run_commands",
             phase,
             ("run_tests", facts),
             "agents-state phase run 3.1",
             read=read,
-            write=write,
+            write=None,
         )
     if phase.id == TEST_RUN:
         return Decision("run_commands", phase, ("tests_by_hand", facts), command, read, write)
@@ -370,7 +378,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                 "id": t,
                 "title": tasks[t].title,
                 "complexity": tasks[t].complexity,
-                **model_of(_task_model(config, tasks[t].complexity)),
+                **as_task_agent(model_of(_task_model(config, tasks[t].complexity))),
                 "files": tasks[t].files,
             }
             for t in ready
@@ -383,8 +391,10 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "agents-state task done <task-id> --summary '<one line>'",
             read=[*_reads(state, phase), write],
             write=None,
-            agents=agents_for(
-                len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
+            agents=as_task_agent(
+                agents_for(
+                    len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
+                )
             ),
             tasks=listed,
             wave=wave_no,
@@ -398,7 +408,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     return Decision(
         "wait",
         phase,
-        ("tasks_wait", {"reason": nothing_ready_reason(pstate, now)}),
+        ("tasks_wait", {"reason": nothing_ready_reason(pstate, now), "claimed": claimed(pstate)}),
         "agents-state next",
         until=waits[0] if waits else None,
         wave=wave_no,

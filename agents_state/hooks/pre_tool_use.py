@@ -61,5 +61,9 @@ def handle(event: str, explicit_root: str | None) -> None:
             f"agents-state: the tool profile check failed ({type(e).__name__}: {e}); "
             "denied. Retry once; if it fails again, finish with decision STOP and say so."
         )
-    if reason is not None:
+    if isinstance(reason, str):
         emit(deny_output(reason))
+    elif reason is not None:  # a contained Bash call (hooks.sandbox): rewritten, not granted
+        from agents_state.hooks.sandbox import rewrite_output
+
+        emit(rewrite_output(payload["tool_input"], reason.command))

@@ -193,7 +193,6 @@ def bwrap_args(room: Room) -> list[str]:
             args += ["--tmpfs", path, "--remount-ro", path]
         else:
             args += ["--dev-bind", "/dev/null", path]  # reads empty, writes go nowhere
-    args += ["--clearenv"]
     return args
 
 
@@ -205,11 +204,13 @@ def quote(text: str) -> str:
 
 
 def shell_command(bwrap: str, room: Room, command: str, bash: str = "/bin/bash") -> str:
-    """The Bash tool's new command: bubblewrap with ``room``, the kept variables copied in when
-    they are set (at run time, in the Bash tool's own shell), and ``command`` as one argument to
-    ``bash -c`` inside."""
-    parts = [quote(bwrap), *(quote(a) for a in bwrap_args(room))]
-    parts += [f'${{{name}+--setenv {name} "${name}"}}' for name in KEEP_ENV]
+    """The Bash tool's new command: bubblewrap with ``room`` started by ``env -i`` with only the
+    kept variables that are set (copied at run time, in the Bash tool's own shell: bubblewrap's
+    own process, PID 1 in the room, must not hold the rest either), and ``command`` as one
+    argument to ``bash -c`` inside."""
+    parts = ["/usr/bin/env", "-i"]
+    parts += [f'${{{name}+"{name}=${name}"}}' for name in KEEP_ENV]
+    parts += [quote(bwrap), *(quote(a) for a in bwrap_args(room))]
     parts += ["--chdir", '"$PWD"', "--", quote(bash), "-c", quote(command)]
     line = " ".join(parts)
     if room.git_config is not None:

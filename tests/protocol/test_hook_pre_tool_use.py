@@ -66,7 +66,8 @@ def decision(out: str) -> str:
     assert hso["hookEventName"] == "PreToolUse"
     if "updatedInput" in hso:  # a contained Bash call (issue 23): rewritten, never granted
         assert "permissionDecision" not in hso
-        assert hso["updatedInput"]["command"].startswith(("/usr/bin/bwrap ", "/bin/bwrap "))
+        assert hso["updatedInput"]["command"].startswith("/usr/bin/env -i ")
+        assert "/bwrap --ro-bind / / " in hso["updatedInput"]["command"]
         return "contained"
     assert hso["permissionDecisionReason"].startswith("agents-state: ")
     return str(hso["permissionDecision"])

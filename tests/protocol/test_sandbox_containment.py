@@ -284,13 +284,15 @@ def test_ordinary_work_runs_and_passes(world: World, profile: str) -> None:
         ("git status --short", " M src/app.py"),
         ("git diff", "+    return b + a"),
         ("git log --oneline", "init"),
-        ("cat .git/config", "https://example.com/r.git"),  # the URL, without its token
         ("ls -a", ".env"),  # the name is there; its content is not
     ):
         proc = run(world, hook_rewrite(world, agent, command))
         assert proc.returncode == 0, (command, proc.stdout, proc.stderr)
         assert expect in proc.stdout, (command, proc.stdout)
     assert (world.root / ".pytest_cache").is_dir()  # the project itself is writable
+    # git reads its configuration in the room: the remote's URL is there, its token is not
+    proc = run(world, contained(world, profile, "git remote -v; git config --list"))
+    assert "https://example.com/r.git" in proc.stdout and "user.name=T" in proc.stdout
 
 
 def test_the_committer_commits_inside_the_room(world: World) -> None:

@@ -292,7 +292,7 @@ def room_for(root: str, cwd: str, home: str, network: bool) -> Room:
     if cwd.startswith(worktrees):
         writable = worktrees + cwd[len(worktrees) :].split("/", 1)[0]
     git_dir, git_config = None, None
-    protect = [f"{root}/.claude"] if writable == root else []
+    protect = [f"{writable}/.claude"]  # settings there run hooks later, outside any room
     dot_git = f"{root}/.git"
     if os.path.isdir(dot_git) and not os.path.islink(dot_git):
         git_dir = dot_git

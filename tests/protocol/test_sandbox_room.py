@@ -1,0 +1,222 @@
+"""Issue 23: the room's edges -- fail closed without bubblewrap, the one-time probe, the hook's
+answer as Claude Code reads it, a task's own worktree, a profile granted the network, and the
+git configuration shown without its tokens."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents_state.hooks import run_hook, sandbox
+from agents_state.hooks.profile_check import subagent_denial
+from agents_state.profiles import get_profile
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap")
+
+VALIDATOR = "subagents:quality-validator"
+NOT_INSTALLED = (
+    "agents-state: the validator profile runs Bash only inside a sandbox (bubblewrap), and "
+    "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) and retry; "
+    "until then use Read, Grep and Glob, or finish with decision CLARIFY and say so."
+)
+
+
+@pytest.fixture
+def root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="agents-state-room-", dir="/var/tmp"))
+    project = base / "proj"
+    (project / ".agents").mkdir(parents=True)
+    (project / ".agents" / "state.json").write_text(
+        json.dumps({"version": 2, "task": "t", "status": "in_progress", "currentPhase": "0"})
+    )
+    (project / ".env").write_text("TOKEN=sekrit\n")
+    monkeypatch.setenv("HOME", str(base / "home"))
+    (base / "home").mkdir()
+    monkeypatch.chdir(project)
+    try:
+        yield project
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def answer(root: Path, command: str, cwd: Path | None = None, **tool_input: Any) -> Any:
+    return subagent_denial(
+        {
+            "session_id": "s",
+            "cwd": str(cwd or root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, **tool_input},
+            "agent_id": "a1",
+            "agent_type": VALIDATOR,
+        },
+        None,
+    )
+
+
+def run(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ["HOME"]}
+    return subprocess.run(
+        ["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def test_without_bubblewrap_the_profile_fails_closed(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
+    assert answer(root, "pytest -q") == NOT_INSTALLED
+
+
+def test_a_bubblewrap_that_cannot_build_a_room_fails_closed(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: str(fake))
+    assert answer(root, "pytest -q") == (
+        "agents-state: the validator profile runs Bash only inside a sandbox (bubblewrap), and "
+        "bubblewrap cannot build one here (bwrap: No permissions to create new namespace): "
+        "install it (apt-get install bubblewrap) and retry; until then use Read, Grep and "
+        "Glob, or finish with decision CLARIFY and say so."
+    )
+    assert not Path(sandbox._cache_file()).exists()  # a failure is not remembered
+
+
+def test_the_probe_runs_once(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bwrap = sandbox.find_bwrap()
+    assert bwrap is not None
+    assert sandbox.probe(bwrap) is None
+    assert Path(sandbox._cache_file()).read_text().startswith(f"{bwrap} ")
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("probed again")
+
+    monkeypatch.setattr(subprocess, "run", refuse)
+    assert isinstance(answer(root, "pytest -q"), sandbox.Rewrite)
+
+
+def test_the_hook_rewrites_and_never_grants(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -a", "description": "list", "timeout": 60000},
+        "tool_use_id": "toolu_1",
+        "agent_id": "a1",
+        "agent_type": VALIDATOR,
+    }
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode())))
+    assert run_hook("pre-tool-use") == 0
+    out = json.loads(capsys.readouterr().out)
+    hso = out["hookSpecificOutput"]
+    assert set(hso) == {"hookEventName", "updatedInput"}  # no permissionDecision
+    new = hso["updatedInput"]
+    assert {k: v for k, v in new.items() if k != "command"} == {
+        "description": "list",
+        "timeout": 60000,
+    }
+    proc = run(new["command"], root)
+    assert proc.returncode == 0 and ".env" in proc.stdout.split(), proc.stderr
+
+
+def test_the_main_conversation_and_writers_are_not_contained(root: Path) -> None:
+    payload = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cat .env"},
+        "agent_id": "a1",
+        "agent_type": "subagents:task-agent",  # writer
+    }
+    assert subagent_denial(payload, None) is None
+
+
+def test_a_task_worktree_is_the_only_place_written(root: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    tree = root / ".claude" / "worktrees" / "agent-1"
+    tree.mkdir(parents=True)
+    profile = get_profile("validator")
+    assert profile is not None
+    line = sandbox.contain(  # the first check would refuse touch: the room must hold alone
+        profile,
+        str(root),
+        str(tree),
+        {"command": "touch mine ../agent-2 ../../../outside; echo x > ../../settings.json"},
+    )
+    assert isinstance(line, sandbox.Rewrite)
+    proc = run(line.command, tree)
+    assert (tree / "mine").exists()
+    assert "Read-only file system" in proc.stderr
+    assert not (root / "outside").exists() and not (root / ".claude" / "settings.json").exists()
+    assert not (root / ".claude" / "worktrees" / "agent-2").exists()
+
+
+class _Hello(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "5")
+        self.end_headers()
+        self.wfile.write(b"hello")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_the_network_only_where_the_profile_grants_it(root: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    fetch = f"curl -s --max-time 3 http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        config = root / ".agents" / "config.json"
+        config.write_text(json.dumps({"toolProfiles": {"validator": {"bashAllow": ["curl"]}}}))
+        closed = answer(root, fetch)
+        config.write_text(
+            json.dumps({"toolProfiles": {"validator": {"bashAllow": ["curl"], "network": True}}})
+        )
+        opened = answer(root, fetch)
+        assert isinstance(closed, sandbox.Rewrite) and isinstance(opened, sandbox.Rewrite)
+        assert "--unshare-net" in closed.command and "--unshare-net" not in opened.command
+        assert run(closed.command, root).stdout == ""
+        assert run(opened.command, root).stdout == "hello"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            '[remote "o"]\n\turl = https://bot:tok@example.com/r.git\n',
+            '[remote "o"]\n\turl = https://example.com/r.git',
+        ),
+        ('[remote "o"]\n\turl = ssh://git@host/r\n', '[remote "o"]\n\turl = ssh://host/r'),
+        (
+            '[http "https://h/"]\n\textraheader = AUTHORIZATION: basic eA==\n[user]\n\tname = T\n',
+            '[http "https://h/"]\n[user]\n\tname = T',
+        ),
+        ("[core]\n\tbare = false\n", None),
+    ],
+)
+def test_git_config_is_shown_without_tokens(text: str, shown: str | None) -> None:
+    assert sandbox.sanitized_git_config(text) == shown

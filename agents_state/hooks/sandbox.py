@@ -169,6 +169,7 @@ def bwrap_args(room: Room) -> list[str]:
         *([] if room.network else ["--unshare-net"]),
         "--cap-drop",
         "ALL",
+        "--as-pid-1",  # the command is PID 1: no bubblewrap process holding the full environment
         "--die-with-parent",
         "--new-session",
     ]
@@ -178,7 +179,8 @@ def bwrap_args(room: Room) -> list[str]:
         args += ["--bind", room.git_dir, room.git_dir]
     for path in room.protect:
         if room.git_config is not None and path == f"{room.git_dir}/config":
-            args += ["--ro-bind-data", "3", path]  # the copy without tokens, on fd 3
+            bind = "--dev-bind" if room.git_config == "/dev/null" else "--ro-bind"
+            args += [bind, room.git_config, path]  # the copy without tokens
             continue
         if os.path.lexists(path):
             args += ["--ro-bind", path, path]
@@ -203,19 +205,33 @@ def quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def shell_command(bwrap: str, room: Room, command: str, bash: str = "/bin/bash") -> str:
-    """The Bash tool's new command: bubblewrap with ``room`` started by ``env -i`` with only the
-    kept variables that are set (copied at run time, in the Bash tool's own shell: bubblewrap's
-    own process, PID 1 in the room, must not hold the rest either), and ``command`` as one
-    argument to ``bash -c`` inside."""
-    parts = ["/usr/bin/env", "-i"]
-    parts += [f'${{{name}+"{name}=${name}"}}' for name in KEEP_ENV]
-    parts += [quote(bwrap), *(quote(a) for a in bwrap_args(room))]
-    parts += ["--chdir", '"$PWD"', "--", quote(bash), "-c", quote(command)]
-    line = " ".join(parts)
-    if room.git_config is not None:
-        line += " 3<<<" + quote(room.git_config)
-    return line
+def shell_command(
+    bwrap: str, room: Room, command: str, env: dict[str, str], bash: str = "/bin/bash"
+) -> str:
+    """The Bash tool's new command: bubblewrap with ``room``, an environment of ``env`` only,
+    and ``command`` as one argument to ``bash -c`` inside.  Every value is literal: Claude Code
+    refuses a command whose variables it cannot check before it runs, so nothing here expands
+    in the Bash tool's shell."""
+    parts = [quote(bwrap), *(quote(a) for a in bwrap_args(room))]
+    parts += ["--clearenv"]
+    for name, value in env.items():
+        parts += ["--setenv", name, quote(value)]
+    parts += ["--", quote(bash), "-c", quote(command)]
+    return " ".join(parts)
+
+
+def kept_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """The variables of ``KEEP_ENV`` that are set, with the plugin's ``bin/`` folders (the Bash
+    tool has them on its PATH; the hook's own PATH may not) added to PATH."""
+    env = {name: environ[name] for name in KEEP_ENV if name in environ}
+    path = env.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep)
+    for var in ("CLAUDE_PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT"):
+        folder = environ.get(var)
+        binary = os.path.join(folder, "bin") if folder else ""
+        if binary and binary not in path and os.path.isdir(binary):
+            path.append(binary)
+    env["PATH"] = os.pathsep.join(path)
+    return env
 
 
 def sanitized_git_config(text: str) -> str | None:
@@ -318,11 +334,29 @@ def room_for(root: str, cwd: str, home: str, network: bool) -> Room:
 
 
 def _git_config(path: str) -> str | None:
+    """A copy of the git configuration at ``path`` without its tokens (in the cache folder,
+    named by its content), ``None`` when it holds none, ``/dev/null`` when no copy can be
+    written (git then runs with an empty configuration)."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return sanitized_git_config(f.read(1_000_000))
+            text = sanitized_git_config(f.read(1_000_000))
     except OSError:
         return None
+    if text is None:
+        return None
+    import hashlib
+
+    data = text.encode("utf-8", "surrogateescape") + b"\n"
+    copy = os.path.join(_cache_dir(), f"gitconfig-{hashlib.sha256(data).hexdigest()[:32]}")
+    try:
+        if not os.path.isfile(copy):
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            with open(f"{copy}.{os.getpid()}", "wb") as f:
+                f.write(data)
+            os.replace(f"{copy}.{os.getpid()}", copy)
+    except OSError:
+        return "/dev/null"
+    return copy
 
 
 # -- can a room be built here: the one-time probe -------------------------------------------------
@@ -350,9 +384,13 @@ def unavailable(why: str, profile: str) -> str:
     )
 
 
-def _cache_file() -> str:
+def _cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "agents-state", _PROBE_FILE)
+    return os.path.join(base, "agents-state")
+
+
+def _cache_file() -> str:
+    return os.path.join(_cache_dir(), _PROBE_FILE)
 
 
 def probe(bwrap: str) -> str | None:
@@ -438,7 +476,7 @@ def contain(profile: Any, root: str, cwd: str, tool_input: dict[str, Any]) -> Re
             f"agents-state: the {profile.name} profile runs Bash in a sandbox that hides the "
             f"project's credential files, and {e}, so they cannot all be found; denied."
         )
-    return Rewrite(shell_command(bwrap, room, tool_input["command"]))
+    return Rewrite(shell_command(bwrap, room, tool_input["command"], kept_env(os.environ)))
 
 
 def rewrite_output(tool_input: dict[str, Any], command: str) -> dict[str, object]:

@@ -53,7 +53,7 @@ AGENTS = {
     "committer": "subagents:git-executor",
     "researcher+Bash": "subagents:code-analyzer",
 }
-VENV_BIN = str(Path(sys.executable).parent)
+PATH = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
 
 
 class Served(BaseHTTPRequestHandler):
@@ -132,6 +132,8 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     try:
         w = _make_world(base, server.server_address[1])
         monkeypatch.setenv("HOME", str(w.home))
+        monkeypatch.setenv("PATH", PATH)  # the hook and the Bash tool share the host's
+        monkeypatch.setenv("ANTHROPIC_API_KEY", SECRETS["api"])
         monkeypatch.chdir(w.root)
         yield w
     finally:
@@ -174,7 +176,7 @@ def run(w: World, line: str) -> subprocess.CompletedProcess[str]:
     """Run the rewritten line as the Bash tool would: bash, in the project, with the user's
     environment (which holds API keys)."""
     env = {
-        "PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": PATH,
         "HOME": str(w.home),
         "LANG": "C.UTF-8",
         "ANTHROPIC_API_KEY": SECRETS["api"],

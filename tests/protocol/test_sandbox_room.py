@@ -220,3 +220,35 @@ def test_the_network_only_where_the_profile_grants_it(root: Path) -> None:
 )
 def test_git_config_is_shown_without_tokens(text: str, shown: str | None) -> None:
     assert sandbox.sanitized_git_config(text) == shown
+
+
+def test_the_rewrite_has_nothing_the_host_cannot_check(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code refuses a command with variables or a here-string it cannot check before it
+    runs (2.1.330): outside the quoted original, the rewrite is literal words only; the kept
+    environment's values are literal, the rest of the environment is not there at all."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-not-for-the-room")
+    monkeypatch.setenv("VIRTUAL_ENV", "/opt/venv")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "remote", "add", "o", "https://u:tok@h/r.git"], check=True
+    )
+    command = 'echo "$HOME" ${X:-y} $(pwd) <<EOF\nx\nEOF'
+    profile = get_profile("validator")
+    assert profile is not None
+    line = sandbox.contain(profile, str(root), str(root), {"command": command})
+    assert isinstance(line, sandbox.Rewrite)
+    head, quoted = line.command.split(" -- /bin/bash -c ", 1)
+    assert quoted == sandbox.quote(command)
+    assert not any(c in head for c in "$`<>;&|\n"), head
+    assert "--setenv VIRTUAL_ENV /opt/venv" in head and "ANTHROPIC_API_KEY" not in head
+    assert "tok" not in head  # the git configuration's copy is a file without the token
+    copy = (
+        head.split(
+            " --ro-bind ",
+        )[-1].split()[0]
+        if "gitconfig-" in head
+        else ""
+    )
+    assert "gitconfig-" in copy and "tok@" not in Path(copy).read_text()

@@ -252,3 +252,32 @@ def test_the_rewrite_has_nothing_the_host_cannot_check(
         else ""
     )
     assert "gitconfig-" in copy and "tok@" not in Path(copy).read_text()
+
+
+def _example(pattern: str) -> str:
+    """A path the catalogue's ``pattern`` matches."""
+    import re
+
+    text = pattern[2:] if pattern.startswith("~/") else pattern
+    text = text.replace("/**", "/inner/file")
+    text = re.sub(r"\{([^,}]*),[^}]*\}", r"\1", text)
+    text = re.sub(r"\[([^]])[^]]*\]", r"\1", text)
+    return text.replace("*", "Ab").replace("?", "q")
+
+
+def test_the_scan_prefilter_lets_every_credential_through(tmp_path: Path) -> None:
+    """``find_secrets`` asks ``credential_entry`` only about files its quick test passes: that
+    test must pass every file the catalogue names, upper case too."""
+    from agents_state.credentials import CATALOGUE, credential_entry
+
+    root = str(tmp_path / "proj")
+    maybe = sandbox._prefilter(root, "/home/u")
+    examples = [_example(p) for p, _ in CATALOGUE if not p.startswith("~/")]
+    examples += [e.upper() for e in examples] + [f"sub/dir/{e}" for e in examples]
+    checked = 0
+    for rel in examples:
+        if credential_entry(f"{root}/{rel}", "/home/u"):
+            checked += 1
+            assert maybe(rel, rel.rsplit("/", 1)[-1]), rel
+    assert checked >= 2 * len(CATALOGUE)
+    assert not maybe("src/app.py", "app.py") and not maybe("README.md", "README.md")

@@ -27,12 +27,11 @@ import os
 import re
 import sys
 
-from agents_state.credentials import credential_entry, home_entries
-from agents_state.hooks.walk import WalkCapError, walk
+from agents_state.hooks.secretscan import cache_dir, find_secrets
+from agents_state.hooks.walk import WalkCapError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
 __all__ = [
@@ -41,7 +40,6 @@ __all__ = [
     "Room",
     "bwrap_args",
     "contain",
-    "find_secrets",
     "probe",
     "rewrite_output",
     "sanitized_git_config",
@@ -95,22 +93,6 @@ KEEP_ENV = (
     "GIT_COMMITTER_NAME",
     "GIT_COMMITTER_EMAIL",
 )
-# folders the scan of the project does not enter: other people's code, caches, builds
-SKIP_DIRS = frozenset(
-    {
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".cache",
-    }
-)
-SCAN_CAP = 100_000  # files and folders the scan may visit before it gives up (fail closed)
 INSTALL = "apt-get install bubblewrap"
 _URL_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^/\s@]+@")
 _SECRET_KEY = re.compile(r"(?i)^\s*(?:extraheader|password|token|oauthtoken|pass)\s*=")
@@ -250,80 +232,6 @@ def sanitized_git_config(text: str) -> str | None:
 # -- what the room hides and protects (reads the file system) ------------------------------------
 
 
-def find_secrets(root: str, home: str) -> list[str]:
-    """Every credential file or folder of the catalogue in the project (scanned, dependency and
-    cache folders left out) and the home directory (its catalogue paths and top-level names), and
-    the project's hard links to them.  Raises ``WalkCapError`` past ``SCAN_CAP``."""
-    found: dict[str, None] = {}
-    for rel in home_entries():
-        path = os.path.join(home, rel)
-        if os.path.lexists(path) and os.path.exists(path):
-            found[os.path.realpath(path)] = None
-    try:
-        names = os.listdir(home)
-    except OSError:
-        names = []
-    for name in names:
-        path = os.path.join(home, name)
-        if credential_entry(path, home) and os.path.exists(path):
-            found[os.path.realpath(path)] = None
-    linked: set[tuple[int, int]] = set()
-    maybe = _prefilter(root, home)
-    for rel, _entry, _linked in walk(root, SCAN_CAP, prune=_skipped):
-        path = f"{root}/{rel}"
-        if maybe(rel, _entry.name) and credential_entry(path, home):
-            if not os.path.exists(path):
-                continue  # a dangling link: nothing to read
-            real = os.path.realpath(path)
-            found[real] = None
-            try:
-                st = os.stat(real)
-            except OSError:
-                continue
-            if st.st_nlink > 1:
-                linked.add((st.st_dev, st.st_ino))
-    if linked:  # other names of a credential file: a second walk, only when there are some
-        inodes = {ino for _, ino in linked}
-        for rel, entry, _linked in walk(root, SCAN_CAP, prune=_skipped):
-            try:
-                if entry.inode() not in inodes:
-                    continue
-                st = os.stat(f"{root}/{rel}")
-            except OSError:
-                continue
-            if (st.st_dev, st.st_ino) in linked:
-                found[os.path.realpath(f"{root}/{rel}")] = None
-    return list(found)
-
-
-def _prefilter(root: str, home: str) -> Callable[[str, str], bool]:
-    """A quick test that every credential file under ``root`` passes (a name the catalogue's
-    names match, or a folder that starts one of its paths): ``credential_entry`` then decides.
-    One compiled expression for thousands of files instead of the catalogue entry by entry."""
-    from agents_state.credentials import _markers, _name_fragments
-
-    markers = _markers()
-    parts = set(root.lower().split("/"))
-    if markers is None or not markers.isdisjoint(parts) or f"{home}/".startswith(f"{root}/"):
-        return lambda rel, name: True  # the root itself can match: judge every file
-    # every name the catalogue's names match holds one of these runs (credentials._literal_run)
-    if "" in _name_fragments():
-        return lambda rel, name: True  # a name entry with no plain run: judge every file
-    runs = sorted(_name_fragments(), key=len, reverse=True)
-    named = re.compile("|".join(re.escape(f) for f in runs), re.I).search
-
-    def maybe(rel: str, name: str) -> bool:
-        if named(name):
-            return True
-        return "/" in rel and not markers.isdisjoint(rel.lower().split("/")[:-1])
-
-    return maybe
-
-
-def _skipped(rel: str) -> bool:
-    return rel.rsplit("/", 1)[-1] in SKIP_DIRS
-
-
 def room_for(root: str, cwd: str, home: str, network: bool) -> Room:
     """The room of a call in ``cwd`` of the project ``root`` (both real paths)."""
     writable = root
@@ -370,7 +278,7 @@ def _git_config(path: str) -> str | None:
     import hashlib
 
     data = text.encode("utf-8", "surrogateescape") + b"\n"
-    copy = os.path.join(_cache_dir(), f"gitconfig-{hashlib.sha256(data).hexdigest()[:32]}")
+    copy = os.path.join(cache_dir(), f"gitconfig-{hashlib.sha256(data).hexdigest()[:32]}")
     try:
         if not os.path.isfile(copy):
             os.makedirs(os.path.dirname(copy), exist_ok=True)
@@ -407,13 +315,8 @@ def unavailable(why: str, profile: str) -> str:
     )
 
 
-def _cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "agents-state")
-
-
 def _cache_file() -> str:
-    return os.path.join(_cache_dir(), _PROBE_FILE)
+    return os.path.join(cache_dir(), _PROBE_FILE)
 
 
 def probe(bwrap: str) -> str | None:

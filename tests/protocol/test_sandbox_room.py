@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from agents_state.hooks import run_hook, sandbox
+from agents_state.hooks import run_hook, sandbox, secretscan
 from agents_state.hooks.profile_check import subagent_denial
 from agents_state.profiles import get_profile
 
@@ -271,7 +272,7 @@ def test_the_scan_prefilter_lets_every_credential_through(tmp_path: Path) -> Non
     from agents_state.credentials import CATALOGUE, credential_entry
 
     root = str(tmp_path / "proj")
-    maybe = sandbox._prefilter(root, "/home/u")
+    maybe = secretscan._prefilter(root, "/home/u")
     examples = [_example(p) for p, _ in CATALOGUE if not p.startswith("~/")]
     examples += [e.upper() for e in examples] + [f"sub/dir/{e}" for e in examples]
     checked = 0
@@ -281,3 +282,43 @@ def test_the_scan_prefilter_lets_every_credential_through(tmp_path: Path) -> Non
             assert maybe(rel, rel.rsplit("/", 1)[-1]), rel
     assert checked >= 2 * len(CATALOGUE)
     assert not maybe("src/app.py", "app.py") and not maybe("README.md", "README.md")
+
+
+def _settle(root: Path) -> None:
+    """Folder times older than the scan's two seconds of doubt."""
+    old = time.time() - 60
+    for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
+        os.utime(folder, (old, old))
+
+
+def test_the_scan_is_remembered_until_a_folder_changes(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / "src" / "deep" / "a.py").write_text("x = 1\n")
+    _settle(root)
+    home = os.environ["HOME"]
+    real = str(root.resolve())
+    first = secretscan.find_secrets(real, home)
+    assert f"{real}/.env" in first and list(Path(secretscan.cache_dir()).glob("scan-*.json"))
+
+    def no_walk(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("walked again")
+
+    with monkeypatch.context() as m:
+        m.setattr(secretscan, "walk", no_walk)
+        assert secretscan.find_secrets(real, home) == first  # one stat per folder
+    (root / "src" / "deep" / "server.pem").write_text("key\n")  # its folder's time changes
+    assert f"{real}/src/deep/server.pem" in secretscan.find_secrets(real, home)
+
+
+def test_a_fresh_folder_or_a_cache_in_the_project_is_not_remembered(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = str(root.resolve())
+    secretscan.find_secrets(real, os.environ["HOME"])  # folders just made: not settled
+    assert not list(Path(secretscan.cache_dir()).glob("scan-*.json"))
+    _settle(root)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / ".cache"))  # where the room writes
+    secretscan.find_secrets(real, os.environ["HOME"])
+    assert not (root / ".cache").exists()

@@ -69,7 +69,7 @@ def find_secrets(root: str, home: str) -> list[str]:
         if credential_entry(path, home) and os.path.exists(path):
             found[os.path.realpath(path)] = None
     cache = _cache_path(root, home)
-    remembered = _remembered(cache, root) if cache else None
+    remembered = _remembered(cache, root, home) if cache else None
     if remembered is None:
         remembered = _scan(root, home, cache)
     found.update(dict.fromkeys(remembered))
@@ -77,16 +77,16 @@ def find_secrets(root: str, home: str) -> list[str]:
 
 
 def _cache_path(root: str, home: str) -> str | None:
-    import hashlib
+    from zlib import crc32  # hashlib costs 2-3 ms to import; the file names its root anyway
 
     folder = os.path.realpath(cache_dir())
     if f"{folder}/".startswith(f"{root}/"):
         return None  # the room could write it
-    key = hashlib.sha256(f"{root}\0{home}".encode("utf-8", "surrogateescape")).hexdigest()
-    return os.path.join(folder, f"scan-{key[:32]}.json")
+    key = crc32(f"{root}\0{home}".encode("utf-8", "surrogateescape"))
+    return os.path.join(folder, f"scan-{key:08x}.json")
 
 
-def _remembered(cache: str, root: str) -> list[str] | None:
+def _remembered(cache: str, root: str, home: str) -> list[str] | None:
     from agents_state.hooks.hookjson import loads
 
     try:
@@ -94,7 +94,7 @@ def _remembered(cache: str, root: str) -> list[str] | None:
             data = loads(f.read())
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("root") != root:
+    if not isinstance(data, dict) or data.get("root") != root or data.get("home") != home:
         return None
     dirs, files = data.get("dirs"), data.get("found")
     if not isinstance(dirs, list) or not isinstance(files, list):
@@ -154,14 +154,16 @@ def _scan(root: str, home: str, cache: str | None) -> list[str]:
             if (st.st_dev, st.st_ino) in linked:
                 found[os.path.realpath(f"{root}/{rel}")] = None
     if cache and all(m < start - _SETTLED_NS for _, m in dirs):
-        _remember(cache, root, dirs, list(found))
+        _remember(cache, root, home, dirs, list(found))
     return list(found)
 
 
-def _remember(cache: str, root: str, dirs: list[tuple[str, int]], found: list[str]) -> None:
+def _remember(
+    cache: str, root: str, home: str, dirs: list[tuple[str, int]], found: list[str]
+) -> None:
     from agents_state.hooks.hookjson import dumps
 
-    data = dumps({"root": root, "dirs": [list(d) for d in dirs], "found": found})
+    data = dumps({"root": root, "home": home, "dirs": [list(d) for d in dirs], "found": found})
     try:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         tmp = f"{cache}.{os.getpid()}"

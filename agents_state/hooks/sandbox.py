@@ -13,9 +13,10 @@ room:
   ``.claude/worktrees/``, to that worktree and the repository's ``.git``) and a private ``/tmp``;
   never to ``.git/hooks``, ``.git/config`` or ``.claude/`` (code there runs later, outside);
   a ``.git/config`` with a token in a URL is shown with the token taken out;
-- has no network unless the profile grants it, no view of other processes (a new PID
-  namespace with its own ``/proc``), no capabilities, and an environment cleared down to
-  ``KEEP_ENV`` (API keys and tokens stay outside).
+- has no network unless the profile grants it, no sockets under ``/run`` (docker, the
+  database, ssh and gpg agents, D-Bus), no view of other processes (a new PID namespace with
+  its own ``/proc``), no capabilities, and an environment cleared down to ``KEEP_ENV`` (API keys
+  and tokens stay outside).
 
 Where bubblewrap is missing, or fails a one-time probe, the call is denied with one line saying
 what to install: such profiles fail closed.
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "ENGINE_STEPS",
     "KEEP_ENV",
     "Rewrite",
     "Room",
@@ -42,6 +44,7 @@ __all__ = [
     "contain",
     "probe",
     "rewrite_output",
+    "runs_outside",
     "sanitized_git_config",
     "shell_command",
     "unavailable",
@@ -156,6 +159,11 @@ def bwrap_args(room: Room) -> list[str]:
         "--die-with-parent",
         "--new-session",
     ]
+    for run in ("/run", "/var/run"):  # sockets: docker, the database, ssh and gpg agents, D-Bus
+        if os.path.isdir(run) and not os.path.islink(run):
+            args += ["--tmpfs", run]
+    if room.network:  # the name server's file lives there on systemd machines
+        args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
     for path in room.writable:
         args += ["--bind", path, path]  # a mount point: it cannot be renamed away
     if room.git_dir:
@@ -361,9 +369,16 @@ def probe(bwrap: str) -> str | None:
 # -- the hook's entry -----------------------------------------------------------------------------
 
 
-def reaches_remote(command: str) -> bool:
-    """Every simple command of ``command`` is a ``git push`` or a ``gh pr`` (the committer's
-    remote steps, judged option by option by ``hooks.gitwrite``)."""
+# the engine's bookkeeping a sub-agent may run (as hooks.permission approves them): the plugin's
+# own program, which needs the workflow's store (a server's URL and network included)
+ENGINE_STEPS = frozenset({"task", "handoff", "status", "next", "context"})
+
+
+def runs_outside(command: str, git_write: bool) -> bool:
+    """Whether ``command`` runs outside the room: one engine step (``agents-state task ...``),
+    or, for the committer, calls that are all a ``git push`` or a ``gh pr`` (its remote steps,
+    judged option by option by ``hooks.gitwrite``, which need the network and the user's
+    credentials)."""
     from agents_state.hooks.bashguard import _git_rest
     from agents_state.hooks.shellwords import Unjudgeable, parse
 
@@ -371,22 +386,22 @@ def reaches_remote(command: str) -> bool:
         commands = parse(command)
     except Unjudgeable:
         return False
-    for simple in commands:
-        argv = [w.text for w in simple.words]
-        if simple.redirects or not argv:
-            return False
-        if argv[0] == "git" and _git_rest(argv)[:1] == ["push"]:
-            continue
-        if argv[:2] != ["gh", "pr"]:
-            return False
-    return bool(commands)
+    argvs = [[w.text for w in simple.words] for simple in commands if not simple.redirects]
+    if not commands or len(argvs) != len(commands) or not all(argvs):
+        return False
+    if len(argvs) == 1 and argvs[0][0] == "agents-state" and argvs[0][1:2]:
+        return argvs[0][1] in ENGINE_STEPS
+    return git_write and all(
+        (argv[0] == "git" and _git_rest(argv)[:1] == ["push"]) or argv[:2] == ["gh", "pr"]
+        for argv in argvs
+    )
 
 
 def contain(profile: Any, root: str, cwd: str, tool_input: dict[str, Any]) -> Rewrite | str | None:
     """The rewrite of an allowed Bash call of ``profile`` (a contained one), the one-line denial
-    when no room can be built, or ``None`` for the committer's push and pull request, which need
-    the network and the user's credentials (docs/decisions.md, issue 23)."""
-    if profile.git_write and reaches_remote(tool_input["command"]):
+    when no room can be built, or ``None`` for what runs outside (``runs_outside``;
+    docs/decisions.md, issue 23)."""
+    if runs_outside(tool_input["command"], bool(profile.git_write)):
         return None
     bwrap = find_bwrap()
     if bwrap is None:

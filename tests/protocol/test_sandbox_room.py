@@ -322,3 +322,54 @@ def test_a_fresh_folder_or_a_cache_in_the_project_is_not_remembered(
     monkeypatch.setenv("XDG_CACHE_HOME", str(root / ".cache"))  # where the room writes
     secretscan.find_secrets(real, os.environ["HOME"])
     assert not (root / ".cache").exists()
+
+
+def test_sockets_under_run_are_out_of_reach(root: Path) -> None:
+    """A unix socket is not network: docker's, the database's, the ssh agent's would be reached
+    through the file system.  /run is an empty folder in the room."""
+    import socket
+
+    if not os.access("/run", os.W_OK):
+        pytest.skip("needs a writable /run (CI runs as root)")
+    path = f"/run/agents-state-test-{os.getpid()}.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(1)
+    try:
+        profile = get_profile("validator")
+        assert profile is not None
+        probe = (
+            'python3 -c "import socket; s = socket.socket(socket.AF_UNIX); '
+            f"s.connect('{path}'); print('connected')\"; "
+            "ls -A /run/ | wc -l; ls -A /var/run/ | wc -l"
+        )
+        plain = run(probe, root)
+        assert "connected" in plain.stdout
+        line = sandbox.contain(profile, str(root), str(root), {"command": probe})
+        assert isinstance(line, sandbox.Rewrite)
+        boxed = run(line.command, root)
+        assert "connected" not in boxed.stdout and boxed.stdout.split() == ["0", "0"], boxed
+    finally:
+        server.close()
+        os.unlink(path)
+
+
+@pytest.mark.parametrize(
+    ("command", "git_write", "outside"),
+    [
+        ("agents-state task done t1 --summary 'x y'", False, True),
+        ("agents-state handoff record --file h.json", False, True),
+        ("agents-state phase run 3.1", False, False),  # runs the project's test command
+        ("agents-state status && cat README.md", False, False),
+        ("agents-state status > /dev/null", False, False),
+        ("git push -u origin feat", True, True),
+        ("gh pr create --title t --body b", True, True),
+        ("git push origin x; gh pr view", True, True),
+        ("git push origin x", False, False),  # only the committer pushes
+        ("git commit -m x && git push origin x", True, False),
+        ("git -C . push", True, True),
+        ("pytest -q", True, False),
+    ],
+)
+def test_what_runs_outside_the_room(command: str, git_write: bool, outside: bool) -> None:
+    assert sandbox.runs_outside(command, git_write) is outside

@@ -45,6 +45,7 @@ SECRETS = {
     "api": "sekrit-api-4",
     "url": "sekrit-url-5",
     "pgpass": "sekrit-pg-6",
+    "jq": "sekrit-jq-9",
     "net": "sekrit-net-7",
     "proc": "sekrit-proc-8",
 }
@@ -91,6 +92,7 @@ def _make_world(base: Path, port: int) -> World:
     os.link(root / ".env", root / "notes.txt")  # a hard link: another name for the secret
     (root / ".npmrc").write_text(f"//registry.npmjs.org/:_authToken={SECRETS['npm']}\n")
     (root / ".pgpass").write_text(f"db:5432:app:app:{SECRETS['pgpass']}\n")
+    (root / "secrets.json").write_text(json.dumps({"token": SECRETS["jq"]}))
     (root / "a" / "b").mkdir(parents=True)
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("def add(a: int, b: int) -> int:\n    return a + b\n")
@@ -219,6 +221,7 @@ def attacks(w: World) -> list[str]:
         "git diff --no-index /dev/null .env",
         "git diff --no-index src .",
         "jq -n env",
+        "jq -n -L . 'import \"secrets\" as $s; $s'",
         "env; printenv",
         "make 'x:=$(shell cat .env ~/.ssh/id_rsa)'",
         "python3 -m unittest -v 2>&1; python3 -c 'import os; print(dict(os.environ))'",
@@ -306,6 +309,13 @@ def test_the_committer_commits_inside_the_room(world: World) -> None:
         ["git", "-C", str(world.root), "log", "--format=%s"], capture_output=True, text=True
     )
     assert log.stdout.split() == ["swap", "init"]
+    # the red team's `git add {.,.}/.pgpass`: even added and committed, the secret is not there
+    leak = "git add -f {.,.}/.pgpass .env notes.txt; git commit -qm leak; git show --stat HEAD"
+    run(world, contained(world, "committer", leak))
+    shown = subprocess.run(
+        ["git", "-C", str(world.root), "log", "-p", "--all"], capture_output=True, text=True
+    )
+    assert not [n for n, s in SECRETS.items() if s in shown.stdout]
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ import os
 import re
 import sys
 
-from agents_state.hooks.secretscan import cache_dir, find_secrets
+from agents_state.hooks.secretscan import cache_dir, find_secrets, write_cache
 from agents_state.hooks.walk import WalkCapError
 
 TYPE_CHECKING = False
@@ -287,15 +287,9 @@ def _git_config(path: str) -> str | None:
 
     data = text.encode("utf-8", "surrogateescape") + b"\n"
     copy = os.path.join(cache_dir(), f"gitconfig-{hashlib.sha256(data).hexdigest()[:32]}")
-    try:
-        if not os.path.isfile(copy):
-            os.makedirs(os.path.dirname(copy), exist_ok=True)
-            with open(f"{copy}.{os.getpid()}", "wb") as f:
-                f.write(data)
-            os.replace(f"{copy}.{os.getpid()}", copy)
-    except OSError:
-        return "/dev/null"
-    return copy
+    if os.path.isfile(copy) or write_cache(copy, data):
+        return copy
+    return "/dev/null"
 
 
 # -- can a room be built here: the one-time probe -------------------------------------------------
@@ -357,12 +351,7 @@ def probe(bwrap: str) -> str | None:
     if proc.returncode != 0:
         said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"bubblewrap cannot build one here ({said[-1] if said else proc.returncode})"
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        with open(cache, "w", encoding="utf-8") as f:
-            f.write(key)
-    except OSError:
-        pass  # probe again next time
+    write_cache(cache, key.encode("utf-8", "surrogateescape"))  # else: probe again next time
     return None
 
 

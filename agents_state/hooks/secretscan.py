@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["SCAN_CAP", "SKIP_DIRS", "cache_dir", "find_secrets"]
+__all__ = ["SCAN_CAP", "SKIP_DIRS", "cache_dir", "find_secrets", "write_cache"]
 
 # folders the scan of the project does not enter: other people's code, caches, builds
 SKIP_DIRS = frozenset(
@@ -164,14 +164,22 @@ def _remember(
     from agents_state.hooks.hookjson import dumps
 
     data = dumps({"root": root, "home": home, "dirs": [list(d) for d in dirs], "found": found})
+    write_cache(cache, data)  # if it fails: scanned again next time
+
+
+def write_cache(path: str, data: bytes) -> bool:
+    """Write one of the sandbox's remembered files (``cache_dir``) whole, through the store's
+    atomic write; ``False`` when it cannot (the caller then does the work again next time)."""
+    from pathlib import Path  # only when something is remembered
+
+    from agents_state.errors import StorageIOError
+    from agents_state.store.fsops import atomic_write
+
     try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # scanned again next time
+        atomic_write(Path(path), data, path)
+    except (OSError, StorageIOError):
+        return False
+    return True
 
 
 def _prefilter(root: str, home: str) -> Callable[[str, str], bool]:

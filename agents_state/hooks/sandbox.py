@@ -175,6 +175,8 @@ def bwrap_args(room: Room) -> list[str]:
             continue
         if os.path.lexists(path):
             args += ["--ro-bind", path, path]
+        elif path.endswith("/config"):  # an empty file whose writes go nowhere
+            args += ["--dev-bind", "/dev/null", path]
         else:  # an empty read-only folder: nothing can be put there
             args += ["--tmpfs", path, "--remount-ro", path]
     masked_dirs: list[str] = []
@@ -200,9 +202,9 @@ def shell_command(
     bwrap: str, room: Room, command: str, env: dict[str, str], bash: str = "/bin/bash"
 ) -> str:
     """The Bash tool's new command: bubblewrap with ``room``, an environment of ``env`` only,
-    and ``command`` as one argument to ``bash -c`` inside.  Every value is literal: Claude Code
-    refuses a command whose variables it cannot check before it runs, so nothing here expands
-    in the Bash tool's shell."""
+    and ``command`` as one argument to ``bash -c`` inside.  Every value is literal, nothing
+    expands in the Bash tool's shell: what the user approves, or a rule matches, is what runs
+    (docs/decisions.md)."""
     parts = [quote(bwrap), *(quote(a) for a in bwrap_args(room))]
     parts += ["--clearenv"]
     for name, value in env.items():

@@ -373,3 +373,23 @@ def test_sockets_under_run_are_out_of_reach(root: Path) -> None:
 )
 def test_what_runs_outside_the_room(command: str, git_write: bool, outside: bool) -> None:
     assert sandbox.runs_outside(command, git_write) is outside
+
+
+def test_a_repository_without_hooks_or_config_gets_neither(root: Path) -> None:
+    """What is missing cannot be created: an empty read-only hooks folder, a config whose
+    writes go nowhere (git still runs)."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    shutil.rmtree(root / ".git" / "hooks")
+    (root / ".git" / "config").unlink()
+    profile = get_profile("validator")
+    assert profile is not None
+    attack = (
+        "printf '#!/bin/sh\\n' > .git/hooks/pre-commit; "
+        "printf '[core]\\n\\tfsmonitor = x\\n' >> .git/config; git status --short; echo done"
+    )
+    line = sandbox.contain(profile, str(root), str(root), {"command": attack})
+    assert isinstance(line, sandbox.Rewrite)
+    proc = run(line.command, root)
+    assert proc.stdout.endswith("done\n"), proc
+    assert list((root / ".git" / "hooks").iterdir()) == []
+    assert (root / ".git" / "config").read_text() == ""

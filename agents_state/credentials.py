@@ -110,6 +110,8 @@ CATALOGUE: tuple[tuple[str, str], ...] = (
     (".my.cnf", "MySQL credentials"),
     (".password-store/**", "pass password store"),
     (".config/op/**", "1Password CLI"),
+    # the host's own login (also matched by name above; listed so the sandbox masks it)
+    ("~/.claude/.credentials.json", "Claude Code login"),
     (".local/share/keyrings/**", "desktop keyring"),
 )
 

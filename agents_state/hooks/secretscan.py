@@ -2,7 +2,8 @@
 
 The project is walked (dependency and cache folders left out) and each file whose name could be
 in the catalogue is asked about (``credentials.credential_entry``); the home folder contributes
-its catalogue paths and its top-level names.  Hard links in the project to a credential file are
+its catalogue paths and its top-level names, and so does ``$CLAUDE_CONFIG_DIR`` (the host's login
+lives there when it is set).  Hard links in the project to a credential file are
 found by a second walk, only when such a file has more than one link.
 
 A project's answer is remembered (``~/.cache/agents-state/scan-*.json``) with the modification
@@ -60,14 +61,16 @@ def find_secrets(root: str, home: str) -> list[str]:
         path = os.path.join(home, rel)
         if os.path.exists(path):
             found[os.path.realpath(path)] = None
-    try:
-        names = os.listdir(home)
-    except OSError:
-        names = []
-    for name in names:
-        path = os.path.join(home, name)
-        if credential_entry(path, home) and os.path.exists(path):
-            found[os.path.realpath(path)] = None
+    config = os.environ.get("CLAUDE_CONFIG_DIR")  # the host's own folder, where it moved
+    for folder in (home, *([config] if config and os.path.isabs(config) else [])):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            if credential_entry(path, home) and os.path.exists(path):
+                found[os.path.realpath(path)] = None
     cache = _cache_path(root, home)
     remembered = _remembered(cache, root, home) if cache else None
     if remembered is None:

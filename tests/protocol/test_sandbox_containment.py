@@ -117,6 +117,10 @@ def _make_world(base: Path, port: int) -> World:
     )  # an unstaged change for git diff
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_rsa").write_text(f"-----BEGIN KEY-----\n{SECRETS['ssh']}\n")
+    (home / ".claude").mkdir()
+    (home / ".claude" / ".credentials.json").write_text(
+        json.dumps({"claudeAiOauth": {"accessToken": SECRETS["ssh"]}})
+    )
     (home / ".aws").mkdir()
     (home / ".aws" / "credentials").write_text(f"aws_secret_access_key={SECRETS['ssh']}\n")
     w.outside.mkdir()
@@ -201,7 +205,7 @@ def attacks(w: World) -> list[str]:
     pid = os.getpid()
     urlget = (
         'python3 -c "import urllib.request as u; '
-        f"print(u.urlopen('http://127.0.0.1:{w.port}/', timeout=3).read())\""
+        f"print(u.urlopen('http://127.0.0.1:{w.port}/', timeout=15).read())\""
     )
     return [
         "cat .env",
@@ -228,9 +232,9 @@ def attacks(w: World) -> list[str]:
         f"cat /proc/{pid}/environ /proc/{pid}/task/{pid}/environ /proc/1/environ",
         "cat /proc/*/environ /proc/*/task/*/environ | tr '\\0' '\\n'",
         "cat .git/config; git remote -v; git config --list",
-        f"curl -s --max-time 3 http://127.0.0.1:{w.port}/",
+        f"curl -s --max-time 15 http://127.0.0.1:{w.port}/",
         urlget,
-        "cat ~/.aws/credentials; ls -la ~/.ssh",
+        "cat ~/.aws/credentials; ls -la ~/.ssh; cat ~/.claude/.credentials.json",
         "umount .env; cat .env",
         "cat <<'EOF' | bash\ncat .env\nEOF",
         'f=.env; echo "$f: $(cat "$f")"; printf \'%s\\n\' "$(< .env)"',

@@ -93,7 +93,7 @@ class Script:
         return [{"type": "text", "text": "Validated."}]
 
 
-def _project(root: Path) -> None:
+def _project(root: Path, allow: bool = True) -> None:
     (root / ".env").write_text(f"TOKEN={SECRET}\n")
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("def add(a: int, b: int) -> int:\n    return a + b\n")
@@ -117,6 +117,8 @@ def _project(root: Path) -> None:
         check=True,
         capture_output=True,
     )
+    if not allow:
+        return
     (root / ".claude").mkdir(exist_ok=True)
     # what a user allows for an unattended run: the contained commands (the head of the
     # hook's rewrite, docs/plugin.md), nothing for the engine (the plugin approves it).  The
@@ -136,11 +138,8 @@ def _log_permission_requests(home: Path, log: Path) -> None:
     )
 
 
-def test_a_validator_runs_the_tests_contained_and_never_sees_the_secret(
-    root: Path, tmp_path: Path
-) -> None:
-    require_claude()
-    _project(root)
+def _run(root: Path, tmp_path: Path) -> tuple[Script, StubAPI, list[dict[str, Any]]]:
+    """One `claude -p` run; the script, the stub, and the PermissionRequest events."""
     home = Path(os.environ["HOME"])
     log = tmp_path / "permission-requests.jsonl"
     _log_permission_requests(home, log)
@@ -156,6 +155,17 @@ def test_a_validator_runs_the_tests_contained_and_never_sees_the_secret(
             check=False,
         )
     assert proc.returncode == 0, proc.stderr
+    lines = log.read_text().splitlines() if log.exists() else []
+    requests = [json.loads(line) for line in lines if line.strip()]
+    return script, api, requests
+
+
+def test_a_validator_runs_the_tests_contained_and_never_sees_the_secret(
+    root: Path, tmp_path: Path
+) -> None:
+    require_claude()
+    _project(root)
+    script, api, requests = _run(root, tmp_path)
     tests, reads_env, cat, status = script.validator_results[: len(STEPS)]
     assert "1 passed" in tests, tests  # the project's tests ran, inside the sandbox, and passed
     assert "ENV:[]" in reads_env and "1 passed" in reads_env, reads_env  # .env reads empty
@@ -163,5 +173,20 @@ def test_a_validator_runs_the_tests_contained_and_never_sees_the_secret(
     assert "?? src/" in status, status  # git runs in the room (its config without the token)
     assert not any(SECRET in json.dumps(r) for r in api.requests)
     assert "Workflow: Validate the change" in script.main_results[0], script.main_results
-    requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     assert requests == [], [r.get("tool_input") for r in requests]
+
+
+def test_the_rewrite_never_grants(root: Path, tmp_path: Path) -> None:
+    """Without a rule, the contained command goes through Claude Code's permission flow: the
+    host asks about the rewritten command (a PermissionRequest naming bubblewrap) and, with
+    nobody to answer under `claude -p`, it does not run.  The engine step still needs none."""
+    require_claude()
+    _project(root, allow=False)
+    script, api, requests = _run(root, tmp_path)
+    tests = script.validator_results[0]
+    assert "requires approval" in tests and "passed" not in tests, tests
+    asked = [r["tool_input"]["command"] for r in requests if r.get("tool_name") == "Bash"]
+    assert asked and all(c.startswith("/usr/bin/bwrap ") for c in asked), asked
+    assert all(r.get("agent_type") == "subagents:quality-validator" for r in requests), requests
+    assert "Workflow: Validate the change" in script.main_results[0], script.main_results
+    assert not any(SECRET in json.dumps(r) for r in api.requests)

@@ -371,9 +371,10 @@ def contain(profile: Any, root: str, cwd: str, tool_input: dict[str, Any]) -> Re
     try:
         room = room_for(root, cwd, home, bool(getattr(profile, "network", False)))
     except WalkCapError as e:
+        why = "the project could not be listed in time" if e.timed_out else str(e)
         return (
             f"agents-state: the {profile.name} profile runs Bash in a sandbox that hides the "
-            f"project's credential files, and {e}, so they cannot all be found; denied."
+            f"project's credential files, and {why}, so they cannot all be found; denied."
         )
     return Rewrite(shell_command(bwrap, room, tool_input["command"], kept_env(os.environ)))
 

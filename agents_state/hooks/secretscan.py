@@ -43,7 +43,10 @@ SKIP_DIRS = frozenset(
         ".cache",
     }
 )
-SCAN_CAP = 100_000  # files and folders the scan may visit before it gives up (fail closed)
+# files and folders the scan may visit; the walk's own deadline (hooks.walk, 5 s) is the real
+# bound.  Past either it gives up and the call is denied (fail closed); once done, the answer is
+# remembered, so a large project pays the walk once, not on every call
+SCAN_CAP = 1_000_000
 _SETTLED_NS = 2_000_000_000  # a folder's time older than this is trusted
 
 

@@ -393,3 +393,25 @@ def test_a_repository_without_hooks_or_config_gets_neither(root: Path) -> None:
     assert proc.stdout.endswith("done\n"), proc
     assert list((root / ".git" / "hooks").iterdir()) == []
     assert (root / ".git" / "config").read_text() == ""
+
+
+@pytest.mark.parametrize(
+    ("timed_out", "why"),
+    [
+        (False, "more than 1,000,000 files and folders under /p"),
+        (True, "the project could not be listed in time"),
+    ],
+)
+def test_a_project_too_large_to_scan_fails_closed(
+    root: Path, monkeypatch: pytest.MonkeyPatch, timed_out: bool, why: str
+) -> None:
+    from agents_state.hooks.walk import WalkCapError
+
+    def too_many(*args: Any, **kwargs: Any) -> list[str]:
+        raise WalkCapError("/p", 1_000_000, timed_out=timed_out)
+
+    monkeypatch.setattr(sandbox, "find_secrets", too_many)
+    assert answer(root, "pytest -q") == (
+        "agents-state: the validator profile runs Bash in a sandbox that hides the project's "
+        f"credential files, and {why}, so they cannot all be found; denied."
+    )

@@ -2,9 +2,10 @@
 
 The project is walked (dependency and cache folders left out) and each file whose name could be
 in the catalogue is asked about (``credentials.credential_entry``); the home folder contributes
-its catalogue paths and its top-level names, and so does ``$CLAUDE_CONFIG_DIR`` (the host's login
-lives there when it is set).  Hard links in the project to a credential file are
-found by a second walk, only when such a file has more than one link.
+its catalogue paths and its names, one level into its hidden folders and ``~/.config/*``, and
+``$CLAUDE_CONFIG_DIR``'s (the host's login lives there when it is set).  Hard links in the
+project to a credential file are found by a second walk, only when such a file has more than
+one link.
 
 A project's answer is remembered (``~/.cache/agents-state/scan-*.json``) with the modification
 time of every folder walked: a file created, removed or renamed changes its folder's time, so
@@ -47,6 +48,12 @@ SKIP_DIRS = frozenset(
 # bound.  Past either it gives up and the call is denied (fail closed); once done, the answer is
 # remembered, so a large project pays the walk once, not on every call
 SCAN_CAP = 1_000_000
+HOME_CAP = 5_000  # names looked at in the home folder on each call
+# hidden folders of the home folder that hold caches, packages and toolchains, not tokens
+HOME_SKIP = frozenset(
+    {".cache", ".local", ".npm", ".cargo", ".rustup", ".nvm", ".pyenv", ".git", ".vscode",
+     ".vscode-server", ".m2", ".gradle", ".pnpm-store", ".yarn", ".bun", ".deno", ".conda"}
+)  # fmt: skip
 _SETTLED_NS = 2_000_000_000  # a folder's time older than this is trusted
 
 
@@ -64,22 +71,39 @@ def find_secrets(root: str, home: str) -> list[str]:
         path = os.path.join(home, rel)
         if os.path.exists(path):
             found[os.path.realpath(path)] = None
-    config = os.environ.get("CLAUDE_CONFIG_DIR")  # the host's own folder, where it moved
-    for folder in (home, *([config] if config and os.path.isabs(config) else [])):
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(folder, name)
-            if credential_entry(path, home) and os.path.exists(path):
-                found[os.path.realpath(path)] = None
+    for path in _home_names(home):
+        if credential_entry(path, home) and os.path.exists(path):
+            found[os.path.realpath(path)] = None
     cache = _cache_path(root, home)
     remembered = _remembered(cache, root, home) if cache else None
     if remembered is None:
         remembered = _scan(root, home, cache)
     found.update(dict.fromkeys(remembered))
     return list(found)
+
+
+def _home_names(home: str) -> list[str]:
+    """The home folder's names, and one level into its hidden folders and ``~/.config/*``
+    (tools keep their tokens there) and ``$CLAUDE_CONFIG_DIR``; caches and toolchains left out,
+    ``HOME_CAP`` names at most."""
+    out: list[str] = []
+    config = os.environ.get("CLAUDE_CONFIG_DIR")  # the host's own folder, where it moved
+    folders = [home, *([config] if config and os.path.isabs(config) else [])]
+    seen = 0
+    while folders and seen < HOME_CAP:
+        folder = folders.pop(0)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        seen += len(names)
+        for name in names:
+            path = os.path.join(folder, name)
+            out.append(path)
+            nested = (folder == home and name.startswith(".")) or folder == f"{home}/.config"
+            if nested and name not in HOME_SKIP and os.path.isdir(path):
+                folders.append(path)
+    return out
 
 
 def _cache_path(root: str, home: str) -> str | None:

@@ -121,6 +121,12 @@ def _make_world(base: Path, port: int) -> World:
     (home / ".claude" / ".credentials.json").write_text(
         json.dumps({"claudeAiOauth": {"accessToken": SECRETS["ssh"]}})
     )
+    (home / ".config" / "sometool").mkdir(parents=True)
+    (home / ".config" / "sometool" / "credentials.json").write_text(
+        json.dumps({"token": SECRETS["ssh"]})
+    )
+    (home / ".mytool").mkdir()
+    (home / ".mytool" / "server.pem").write_text(SECRETS["ssh"])
     (home / ".aws").mkdir()
     (home / ".aws" / "credentials").write_text(f"aws_secret_access_key={SECRETS['ssh']}\n")
     w.outside.mkdir()
@@ -235,6 +241,7 @@ def attacks(w: World) -> list[str]:
         f"curl -s --max-time 15 http://127.0.0.1:{w.port}/",
         urlget,
         "cat ~/.aws/credentials; ls -la ~/.ssh; cat ~/.claude/.credentials.json",
+        "cat ~/.config/sometool/credentials.json ~/.mytool/server.pem",
         "umount .env; cat .env",
         "cat <<'EOF' | bash\ncat .env\nEOF",
         'f=.env; echo "$f: $(cat "$f")"; printf \'%s\\n\' "$(< .env)"',

@@ -7,6 +7,9 @@ Glob patterns, and Bash by allowlist.  When the hook cannot decide (the state or
 cannot be read, the profile name is unknown, the call runs outside the project, the input is
 not what Claude Code sends) it denies with one line saying why: it fails closed.
 
+A Bash call the allowlist lets through is then contained: the answer is a ``Rewrite`` that runs
+it in a bubblewrap sandbox (``hooks.sandbox``, issue 23).
+
 Calls from the main conversation are not judged here.
 """
 

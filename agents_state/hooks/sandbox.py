@@ -58,6 +58,7 @@ KEEP_ENV = (
     "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "TZ", "CI", "NO_COLOR",
     "FORCE_COLOR", "NODE_ENV", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH",
     "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONUTF8", "JAVA_HOME", "GOPATH", "GOROOT",
+    "GOCACHE", "GOMODCACHE", "GOFLAGS",
     "CARGO_HOME", "RUSTUP_HOME", "RUST_BACKTRACE", "CARGO_TERM_COLOR", "NVM_DIR", "PYENV_ROOT",
     "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
     "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
@@ -182,7 +183,8 @@ def shell_command(
 
 def kept_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
     """The variables of ``KEEP_ENV`` that are set, with the plugin's ``bin/`` folders (the Bash
-    tool has them on its PATH; the hook's own PATH may not) added to PATH."""
+    tool has them on its PATH; the hook's own PATH may not) added to PATH, and Go's build cache
+    in the room's private ``/tmp`` unless one is set."""
     env = {name: environ[name] for name in KEEP_ENV if name in environ}
     path = env.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep)
     for var in ("CLAUDE_PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT"):
@@ -191,6 +193,8 @@ def kept_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
         if binary and binary not in path and os.path.isdir(binary):
             path.append(binary)
     env["PATH"] = os.pathsep.join(path)
+    if "GOCACHE" not in environ:  # go test needs a writable build cache; the home is read-only
+        env["GOCACHE"] = "/tmp/go-build"
     return env
 
 

@@ -415,3 +415,25 @@ def test_a_project_too_large_to_scan_fails_closed(
         "agents-state: the validator profile runs Bash in a sandbox that hides the project's "
         f"credential files, and {why}, so they cannot all be found; denied."
     )
+
+
+def test_the_kept_environment(tmp_path: Path) -> None:
+    (tmp_path / "data" / "bin").mkdir(parents=True)
+    environ = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/home/u",
+        "LANG": "C.UTF-8",
+        "ANTHROPIC_API_KEY": "sk-x",
+        "GITHUB_TOKEN": "ghp_x",
+        "DATABASE_URL": "postgresql://u:p@h/d",
+        "AGENTS_STATE_STORE": "postgresql://u:p@h/d",
+        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+        "CLAUDE_PLUGIN_ROOT": str(tmp_path / "missing"),
+    }
+    assert sandbox.kept_env(environ) == {
+        "PATH": f"/usr/bin:/bin:{tmp_path}/data/bin",  # the engine the plugin installed
+        "HOME": "/home/u",
+        "LANG": "C.UTF-8",
+        "GOCACHE": "/tmp/go-build",  # the home is read-only in the room
+    }
+    assert sandbox.kept_env({"GOCACHE": "/c", "PATH": "/b"})["GOCACHE"] == "/c"

@@ -80,9 +80,12 @@ class Rewrite:
 
 
 class Room:
-    """What one contained call may see and change (all paths real and absolute)."""
+    """What one contained call may see and change (all paths real and absolute): the folders it
+    writes, the credential files and folders masked, the paths kept read-only (or made empty
+    when missing), the network, the repository's ``.git`` and the token-free copy of its
+    ``config`` (``None``: the file itself, read-only)."""
 
-    __slots__ = ("git_config", "git_dir", "home", "masks", "network", "protect", "writable")
+    __slots__ = ("git_config", "git_dir", "masks", "network", "protect", "writable")
 
     def __init__(
         self,
@@ -90,13 +93,11 @@ class Room:
         masks: tuple[str, ...],
         protect: tuple[str, ...],
         network: bool,
-        home: str,
         git_dir: str | None = None,
         git_config: str | None = None,
     ) -> None:
         self.writable, self.masks, self.protect = writable, masks, protect
-        self.network, self.home = network, home
-        self.git_dir, self.git_config = git_dir, git_config
+        self.network, self.git_dir, self.git_config = network, git_dir, git_config
 
 
 # -- the room, as bubblewrap arguments (pure) ---------------------------------------------------
@@ -242,7 +243,7 @@ def room_for(root: str, cwd: str, home: str, network: bool) -> Room:
     if writable != root and os.path.lexists(f"{writable}/.git"):
         protect.append(f"{writable}/.git")
     masks = find_secrets(root, home)
-    return Room((writable,), tuple(masks), tuple(protect), network, home, git_dir, git_config)
+    return Room((writable,), tuple(masks), tuple(protect), network, git_dir, git_config)
 
 
 def _git_config(path: str) -> str | None:
@@ -311,7 +312,7 @@ def probe(bwrap: str) -> str | None:
         pass
     import subprocess  # only on a first call
 
-    room = Room((), (), (), False, "/")
+    room = Room((), (), (), False)
     try:
         proc = subprocess.run(
             [bwrap, *bwrap_args(room), "--", "/bin/sh", "-c", "exit 0"],

@@ -79,6 +79,8 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         return None
     if not words or words[0] != "agents-state":
         return None
+    if any(w == "--set" or w.startswith("--set=") for w in words[1:]):
+        return None  # a configuration value can name the commands `phase run` runs (issue 27)
     sub = _subcommand(words[1:])
     allowed = _SUBAGENT_COMMANDS if sub_agent else None
     if sub in _MAIN_HELD_BACK or (allowed is not None and sub not in allowed):

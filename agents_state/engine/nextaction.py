@@ -460,6 +460,15 @@ def _task_model(config: Config, complexity: str) -> str:
     return tasks.model or config.defaults.model
 
 
+ISOLATED = (
+    ". Worktree isolation is on: give each agent the command agents-state task start "
+    "<task-id> to run first; it makes the task's own git worktree and prints the folder to "
+    "work in. The agent works only there (absolute paths; cd into it for every shell "
+    "command) and may commit there; task done commits what is left, and the last done of a "
+    "wave merges the wave into the integration branch"
+)
+
+
 def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> dict[str, Any]:
     pstate = state.phase(TASK_PHASE)
     write = artifact_path(phase.id)
@@ -490,6 +499,12 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     ready = ready_tasks(pstate, now, lease)
     idx = current_wave(pstate)
     wave_no = (idx or 0) + 1
+    if state.git is not None and not ready:
+        from agents_state.engine.mergeaction import merge_action
+
+        merging = merge_action(state, pstate, phase, wave_no)
+        if merging is not None:
+            return merging
     if ready:
         tasks = pstate.tasks
         listed = [
@@ -499,6 +514,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                 "complexity": tasks[t].complexity,
                 **_model(_task_model(config, tasks[t].complexity)),
                 "files": tasks[t].files,
+                **({"worktree": f"{state.git.worktrees}/{t}"} if state.git else {}),
             }
             for t in ready
         ]
@@ -520,7 +536,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "Agent model), each with its task id. Each agent records its own result with the "
             "command (or: agents-state task fail <task-id> --error TEXT). Background agents "
             "answer one by one as task notifications: when all have answered, run: "
-            "agents-state next",
+            "agents-state next" + (ISOLATED if state.git else ""),
         )
     reason = nothing_ready_reason(pstate, now)
     waits = sorted(

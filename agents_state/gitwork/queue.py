@@ -63,22 +63,23 @@ def run_queue(app: App) -> Outcome | None:
         if not queue:
             return None
         tasks = phase.tasks or {}
+        for tid in queue:  # first, so that a refusal (conflict markers) writes nothing
+            task = tasks[tid]
+            if task.head is None or task.merge == "conflict":  # not committed by task done
+                commit_leftovers(worktree_path(app, state.git, tid), commit_message(tid, task))
         intent = state.git.intent
         head = intg.out("rev-parse", "HEAD")
         if intent is None or intent.tasks != queue:
             app.run(ev.MergeBegin(tuple(queue), head))
         since = intent.head if intent is not None else head
-        results = [_merge_one(app, intg, state.git, tid, tasks[tid], since) for tid in queue]
+        results = [_merge_one(intg, state.git, tid, tasks[tid], since) for tid in queue]
         out = app.run(ev.MergeRecord(tuple(results)))
         _tidy(app, state.git, results)
         return out
 
 
-def _merge_one(app: App, intg: Git, git: GitInfo, tid: str, task: TaskState, since: str) -> Result:
+def _merge_one(intg: Git, git: GitInfo, tid: str, task: TaskState, since: str) -> Result:
     branch = task_branch(git, tid)
-    path = worktree_path(app, git, tid)
-    if task.head is None or task.merge == "conflict":  # not committed through task done
-        commit_leftovers(path, commit_message(tid, task))
     head = intg.rev(f"refs/heads/{branch}")
     if head is None:  # no worktree was ever made for it: nothing of it to merge
         return (tid, "nochange", None, None, ())

@@ -1,0 +1,197 @@
+"""Worktree isolation on real git repositories (issue 22): rooms, merges, conflicts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+from clitools import CLI
+from gitrepo import (
+    at_tasks,
+    cli_json,
+    edit_line,
+    git,
+    integration,
+    run_cli,
+    show,
+    state,
+    task_of,
+)
+
+
+def _work(root: Path, tid: str, line: int, text: str) -> None:
+    """What a task agent does: start (its worktree), edit one line there, done."""
+    out = cli_json(root, "task", "start", tid)
+    edit_line(Path(out["worktree"]) / "f.txt", line, text)
+    proc = run_cli(root, "task", "done", tid, "--summary", f"{tid} edits line {line}")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_five_concurrent_processes_of_one_wave_all_land(root: Path) -> None:
+    ids = [f"t{i}" for i in range(5)]
+    at_tasks(root, [{"id": t, "title": f"edit {t}", "files": ["f.txt"]} for t in ids])
+    errors: list[str] = []
+
+    def agent(k: int) -> None:
+        tid = ids[k]
+        start = subprocess.run(
+            [CLI, "--root", str(root), "task", "start", tid, "--json"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if start.returncode != 0:
+            errors.append(start.stderr)
+            return
+        edit_line(Path(json.loads(start.stdout)["worktree"]) / "f.txt", 10 * k, f"by {tid}")
+        done = subprocess.run(
+            [CLI, "--root", str(root), "task", "done", tid, "--summary", f"line {10 * k}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            errors.append(done.stderr)
+
+    threads = [threading.Thread(target=agent, args=(k,)) for k in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    final = show(root, integration(root)).splitlines()
+    assert [final[10 * k] for k in range(5)] == [f"by t{k}" for k in range(5)]
+    for tid in ids:
+        t = task_of(root, tid)
+        assert t["merge"] == "merged" and t["branch"] == f"{integration(root)}-{tid}"
+        assert git(root, "merge-base", "--is-ancestor", t["head"], integration(root)) == ""
+    # merged in task id order, whatever order they finished in
+    log = git(root, "log", "--first-parent", "--format=%s", integration(root)).splitlines()
+    assert log[:5] == [f"Merge task t{k}: edit t{k}" for k in reversed(range(5))]
+    phase = state(root)["stages"]["IMPLEMENT"]["phases"]["2.1"]
+    assert phase["status"] == "completed"
+    assert not (root / ".agents" / "worktrees" / "t0").exists()  # removed after its merge
+    assert git(root, "rev-parse", "--verify", f"{integration(root)}-t0")  # branch kept
+
+
+def test_the_users_tree_and_branch_are_left_alone(root: Path) -> None:
+    from gitrepo import make_repo
+
+    make_repo(root)
+    edit_line(root / "f.txt", 0, "the user's unsaved work")
+    (root / "notes.txt").write_text("untracked\n")
+    from clitools import walk_to
+    from gitrepo import load
+
+    walk_to(root, "2.1")
+    before = git(root, "status", "--porcelain")
+    out = load(root, [{"id": "a", "files": ["f.txt"]}])
+    assert "starts from your HEAD plus a commit of your uncommitted changes" in out["message"]
+    assert "(your branch and working tree are left as they are)" in out["message"]
+    _work(root, "a", 5, "by a")
+    assert git(root, "status", "--porcelain") == before
+    assert git(root, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+    assert (root / "f.txt").read_text().splitlines()[:1] == ["the user's unsaved work"]
+    final = show(root, integration(root)).splitlines()
+    assert final[0] == "the user's unsaved work" and final[5] == "by a"
+
+
+def test_conflict_is_recorded_and_offered_for_resolution(root: Path) -> None:
+    at_tasks(
+        root,
+        [
+            {"id": "a", "title": "A"},
+            {"id": "b", "title": "B"},
+            {"id": "c", "dependencies": ["a", "b"]},
+        ],
+    )
+    _work(root, "a", 3, "from a")
+    head_after_a = None
+    out = cli_json(root, "task", "start", "b")
+    edit_line(Path(out["worktree"]) / "f.txt", 3, "from b")
+    head_after_a = git(root, "rev-parse", integration(root))  # not merged yet: wave not done
+    proc = run_cli(root, "task", "done", "b", "--summary", "b's line 3")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == (
+        f"b completed; merged 1 task(s) into {integration(root)}; "
+        "conflict: b (resolve: agents-state merge --resolve ID)"
+    )
+    b = task_of(root, "b")
+    assert (b["merge"], b["conflictFiles"]) == ("conflict", ["f.txt"])
+    # the integration branch holds a's merge only: b's failed merge left nothing behind
+    tip = git(root, "rev-parse", integration(root))
+    assert git(root, "rev-parse", f"{tip}^2") == task_of(root, "a")["head"]
+    assert git(root, "rev-parse", f"{tip}^1") == head_after_a
+    assert show(root, integration(root)).splitlines()[3] == "from a"
+    assert show(root, b["branch"]).splitlines()[3] == "from b"  # both changes on their branches
+    status = run_cli(root, "status").stdout
+    assert (
+        f"isolation: a git worktree per task, merged into {integration(root)} "
+        "(1 merged, 0 without change, 0 to merge, 1 in conflict)"
+    ) in status
+    assert "⚡ b conflicts in f.txt (resolve: agents-state merge --resolve b)" in status
+    iso = cli_json(root, "status")["workflow"]["stages"]["IMPLEMENT"]["phases"]["2.1"]
+    assert iso["isolation"] == {
+        "mode": "worktree",
+        "branch": integration(root),
+        "merges": {"merged": 1, "conflict": 1},
+        "conflicts": {"b": ["f.txt"]},
+    }
+    action = cli_json(root, "next")
+    assert action["kind"] == "work_inline" and action["command"] == "agents-state merge --resolve b"
+    assert action["conflict"] == {"task": "b", "files": ["f.txt"], "branch": b["branch"]}
+    # the resolve step: markers in b's worktree, fixed, then the queue merges it
+    res = cli_json(root, "merge", "--resolve", "b")
+    assert res["files"] == ["f.txt"]
+    wt = Path(res["worktree"])
+    assert "<<<<<<<" in (wt / "f.txt").read_text()
+    refused = run_cli(root, "merge")
+    assert refused.returncode == 7
+    assert "conflict markers are still in f.txt; resolve them first" in refused.stderr
+    edit_line(wt / "f.txt", 3, "from a and b")
+    text = (wt / "f.txt").read_text()
+    keep = [
+        ln
+        for ln in text.splitlines()
+        if not ln.startswith(("<<<<<<<", "=======", ">>>>>>>")) and ln not in ("from a", "from b")
+    ]
+    (wt / "f.txt").write_text("\n".join(keep) + "\n")
+    done = cli_json(root, "merge")
+    assert (
+        done["message"]
+        == f"merged 1 task(s) into {integration(root)}; wave 1 completed; wave 2 opened"
+    )
+    assert task_of(root, "b")["merge"] == "merged"
+    # the dependent task starts from its dependencies' merged work
+    c = cli_json(root, "task", "start", "c")
+    assert (Path(c["worktree"]) / "f.txt").read_text().splitlines()[3] == "from a and b"
+
+
+def test_a_task_without_change_says_so(root: Path) -> None:
+    at_tasks(root, [{"id": "a"}, {"id": "b"}])
+    cli_json(root, "task", "start", "a")
+    _work(root, "b", 1, "by b")
+    proc = run_cli(root, "task", "done", "a", "--summary", "nothing needed")
+    assert proc.returncode == 0, proc.stderr
+    assert task_of(root, "a")["merge"] == "nochange"
+    assert task_of(root, "b")["merge"] == "merged"
+
+
+def test_waves_of_ten_fifty_tasks(root: Path) -> None:
+    tasks = [
+        {
+            "id": f"t{i:02d}",
+            "files": ["f.txt"],
+            "dependencies": [f"t{i - 10:02d}"] if i >= 10 else [],
+        }
+        for i in range(50)
+    ]
+    at_tasks(root, tasks, wave_size=10)
+    for i in range(50):
+        _work(root, f"t{i:02d}", 4 * i, f"by t{i:02d}")  # git needs unchanged lines between
+    final = show(root, integration(root)).splitlines()
+    assert [final[4 * i] for i in range(50)] == [f"by t{i:02d}" for i in range(50)]
+    assert state(root)["stages"]["IMPLEMENT"]["phases"]["2.1"]["status"] == "completed"
+    assert cli_json(root, "next")["phase"] != "2.1"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from clitools import cli_json, run_cli, walk_to
@@ -12,7 +13,7 @@ from gitrepo import git, load, make_repo
 
 from agents_state.engine.waves import TaskDef, files_overlap, plan_waves, plan_waves_apart
 
-TASKS = [
+TASKS: list[dict[str, Any]] = [
     {"id": "a", "files": ["src/app.py"]},
     {"id": "b", "files": ["src/*.py"]},
     {"id": "c", "files": ["docs/readme.md"]},
@@ -68,8 +69,8 @@ def _expect_off(root: Path) -> None:
         "isolation: off (tasks share the working tree; tasks whose files overlap run in "
         "different waves)" in status.stdout
     )
-    summary = cli_json(root, "status")
-    assert summary["workflow"]["stages"]["IMPLEMENT"]["phases"]["2.1"]["isolation"] == {"mode": "off"}
+    phase = cli_json(root, "status")["workflow"]["stages"]["IMPLEMENT"]["phases"]["2.1"]
+    assert phase["isolation"] == {"mode": "off"}
     claim = cli_json(root, "task", "claim", "a")
     assert "worktree" not in claim and "branch" not in claim
     done = run_cli(root, "task", "done", "a", "--summary", "x")

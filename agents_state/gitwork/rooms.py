@@ -91,8 +91,14 @@ def load_git(app: App, state: State) -> dict[str, Any] | None:
             "agents-state: uncommitted changes at the start of phase 2.1",
         )
         changes = True
+    branch = integration_branch(state.startedAt)
+    taken = set(g.out("branch", "--list", "--format=%(refname:short)", f"{branch}*").split())
+    n = 1
+    while any(b == branch or b.startswith(branch + "-") for b in taken):  # an earlier workflow's
+        n += 1
+        branch = f"{integration_branch(state.startedAt)}.{n}"
     return {
-        "branch": integration_branch(state.startedAt),
+        "branch": branch,
         "base": base,
         "fromChanges": changes,
         "deleteMerged": app.config.stages.IMPLEMENT.tasks.deleteMergedBranches,

@@ -47,3 +47,30 @@ def merge_action(
         "files. Edit them there so that both changes survive (or ask the user which to "
         "keep), then run: agents-state merge",
     )
+
+
+_FINISH = {
+    "branch+PR": "push {branch} and open the pull request from it (it is the PR's branch)",
+    "branch": "leave the work on {branch} and tell the user its name",
+    "commit": "bring {branch} into the user's branch (git merge --ff-only {branch} when they "
+    "have not moved on; ask the user before touching their uncommitted changes)",
+    "none": "leave {branch} as it is and tell the user its name",
+}
+
+
+def merged_note(state: State, workflow: str, phase_id: str) -> str:
+    """After phase 2.1 under isolation, every phase works on the merged result (issue 22)."""
+    from agents_state.workflow import COMPLETION_PHASE, PHASE_INDEX, TASK_PHASE
+
+    git = state.git
+    if git is None or PHASE_INDEX[phase_id] <= PHASE_INDEX[TASK_PHASE]:
+        return ""
+    note = (
+        f" Worktree isolation: the merged work is on branch {git.branch}, checked out in "
+        f"{git.worktrees}/_integration; read, change and commit there (your own checkout "
+        "does not have it)."
+    )
+    if phase_id == COMPLETION_PHASE:
+        note += " To finish: " + _FINISH.get(workflow, _FINISH["none"]).format(branch=git.branch)
+        note += "."
+    return note

@@ -329,6 +329,10 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     write = artifact_path(phase.id)
     command = f"agents-state phase complete {phase.id} --artifact {write}"
     note, extra_reads = _rework_note(state, phase)
+    if state.git is not None:
+        from agents_state.engine.mergeaction import merged_note
+
+        note += merged_note(state, config.stages.FINAL.git.workflow, phase.id)
     read = _reads(state, phase) + extra_reads
     task = f"Task: {state.task}. "
     retry_at = state.phase(phase.id).retryAt

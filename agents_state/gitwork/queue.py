@@ -45,7 +45,7 @@ def repair_integration(intg: Git, branch: str) -> None:
         intg.run("checkout", "--quiet", "--force", branch)
     if intg.dirty():
         intg.run("reset", "--quiet", "--hard", "HEAD")
-        intg.run("clean", "--quiet", "-fdx")
+        intg.run("clean", "--quiet", "-fd")
 
 
 def run_queue(app: App) -> Outcome | None:
@@ -58,10 +58,10 @@ def run_queue(app: App) -> Outcome | None:
             return None
         phase = state.phase(TASK_PHASE)
         queue = merge_queue(state, phase)
+        if not queue:  # after phase 2.1 the integration worktree is the later phases' to edit
+            return None
         intg = ensure_integration(app, state.git)
         repair_integration(intg, state.git.branch)
-        if not queue:
-            return None
         tasks = phase.tasks or {}
         for tid in queue:  # first, so that a refusal (conflict markers) writes nothing
             task = tasks[tid]

@@ -195,3 +195,49 @@ def test_waves_of_ten_fifty_tasks(root: Path) -> None:
     assert [final[4 * i] for i in range(50)] == [f"by t{i:02d}" for i in range(50)]
     assert state(root)["stages"]["IMPLEMENT"]["phases"]["2.1"]["status"] == "completed"
     assert cli_json(root, "next")["phase"] != "2.1"
+
+
+def test_later_phases_and_the_test_gate_work_on_the_merged_result(root: Path) -> None:
+    from clitools import artifact_body
+
+    at_tasks(root, [{"id": "a", "title": "A"}])
+    (root / ".agents" / "config.json").write_text(
+        json.dumps({"stages": {"TEST": {"commands": {"merged": "grep -qx 'by a' f.txt"}}}})
+    )
+    _work(root, "a", 7, "by a")
+    assert "by a" not in (root / "f.txt").read_text()  # the user's checkout is left alone
+    seen = set()
+    for _ in range(20):
+        action = cli_json(root, "next")
+        if action["kind"] == "compact":
+            assert run_cli(root, "compact").returncode == 0
+            continue
+        if action["phase"] == "3.1":
+            break
+        seen.add(action["phase"])
+        assert (
+            f"Worktree isolation: the merged work is on branch {integration(root)}, checked "
+            "out in .agents/worktrees/_integration; read, change and commit there"
+        ) in action["instructions"]
+        body = artifact_body(action["write"])
+        proc = run_cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
+        assert proc.returncode == 0, proc.stderr
+    assert {"2.2", "2.3"} <= seen
+    proc = run_cli(root, "phase", "run", "3.1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads((root / ".agents" / "phases" / "3.1-test-results.json").read_text())
+    assert [c["exitCode"] for c in results["commands"]] == [0]
+    for _ in range(20):
+        action = cli_json(root, "next")
+        if action["kind"] == "compact":
+            assert run_cli(root, "compact").returncode == 0
+            continue
+        if action["phase"] == "4.3":
+            break
+        body = artifact_body(action["write"])
+        proc = run_cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
+        assert proc.returncode == 0, proc.stderr
+    assert action["instructions"].endswith(
+        f"To finish: push {integration(root)} and open the pull request from it "
+        "(it is the PR's branch)."
+    )

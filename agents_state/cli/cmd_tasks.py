@@ -55,7 +55,7 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     app = app_from(ctx)
     data = loads_strict(read_input_bytes(input_path(file, app.root), file), file)
     defs = parse_tasks(data, file)
-    git = _load_git(app)
+    git, preset = _load_git(app)
     size = wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents
     if git is None:  # no isolation: tasks whose files overlap never share a wave (issue 22)
         from agents_state.engine.waves import plan_waves_apart
@@ -80,19 +80,21 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     after_load(app, out.state)
     message = out.message + (isolation_note(out.state) if out.changed else "")
     if out.changed and out.state.git is None:
-        message += "; isolation off: tasks share the working tree, so tasks whose files overlap "
-        message += "run in different waves"
+        message += "; isolation off: tasks share the working tree" + (
+            "" if preset else ", so tasks whose files overlap run in different waves"
+        )
     print_outcome(app, message, as_json, state=out.state, waves=[list(w) for w in waves])
     return 0
 
 
-def _load_git(app: App) -> dict[str, Any] | None:
+def _load_git(app: App) -> tuple[dict[str, Any] | None, bool]:
+    """The isolation block for the load, and whether the state already lists the waves."""
     state = app.state()
     if state is None:
-        return None
+        return None, False
     from agents_state.gitwork.rooms import load_git
 
-    return load_git(app, state)
+    return load_git(app, state), bool(state.phase(TASK_PHASE).waves)
 
 
 @click.group()

@@ -63,7 +63,7 @@ __all__ = [
 
 _MERGES = {"merge_begin", "merge_record"}
 _TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"} | _MERGES
-_LATE_REPORTS = {"task_done", "task_fail", "task_start"} | _MERGES
+_LATE_REPORTS = {"task_done", "task_fail", "task_start"}
 _RESUME = {"retry", "skip", "abort"}
 
 WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {

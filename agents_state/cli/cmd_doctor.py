@@ -60,6 +60,8 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
         step = do_repair(d)
         done.done += step.done
         done.lost += step.lost
+        if d.git_orphans is not None and any(f.code == "git_orphans" for f in d.findings):
+            done.done += _repair_git(app)
         d = diagnose(root)
     left = d.findings
     errors = [f for f in left if f.severity == "error"]
@@ -76,6 +78,16 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
     else:
         _render(found, done, left, repair)
     return 5 if errors else 0
+
+
+def _repair_git(app: Any) -> list[str]:
+    """Outside the state's lock, under the git lock (the merge queue's order): look again."""
+    from agents_state.doctor.gitcheck import find_orphans, remove_orphans
+    from agents_state.gitwork.rooms import git_lock
+
+    with git_lock(app):
+        found = find_orphans(app.root, app.state())
+        return remove_orphans(app.root, found) if found is not None else []
 
 
 def _render(found: Any, done: Any, left: Any, repair: bool) -> None:

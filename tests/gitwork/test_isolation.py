@@ -241,3 +241,13 @@ def test_later_phases_and_the_test_gate_work_on_the_merged_result(root: Path) ->
         f"To finish: push {integration(root)} and open the pull request from it "
         "(it is the PR's branch)."
     )
+
+
+def test_graph_marks_a_conflict(root: Path) -> None:
+    at_tasks(root, [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}])
+    _work(root, "a", 3, "from a")
+    _work(root, "b", 3, "from b")
+    chart = run_cli(root, "graph").stdout
+    assert '["⚡ b: B · merge conflict: f.txt"]:::conflict' in chart
+    assert "classDef conflict fill:#fff8c5,stroke:#bf8700" in chart
+    assert '["✓ a: A"]:::completed' in chart

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "commit_leftovers",
+    "discard_worktrees",
     "ensure_integration",
     "ensure_task_worktree",
     "git_lock",
@@ -107,16 +108,17 @@ def load_git(app: App, state: State) -> dict[str, Any] | None:
 
 def ensure_integration(app: App, git: GitInfo) -> Git:
     """The integration branch (from its base if missing) and the engine's worktree of it."""
+    path = worktree_path(app, git, INTEGRATION_DIR)
+    if (path / ".git").exists():
+        return Git(path)
     top = repo_of(app)
     if top is None:
         raise GitError(["rev-parse"], f"{app.root} is no longer inside a git repository")
     main = Git(top)
     if main.rev(f"refs/heads/{git.branch}") is None:
         main.run("branch", git.branch, git.base)
-    path = worktree_path(app, git, INTEGRATION_DIR)
-    if not (path / ".git").exists():
-        main.run("worktree", "prune")
-        main.run("worktree", "add", "--quiet", str(path), git.branch)
+    main.run("worktree", "prune")
+    main.run("worktree", "add", "--quiet", str(path), git.branch)
     return Git(path)
 
 
@@ -133,6 +135,28 @@ def ensure_task_worktree(app: App, git: GitInfo, task_id: str) -> Path:
     else:  # a reclaimed task keeps the work its branch already holds
         intg.run("worktree", "add", "--quiet", str(path), branch)
     return path
+
+
+def discard_worktrees(app: App, git: GitInfo, names: list[str]) -> None:
+    """Delete merged tasks' worktrees: each folder renamed into ``.trash-*`` (one step, so a
+    kill never leaves half a worktree under a task's name), deleted, then one ``worktree
+    prune``; trash a killed run left behind goes too."""
+    import shutil
+
+    base = app.root / git.worktrees
+    moved = []
+    for name in names:
+        path = base / name
+        if path.is_dir():
+            trash = base / f".trash-{name}"
+            shutil.rmtree(trash, ignore_errors=True)
+            path.rename(trash)
+            moved.append(trash)
+    moved += [p for p in base.glob(".trash-*") if p not in moved]
+    for trash in moved:
+        shutil.rmtree(trash, ignore_errors=True)
+    if moved:
+        Git(app.root).run("worktree", "prune")
 
 
 def commit_leftovers(path: Path, message: str) -> bool:
@@ -161,8 +185,13 @@ def commit_leftovers(path: Path, message: str) -> bool:
     return True
 
 
-def _clear_stale(git_dir: Path, *more: Path) -> None:
-    """Lock files a killed git left in a worktree only the engine (under its lock) uses."""
+def _clear_stale(git_dir: Path, *more: Path) -> bool:
+    """Lock files a killed git left in a worktree only the engine (under its lock) uses;
+    True if there were any."""
     names = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "MERGE_HEAD.lock")
+    found = False
     for path in (*(git_dir / n for n in names), *more):
-        path.unlink(missing_ok=True)
+        if path.exists():
+            path.unlink(missing_ok=True)
+            found = True
+    return found

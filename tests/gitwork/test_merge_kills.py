@@ -159,4 +159,4 @@ def test_kill_at_every_git_step_of_a_merge(tmp_path: Path, template: Path, mode:
         shutil.rmtree(root)
     else:
         raise AssertionError("the merge never finished unkilled")
-    assert kills >= 20  # it did go through the steps of three merges
+    assert kills >= 12  # the commit of what c left, three merges and the steps around them

@@ -251,3 +251,45 @@ def test_graph_marks_a_conflict(root: Path) -> None:
     assert '["⚡ b: B · merge conflict: f.txt"]:::conflict' in chart
     assert "classDef conflict fill:#fff8c5,stroke:#bf8700" in chart
     assert '["✓ a: A"]:::completed' in chart
+
+
+def test_a_task_completed_by_its_handoff_is_committed_and_merged_by_the_queue(root: Path) -> None:
+    """The SubagentStop path records done without the commit: ``next`` asks for the merge,
+    which commits what the agent left and merges it."""
+    at_tasks(root, [{"id": "a", "title": "A"}])
+    out = cli_json(root, "task", "start", "a")
+    edit_line(Path(out["worktree"]) / "f.txt", 2, "left uncommitted by a")
+    reply = {
+        "task_id": "a",
+        "phase": "write",
+        "status": "complete",
+        "decision": "PROCEED",
+        "context_summary": "a done",
+        "issues": [],
+    }
+    proc = run_cli(root, "handoff", "record", "-", "--task", "a", stdin=json.dumps(reply))
+    assert proc.returncode == 0, proc.stderr
+    assert task_of(root, "a")["merge"] == "pending"
+    action = cli_json(root, "next")
+    assert (action["kind"], action["command"], action["merge"]) == (
+        "run_commands",
+        "agents-state merge",
+        ["a"],
+    )
+    merged = cli_json(root, "merge")
+    assert merged["message"].startswith(f"merged 1 task(s) into {integration(root)}; wave 1")
+    assert show(root, integration(root)).splitlines()[2] == "left uncommitted by a"
+    a = task_of(root, "a")
+    assert git(root, "log", "-1", "--format=%s", a["head"]) == "a: A"
+
+
+def test_a_reclaimed_task_keeps_the_work_on_its_branch(root: Path) -> None:
+    at_tasks(root, [{"id": "a"}, {"id": "b"}])
+    out = cli_json(root, "task", "start", "a")
+    wt = Path(out["worktree"])
+    edit_line(wt / "f.txt", 4, "first attempt")
+    git(wt, "commit", "-qam", "first attempt")
+    git(root, "worktree", "remove", "--force", str(wt))  # a crash between claim and work, say
+    again = cli_json(root, "task", "start", "a")
+    assert again["worktree"] == out["worktree"]
+    assert (wt / "f.txt").read_text().splitlines()[4] == "first attempt"

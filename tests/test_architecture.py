@@ -41,6 +41,8 @@ WRITERS: dict[tuple[str, str], str] = {
     ("cli/runner.py", "os.open"): "phase run gives the commands /dev/null as stdin",
     ("gitwork/rooms.py", "unlink"): "removes the lock files a killed git left in the engine's "
     "own worktrees, under .agents/git.lock (issue 22)",
+    ("gitwork/rooms.py", "rmtree"): "deletes merged tasks' worktrees (moved aside under "
+    ".agents/worktrees/ first), under .agents/git.lock (issue 22)",
 }
 
 

@@ -16,7 +16,29 @@ if TYPE_CHECKING:
     from agents_state.engine.context import Outcome
     from agents_state.models import State
 
-__all__ = ["after_claim", "after_done", "after_load", "before_done", "isolation_note"]
+__all__ = [
+    "after_claim",
+    "after_done",
+    "after_load",
+    "before_done",
+    "dispatch_note",
+    "isolation_note",
+]
+
+
+def dispatch_note(app: App) -> str:
+    """What ``dispatch`` tells a user in a git repository about their checkout (issue 22)."""
+    if app.config.stages.IMPLEMENT.tasks.isolation == "none":
+        return ""
+    from agents_state.gitwork.git import find_repo
+
+    if find_repo(app.root) is None:
+        return ""
+    return (
+        "; worktree isolation: in phase 2.1 each task works in its own git worktree and is "
+        "merged into an integration branch made from your HEAD plus a commit of your "
+        "uncommitted changes to tracked files; your branch and working tree are left as they are"
+    )
 
 
 def isolation_note(state: State) -> str:

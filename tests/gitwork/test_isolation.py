@@ -293,3 +293,16 @@ def test_a_reclaimed_task_keeps_the_work_on_its_branch(root: Path) -> None:
     again = cli_json(root, "task", "start", "a")
     assert again["worktree"] == out["worktree"]
     assert (wt / "f.txt").read_text().splitlines()[4] == "first attempt"
+
+
+def test_dispatch_says_how_the_users_checkout_is_treated(root: Path) -> None:
+    from gitrepo import make_repo
+
+    make_repo(root)
+    out = cli_json(root, "dispatch", "Add a health endpoint")
+    assert out["message"] == (
+        "workflow started: Add a health endpoint; worktree isolation: in phase 2.1 each task "
+        "works in its own git worktree and is merged into an integration branch made from your "
+        "HEAD plus a commit of your uncommitted changes to tracked files; your branch and "
+        "working tree are left as they are"
+    )

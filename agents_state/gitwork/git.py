@@ -36,32 +36,45 @@ class GitError(AgentsStateError):
         super().__init__(f"git {' '.join(args[:3])} failed: {first}")
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+_ID_KEYS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
+_KEPT = (*_ID_KEYS, "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
+
+
+def _env(cwd: Path | None = None) -> dict[str, str]:
+    """The user's environment without git's own variables (a ``GIT_DIR`` of the caller's must
+    not redirect the engine), their identity variables kept; without any identity (no
+    ``user.email`` in git's config), the engine's commits are signed ``agents-state``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEPT}
     env.update(_ENV)
-    if "GIT_AUTHOR_NAME" not in os.environ and not _has_identity():
+    if cwd is not None and "GIT_AUTHOR_EMAIL" not in env and not _has_identity(cwd, env):
         env.update(
             GIT_AUTHOR_NAME="agents-state",
             GIT_AUTHOR_EMAIL="agents-state@localhost",
             GIT_COMMITTER_NAME="agents-state",
             GIT_COMMITTER_EMAIL="agents-state@localhost",
         )
-    for k in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
-        if k in os.environ:
-            env[k] = os.environ[k]
     return env
 
 
-_IDENTITY: list[bool] = []
+_IDENTITY: dict[tuple[str, ...], bool] = {}
 
 
-def _has_identity() -> bool:
-    if not _IDENTITY:
+def _has_identity(cwd: Path, env: dict[str, str]) -> bool:
+    """Whether git's config gives an email here (cached per folder and config location)."""
+    key = (
+        str(cwd),
+        *(env.get(k, "") for k in ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")),
+    )
+    if key not in _IDENTITY:
         out = subprocess.run(
-            ["git", "config", "--get", "user.email"], capture_output=True, text=True, check=False
+            ["git", "-C", str(cwd), "config", "--get", "user.email"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
         )
-        _IDENTITY.append(out.returncode == 0 and bool(out.stdout.strip()))
-    return _IDENTITY[0]
+        _IDENTITY[key] = out.returncode == 0 and bool(out.stdout.strip())
+    return _IDENTITY[key]
 
 
 class Git:
@@ -73,7 +86,9 @@ class Git:
     def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[str]:
         argv = ["git", *_QUIET, "-C", str(self.cwd), *args]
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, env=_env(), check=False)
+            proc = subprocess.run(
+                argv, capture_output=True, text=True, env=_env(self.cwd), check=False
+            )
         except OSError as e:
             raise GitError(list(args), f"cannot run git: {e.strerror}") from e
         if proc.returncode not in ok:

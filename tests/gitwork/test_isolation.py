@@ -306,3 +306,25 @@ def test_dispatch_says_how_the_users_checkout_is_treated(root: Path) -> None:
         "HEAD plus a commit of your uncommitted changes to tracked files; your branch and "
         "working tree are left as they are"
     )
+
+
+def test_merged_branches_can_be_deleted_by_config(root: Path) -> None:
+    from gitrepo import make_repo
+
+    make_repo(root)
+    from clitools import walk_to
+    from gitrepo import load
+
+    walk_to(root, "2.1")
+    (root / ".agents" / "config.json").write_text(
+        json.dumps({"stages": {"IMPLEMENT": {"tasks": {"deleteMergedBranches": True}}}})
+    )
+    load(root, [{"id": "a"}, {"id": "b"}])
+    _work(root, "a", 1, "by a")
+    _work(root, "b", 5, "by b")
+    refs = git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/agents/").split()
+    assert refs == [integration(root)]
+    final = show(root, integration(root)).splitlines()
+    assert (final[1], final[5]) == ("by a", "by b")
+    assert task_of(root, "a")["merge"] == "merged"
+    assert run_cli(root, "doctor").stdout == "doctor: no problems found\n"

@@ -93,15 +93,21 @@ def _killed_done(root: Path, shim_dir: Path, kill_at: int, mode: str) -> int:
     return proc.returncode
 
 
-def _resume(root: Path) -> None:
-    """What the orchestrator does next: redo an unrecorded done, then follow ``next``."""
+def _resume(root: Path) -> bool:
+    """What the orchestrator does next: redo an unrecorded done, then follow ``next``; True
+    if the kill came inside a merge run (its intent recorded, its results not)."""
+    state = json.loads((root / ".agents" / "state.json").read_text())
+    interrupted = "intent" in state["git"]
+    if interrupted:  # status tells the user, too
+        status = run_cli(root, "status").stdout
+        assert "a merge run was interrupted: agents-state merge finishes it" in status
     if task_of(root, "c")["status"] != "completed":
         proc = run_cli(root, "task", "done", "c", "--summary", "c done")
         assert proc.returncode == 0, proc.stderr
     for _ in range(3):
         action = json.loads(run_cli(root, "next", "--json").stdout)
         if action["kind"] == "dispatch_agents":
-            return
+            return interrupted
         assert action["command"] == "agents-state merge", action
         proc = run_cli(root, "merge")
         assert proc.returncode == 0, proc.stderr
@@ -144,7 +150,7 @@ def test_kill_at_every_git_step_of_a_merge(tmp_path: Path, template: Path, mode:
     shim_dir.mkdir()
     (shim_dir / "git").write_text(SHIM)
     (shim_dir / "git").chmod(0o755)
-    kills = 0
+    kills = inside = 0
     for n in range(1, 200):
         root = tmp_path / f"run-{mode}-{n}"
         _setup(root, template)
@@ -154,9 +160,10 @@ def test_kill_at_every_git_step_of_a_merge(tmp_path: Path, template: Path, mode:
             break
         assert code == -9, f"step {n}: exit {code}"
         kills += 1
-        _resume(root)
+        inside += _resume(root)
         _check(root)
         shutil.rmtree(root)
     else:
         raise AssertionError("the merge never finished unkilled")
     assert kills >= 12  # the commit of what c left, three merges and the steps around them
+    assert inside >= 4  # killed between the recorded intent and the recorded results

@@ -40,41 +40,38 @@ _ID_KEYS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_CO
 _KEPT = (*_ID_KEYS, "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
 
 
-def _env(cwd: Path | None = None) -> dict[str, str]:
+def _env() -> dict[str, str]:
     """The user's environment without git's own variables (a ``GIT_DIR`` of the caller's must
-    not redirect the engine), their identity variables kept; without any identity (no
-    ``user.email`` in git's config), the engine's commits are signed ``agents-state``."""
+    not redirect the engine); their identity and config-location variables kept."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEPT}
     env.update(_ENV)
-    if cwd is not None and "GIT_AUTHOR_EMAIL" not in env and not _has_identity(cwd, env):
-        env.update(
-            GIT_AUTHOR_NAME="agents-state",
-            GIT_AUTHOR_EMAIL="agents-state@localhost",
-            GIT_COMMITTER_NAME="agents-state",
-            GIT_COMMITTER_EMAIL="agents-state@localhost",
-        )
     return env
 
 
-_IDENTITY: dict[tuple[str, ...], bool] = {}
+_COMMITTING = frozenset({"commit", "merge", "commit-tree", "stash"})
 
 
-def _has_identity(cwd: Path, env: dict[str, str]) -> bool:
-    """Whether git's config gives an email here (cached per folder and config location)."""
-    key = (
-        str(cwd),
-        *(env.get(k, "") for k in ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")),
+def _with_identity(cwd: Path, env: dict[str, str]) -> dict[str, str]:
+    """Without any identity (no ``user.email`` in git's config for ``cwd``), the engine's
+    commits are signed ``agents-state``."""
+    if "GIT_AUTHOR_EMAIL" in env:
+        return env
+    out = subprocess.run(
+        ["git", "-C", str(cwd), "config", "--get", "user.email"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
-    if key not in _IDENTITY:
-        out = subprocess.run(
-            ["git", "-C", str(cwd), "config", "--get", "user.email"],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
-        _IDENTITY[key] = out.returncode == 0 and bool(out.stdout.strip())
-    return _IDENTITY[key]
+    if out.returncode == 0 and out.stdout.strip():
+        return env
+    return {
+        **env,
+        "GIT_AUTHOR_NAME": "agents-state",
+        "GIT_AUTHOR_EMAIL": "agents-state@localhost",
+        "GIT_COMMITTER_NAME": "agents-state",
+        "GIT_COMMITTER_EMAIL": "agents-state@localhost",
+    }
 
 
 class Git:
@@ -82,13 +79,18 @@ class Git:
 
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
+        self.plain = _env()
+        self._env: dict[str, str] | None = None  # looked up once per instance (one operation)
+
+    def env(self) -> dict[str, str]:
+        if self._env is None:
+            self._env = _with_identity(self.cwd, self.plain)
+        return self._env
 
     def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[str]:
         argv = ["git", *_QUIET, "-C", str(self.cwd), *args]
         try:
-            proc = subprocess.run(
-                argv, capture_output=True, text=True, env=_env(self.cwd), check=False
-            )
+            proc = subprocess.run(argv, capture_output=True, text=True, env=self.env(), check=False)
         except OSError as e:
             raise GitError(list(args), f"cannot run git: {e.strerror}") from e
         if proc.returncode not in ok:

@@ -328,3 +328,20 @@ def test_merged_branches_can_be_deleted_by_config(root: Path) -> None:
     assert (final[1], final[5]) == ("by a", "by b")
     assert task_of(root, "a")["merge"] == "merged"
     assert run_cli(root, "doctor").stdout == "doctor: no problems found\n"
+
+
+def test_commits_carry_the_users_identity_or_the_engines(root: Path) -> None:
+    at_tasks(root, [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}])
+    git(root, "config", "user.name", "Dev Eloper")
+    git(root, "config", "user.email", "dev@example.com")
+    _work(root, "a", 1, "by a")
+    git(root, "config", "--unset", "user.email")
+    git(root, "config", "--unset", "user.name")
+    _work(root, "b", 5, "by b")
+    author = {
+        t: git(root, "log", "-1", "--format=%an <%ae>", task_of(root, t)["head"]) for t in "ab"
+    }
+    assert author == {
+        "a": "Dev Eloper <dev@example.com>",
+        "b": "agents-state <agents-state@localhost>",
+    }

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
@@ -27,7 +27,12 @@ from agents_state.store.files import Store
 from agents_state.store.fsops import check_dir, make_dir, read_regular
 from agents_state.store.paths import safe_name
 
-__all__ = ["ChainStore", "answer_open_chain", "start_chain"]
+if TYPE_CHECKING:
+    from agents_state.models import State
+    from agents_state.policy import Policy
+    from agents_state.store.api import WorkflowStore
+
+__all__ = ["ChainStore", "answer_open_chain", "start_chain", "workflow_link"]
 
 _ID = re.compile(r"^([a-z]+)-(\d+)$")
 
@@ -204,8 +209,11 @@ def apply_event(
     return chains.commit(chain_id, mutate)
 
 
-def record_on_workflow(chains: ChainStore, chain: ChainState) -> str | None:
-    """A completed chain started inside a workflow completes its task or phase there."""
+def record_on_workflow(
+    chains: ChainStore, chain: ChainState, workflow: WorkflowStore, policy: Policy
+) -> str | None:
+    """A completed chain started inside a workflow completes its task or phase there (in
+    ``workflow``, the store the chains live beside, under the project's ``policy``)."""
     link = chain.workflow
     if chain.status != "completed" or not link or link.get("recorded"):
         return None
@@ -223,7 +231,8 @@ def record_on_workflow(chains: ChainStore, chain: ChainState) -> str | None:
         status="complete",
     )
     out = record(
-        str(chains.store.root),
+        workflow,
+        policy,
         h,
         task=link.get("task"),
         phase=None if link.get("task") else link.get("phase"),
@@ -254,3 +263,26 @@ def answer_open_chain(
             "agents-state chain answer ID --answer TEXT"
         )
     return apply_event(chains, waiting[0].id, ChainEvent("answer", text=text), now)
+
+
+def workflow_link(
+    workflow: Callable[[], State], task: str | None, phase: str | None
+) -> dict[str, str] | None:
+    """What a chain started with ``--task`` or ``--phase`` completes in the workflow when it
+    completes (``record_on_workflow``); ``workflow`` reads the state, only when one is named."""
+    if task is None and phase is None:
+        return None
+    from agents_state.engine.phases import check_phase_id
+    from agents_state.workflow import TASK_PHASE
+
+    state = workflow()
+    if task is not None:
+        tasks = state.phase(TASK_PHASE).tasks or {}
+        if task not in tasks:
+            raise NotFoundError(
+                f"no task '{task}' in phase {TASK_PHASE}"
+                + (f"; tasks are {', '.join(tasks)}" if tasks else "")
+            )
+        return {"phase": TASK_PHASE, "task": task}
+    assert phase is not None
+    return {"phase": check_phase_id(phase)}

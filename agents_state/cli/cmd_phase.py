@@ -156,7 +156,7 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     cfg = app.config.stages.TEST
     where = app.root
     if state.git is not None:  # the TEST gate judges the merged result (issue 22)
-        from agents_state.gitwork.plan import INTEGRATION_DIR
+        from agents_state.engine.worktrees import INTEGRATION_DIR
         from agents_state.gitwork.rooms import work_dir
 
         where = work_dir(app, state.git, INTEGRATION_DIR)

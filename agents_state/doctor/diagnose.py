@@ -63,7 +63,7 @@ class Diagnosis:
     leftovers: list[str] = field(default_factory=list)  # migration sources still in place
     under_lock: bool = False  # diagnosed by ``--repair`` while it holds the lock
     archived_leftovers: list[Path] = field(default_factory=list)  # in phases/, copied in archive/
-    git_orphans: Any = None  # gitcheck.Orphans: worktrees and branches no longer named
+    git_orphans: Any = None  # gitwork.orphans.Orphans: worktrees and branches no longer named
 
     def add(
         self, code: str, severity: Severity, message: str, repair: str, repairable: bool = True
@@ -418,10 +418,11 @@ def _check_fs(d: Diagnosis) -> None:
         )
 
 
-def diagnose(root: Path, locked: Store | None = None) -> Diagnosis:
+def diagnose(root: Path, locked: Store | None = None, store: Store | None = None) -> Diagnosis:
     """Look at everything; ``locked``: the store whose lock the caller holds (``--repair``
-    diagnoses again under it, so that it acts on what is there now, not on a stale look)."""
-    d = Diagnosis(locked or Store(root), under_lock=locked is not None)
+    diagnoses again under it, so that it acts on what is there now, not on a stale look);
+    ``store``: the one to look through otherwise (the command's, which notes its commits)."""
+    d = Diagnosis(locked or store or Store(root), under_lock=locked is not None)
     if not _check_folder(d):
         return d
     for check in (
@@ -433,47 +434,6 @@ def diagnose(root: Path, locked: Store | None = None) -> Diagnosis:
         _check_lock,
         _check_migration,
         _check_fs,
-        _check_git,
     ):
         check(d)
     return d
-
-
-def _check_git(d: Diagnosis) -> None:
-    """Worktrees and branches of worktree isolation the state no longer names (issue 22)."""
-    if not (d.store.dir / "worktrees").is_dir():
-        return
-    from agents_state.doctor.gitcheck import find_orphans
-
-    try:
-        found = find_orphans(d.store.root, d.state)
-    except AgentsStateError as e:
-        d.add("git", "warning", f"could not look at the git worktrees: {e.message}", "", False)
-        return
-    if found is None:
-        return
-    d.git_orphans = found
-    names = [str(p.relative_to(d.store.root.resolve())) for p in found.worktrees]
-    if names or found.branches:
-        d.add(
-            "git_orphans",
-            "warning",
-            "worktrees or branches the state no longer names: " + ", ".join(names + found.branches),
-            "remove those worktrees and delete those branches (other branches hold their commits)",
-        )
-    for ref in found.kept:
-        d.add(
-            "git_branch_kept",
-            "note",
-            f"branch {ref} is not named by the state and holds commits no other branch has",
-            f"kept; delete it by hand if it is not wanted: git branch -D {ref}",
-            False,
-        )
-    for path in found.strays:
-        d.add(
-            "git_stray",
-            "note",
-            f"{path.relative_to(d.store.root.resolve())} is not a git worktree",
-            "delete the folder by hand if nothing in it is wanted",
-            False,
-        )

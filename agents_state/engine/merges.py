@@ -15,7 +15,6 @@ from agents_state.engine import events as ev
 from agents_state.engine.context import Outcome
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import MergeIntent, PhaseState, State
-from agents_state.policy import Policy
 from agents_state.types import format_time
 from agents_state.workflow import TASK_PHASE
 
@@ -25,12 +24,10 @@ _OUTCOMES = ("merged", "nochange", "conflict", "pending")
 
 
 def apply_merge_event(
-    state: State,
-    phase: PhaseState,
-    event: ev.MergeBegin | ev.MergeRecord,
-    now: datetime,
-    policy: Policy,
-) -> Outcome:
+    state: State, phase: PhaseState, event: ev.MergeBegin | ev.MergeRecord, now: datetime
+) -> tuple[Outcome, str | None]:
+    """The outcome, and the task whose wave may now be complete (for ``tasks``, which closes
+    the wave and opens the next), or None."""
     if state.git is None:
         raise TransitionNotAllowedError(
             f"phase {TASK_PHASE}",
@@ -41,22 +38,16 @@ def apply_merge_event(
     git = state.git = state.git.model_copy()
     if isinstance(event, ev.MergeBegin):
         git.intent = MergeIntent(tasks=list(event.tasks), head=event.head, at=format_time(now))
-        return Outcome(
-            state,
-            f"merging {len(event.tasks)} task(s) into {git.branch}",
-            True,
-            {"tasks": list(event.tasks)},
-            {},
-        )
-    from agents_state.engine.tasks import _after_task, _task
-
+        message = f"merging {len(event.tasks)} task(s) into {git.branch}"
+        return Outcome(state, message, True, {"tasks": list(event.tasks)}, {}), None
     git.intent = None
+    tasks = phase.tasks or {}
     merged: list[str] = []
     conflicts: list[str] = []
     for tid, outcome, commit, head, files in event.results:
-        if outcome not in _OUTCOMES:
-            raise ValueError(f"unknown merge outcome {outcome!r}")
-        task = _task(phase, tid)
+        if outcome not in _OUTCOMES or tid not in tasks:
+            raise ValueError(f"bad merge result {tid!r}: {outcome!r}")
+        task = tasks[tid] = tasks[tid].model_copy()  # copy on write: tasks are shared
         task.merge = outcome  # type: ignore[assignment]
         task.mergeCommit = commit
         task.head = head or task.head
@@ -66,8 +57,6 @@ def apply_merge_event(
     message = f"merged {len(merged)} task(s) into {git.branch}"
     if conflicts:
         message += f"; conflict: {', '.join(conflicts)} (resolve: agents-state merge --resolve ID)"
-    if not event.results:
-        return Outcome(state, message, True, {}, {})
-    out = _after_task(state, phase, message, now, event.results[-1][0], policy)
-    data = {**out.data, "merged": merged, "conflicts": conflicts}
-    return Outcome(out.state, out.message, True, data, data)
+    data = {"merged": merged, "conflicts": conflicts}
+    last = event.results[-1][0] if event.results else None
+    return Outcome(state, message, True, data, data), last

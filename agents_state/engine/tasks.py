@@ -9,6 +9,7 @@ that same transition; the last wave completes the phase.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from agents_state.engine import events as ev
@@ -16,7 +17,7 @@ from agents_state.engine.advance import advance
 from agents_state.engine.context import Ctx, Outcome
 from agents_state.engine.ready import DONE as _DONE
 from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
-from agents_state.engine.table import phase_target, task_target
+from agents_state.engine.table import Guard, phase_target, task_target, workflow_target
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Failure, GitInfo, PhaseState, State, TaskState, Wave
 from agents_state.policy import Policy
@@ -47,8 +48,7 @@ def _outcome(state: State, message: str, changed: bool = True, **data: object) -
 
 
 def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Policy) -> Outcome:
-    if event.name == "tasks_load":
-        assert isinstance(event, ev.TasksLoad)
+    if isinstance(event, ev.TasksLoad):
         return _load(state, event, now)
     phase = _phase(state)
     if not phase.tasks:
@@ -64,12 +64,18 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
         return _start(state, phase, event, now, policy)
     if isinstance(event, ev.TaskDone):
         return _done(state, phase, event, now, policy)
+    if isinstance(event, ev.TaskFail):
+        return _fail(state, phase, event, now, policy)
     if isinstance(event, ev.MergeBegin | ev.MergeRecord):
         from agents_state.engine.merges import apply_merge_event
 
-        return apply_merge_event(state, phase, event, now, policy)
-    assert isinstance(event, ev.TaskFail)
-    return _fail(state, phase, event, now, policy)
+        out, last = apply_merge_event(state, phase, event, now)
+        if last is None:
+            return out
+        closed = _after_task(out.state, phase, out.message, now, last, policy)
+        data = {**closed.data, **out.data}
+        return Outcome(closed.state, closed.message, True, data, data)
+    raise TypeError(f"no handler for the event {event.name!r}")  # a bug: every event has one
 
 
 def _same_defs(phase: PhaseState, e: ev.TasksLoad) -> bool:
@@ -101,6 +107,8 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
             hint="tasks have already been claimed; finish or skip them instead",
         )
     kept = _known_waves(phase, e)
+    if kept is None:
+        _check_wave_order(e, e.waves, "the planned waves")
     if e.git is not None:
         state.git = GitInfo.model_validate(e.git)
     phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
@@ -134,17 +142,28 @@ def _known_waves(phase: PhaseState, e: ev.TasksLoad) -> list[Wave] | None:
             "tasks",
             f"the state lists waves with tasks {', '.join(listed)}; define exactly these tasks",
         )
-    wave_of = {t: i for i, w in enumerate(phase.waves) for t in w.tasks}
-    for tid, spec in e.tasks:
-        late = [d for d in spec.get("dependencies", []) if wave_of.get(d, -1) >= wave_of[tid]]
-        if late:
-            raise InvalidInputError(
-                e.source,
-                "tasks",
-                f"{tid} depends on {', '.join(late)}, "
-                "which the state's waves run in the same or a later wave",
-            )
+    _check_wave_order(e, [w.tasks for w in phase.waves], "the state's waves")
     return [w.model_copy() for w in phase.waves]
+
+
+def _check_wave_order(e: ev.TasksLoad, waves: Sequence[Sequence[str]], whose: str) -> None:
+    """Refuse waves that would run a task with or before one of its dependencies (a deadlock)."""
+    from agents_state.engine.waves import late_dependencies
+    from agents_state.errors import InvalidInputError
+
+    listed = [t for w in waves for t in w]
+    if sorted(listed) != sorted(t for t, _ in e.tasks):
+        raise InvalidInputError(
+            e.source, "tasks", f"{whose} list {', '.join(listed)}; each task must be in one wave"
+        )
+    found = late_dependencies(((t, s.get("dependencies", [])) for t, s in e.tasks), waves)
+    if found is not None:
+        tid, late = found
+        raise InvalidInputError(
+            e.source,
+            "tasks",
+            f"{tid} depends on {', '.join(late)}, which {whose} run in the same or a later wave",
+        )
 
 
 def _load_into_waves(
@@ -157,7 +176,8 @@ def _load_into_waves(
         if wave.status in _DONE:
             for tid in wave.tasks:
                 task = phase.tasks[tid]
-                task.status = task_target(f"task {tid}", task.status, "tasks_load", wave.status)
+                as_wave: Guard = "skipped" if wave.status == "skipped" else "completed"
+                task.status = task_target(f"task {tid}", task.status, "tasks_load", as_wave)
                 task.completedAt = task.completedAt or ts
     phase.waves = waves
     idx = current_wave(phase)
@@ -195,7 +215,7 @@ def _own(tasks: dict[str, TaskState], task_id: str) -> TaskState:
 
 
 def _take(task_id: str, task: TaskState, event: str, agent: str, ts: str) -> None:
-    guard = "stale" if task.status == "in_progress" else ""
+    guard: Guard = "stale" if task.status == "in_progress" else ""
     task.status = task_target(f"task {task_id}", task.status, event, guard)
     task.owner = agent
     task.claimedAt = task.heartbeatAt = ts
@@ -358,7 +378,7 @@ def _wave_finished(state: State, phase: PhaseState, wave: Wave) -> bool:
         return False
     if state.git is None:
         return True
-    from agents_state.gitwork.plan import wave_merged
+    from agents_state.engine.worktrees import wave_merged
 
     return wave_merged(phase, wave.tasks)
 
@@ -394,7 +414,7 @@ def _fail(
             retryAt=task.retryAt,
         )
     if state.status == "in_progress":
-        state.status = "failed"
+        state.status = workflow_target(state.status, "task_fail", "retries_exhausted")
         phase.status = phase_target(_PHASE, phase.status, "task_fail", "retries_exhausted")
         state.failure = Failure(
             phase=TASK_PHASE,

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agents_state.engine.worktrees import commit_message, merge_queue, task_branch
 from agents_state.gitwork.git import Git, GitError
-from agents_state.gitwork.plan import commit_message, merge_queue, task_branch
 from agents_state.gitwork.rooms import (
     commit_leftovers,
     ensure_integration,

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents_state.engine.worktrees import INTEGRATION_DIR, integration_branch, task_branch
 from agents_state.gitwork.git import Git, GitError, find_repo
-from agents_state.gitwork.plan import INTEGRATION_DIR, integration_branch, task_branch
 
 if TYPE_CHECKING:
     from agents_state.app import App

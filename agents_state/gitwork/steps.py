@@ -70,7 +70,7 @@ def after_claim(app: App, state: State, task_id: str) -> dict[str, Any]:
     """Make the task's worktree; returns ``worktree`` (where to work) and ``branch``."""
     if state.git is None:
         return {}
-    from agents_state.gitwork.plan import task_branch
+    from agents_state.engine.worktrees import task_branch
     from agents_state.gitwork.rooms import ensure_task_worktree, git_lock, work_dir
 
     with git_lock(app):
@@ -92,8 +92,8 @@ def before_done(app: App, task_id: str, summary: str | None) -> tuple[str | None
     task = tasks.get(task_id)
     if task is None or task.status not in ("in_progress", "pending"):
         return None, None
+    from agents_state.engine.worktrees import commit_message, task_branch
     from agents_state.gitwork.git import Git
-    from agents_state.gitwork.plan import commit_message, task_branch
     from agents_state.gitwork.rooms import commit_leftovers, git_lock, worktree_path
 
     branch = task_branch(state.git, task_id)
@@ -112,7 +112,7 @@ def after_done(app: App, out: Outcome) -> Outcome | None:
     state = out.state
     if state.git is None or not out.changed:
         return None
-    from agents_state.gitwork.plan import merge_queue
+    from agents_state.engine.worktrees import merge_queue
 
     if not merge_queue(state, state.phase(TASK_PHASE)):
         return None

@@ -13,6 +13,7 @@ from itertools import pairwise
 
 from agents_state.errors import NotFoundError
 from agents_state.models import State
+from agents_state.views.render import MARKS as _MARK
 from agents_state.workflow import STAGES, TASK_PHASE, phases_of
 
 __all__ = ["CLASS_STYLES", "GRAPH_ARTIFACT", "escape_label", "graph_markdown", "mermaid"]
@@ -30,15 +31,6 @@ CLASS_STYLES: dict[str, str] = {
     "skipped": "fill:#eaeef2,stroke:#8c959f,color:#57606a,stroke-dasharray:4 3",
 }
 CONFLICT_STYLE = "fill:#fff8c5,stroke:#bf8700,color:#4d2d00,stroke-width:3px"
-_MARK = {
-    "completed": "✓",
-    "in_progress": "▶",
-    "pending": "·",
-    "failed": "✗",
-    "blocked": "■",
-    "stopped": "‖",
-    "skipped": "-",
-}
 # order matters: '#' first, since the other entities start with it
 _ENTITIES = (
     ("#", "#35;"),

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from pluginfiles import PLUGIN_ROOT
 
-from agents_state.engine.nextaction import COMPACT_STEPS, agent_tool_model
+from agents_state.engine.nextaction import agent_tool_model
+from agents_state.views.nextaction import COMPACT_STEPS
 
 _EXE = Path(sys.executable).with_name("agents-state")
 CMD = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "agents_state"]
@@ -79,7 +80,7 @@ def test_skills_wait_for_background_agents_and_pass_the_agent_model() -> None:
 
 def test_worktree_isolation_is_one_story() -> None:
     """Issue 22: where the agent works, what it commits, what the engine does after."""
-    from agents_state.engine.nextaction import ISOLATED
+    from agents_state.views.nextaction import ISOLATED
 
     dispatcher, agent = skill("task-dispatcher"), (PLUGIN_ROOT / "agents" / "task-agent.md")
     agent_text = agent.read_text()

@@ -13,14 +13,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from agents_state.engine.worktrees import INTEGRATION_DIR, MERGED, task_branch
+from agents_state.errors import AgentsStateError
 from agents_state.gitwork.git import Git, find_repo
-from agents_state.gitwork.plan import INTEGRATION_DIR, MERGED, task_branch
 from agents_state.workflow import TASK_PHASE
 
 if TYPE_CHECKING:
+    from agents_state.doctor.diagnose import Diagnosis
     from agents_state.models import State
 
-__all__ = ["Orphans", "find_orphans", "remove_orphans"]
+__all__ = ["Orphans", "check_git", "find_orphans", "remove_orphans"]
 
 WORKTREES = Path(".agents") / "worktrees"
 
@@ -87,3 +89,43 @@ def remove_orphans(root: Path, found: Orphans) -> list[str]:
         g.run("branch", "-D", ref)
         done.append(f"deleted the branch {ref} (its commits are on another branch)")
     return done
+
+
+def check_git(d: Diagnosis) -> None:
+    """Doctor's findings about the worktrees and branches of worktree isolation the state no
+    longer names (``cmd_doctor`` adds them to each diagnosis; the doctor package sits below
+    this one)."""
+    if not (d.store.dir / "worktrees").is_dir():
+        return
+    try:
+        found = find_orphans(d.store.root, d.state)
+    except AgentsStateError as e:
+        d.add("git", "warning", f"could not look at the git worktrees: {e.message}", "", False)
+        return
+    if found is None:
+        return
+    d.git_orphans = found
+    names = [str(p.relative_to(d.store.root.resolve())) for p in found.worktrees]
+    if names or found.branches:
+        d.add(
+            "git_orphans",
+            "warning",
+            "worktrees or branches the state no longer names: " + ", ".join(names + found.branches),
+            "remove those worktrees and delete those branches (other branches hold their commits)",
+        )
+    for ref in found.kept:
+        d.add(
+            "git_branch_kept",
+            "note",
+            f"branch {ref} is not named by the state and holds commits no other branch has",
+            f"kept; delete it by hand if it is not wanted: git branch -D {ref}",
+            False,
+        )
+    for path in found.strays:
+        d.add(
+            "git_stray",
+            "note",
+            f"{path.relative_to(d.store.root.resolve())} is not a git worktree",
+            "delete the folder by hand if nothing in it is wanted",
+            False,
+        )

@@ -432,7 +432,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         return Decision(
             "dispatch_agents",
             phase,
-            ("wave", {"wave": wave_no, "isolated": state.git is not None}),
+            ("wave", {"wave": wave_no, **({"isolated": True} if state.git else {})}),
             "agents-state task done <task-id> --summary '<one line>'",
             read=[*_reads(state, phase), write],
             write=None,

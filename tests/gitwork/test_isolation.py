@@ -345,3 +345,23 @@ def test_commits_carry_the_users_identity_or_the_engines(root: Path) -> None:
         "a": "Dev Eloper <dev@example.com>",
         "b": "agents-state <agents-state@localhost>",
     }
+
+
+def test_an_earlier_workflows_branch_is_never_reused_and_a_repeated_load_keeps_its_own(
+    root: Path,
+) -> None:
+    from clitools import walk_to
+    from gitrepo import load, make_repo
+
+    make_repo(root)
+    walk_to(root, "2.1")
+    slug = "".join(c for c in state(root)["startedAt"] if c.isdigit())
+    taken = f"agents/{slug[:8]}-{slug[8:14]}"
+    git(root, "branch", taken, "main")  # left by a workflow started in the same second
+    tasks = [{"id": "a"}]
+    load(root, tasks)
+    assert integration(root) == f"{taken}.2"
+    again = load(root, tasks)
+    assert again["message"] == "these 1 task definitions are already loaded; nothing changed"
+    refs = git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/agents/").split()
+    assert sorted(refs) == sorted([taken, f"{taken}.2"])

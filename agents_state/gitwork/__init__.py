@@ -1,7 +1,7 @@
 """Git isolation of phase 2.1 (issue 22): a worktree per task, merged back in dependency order.
 
-``plan`` is pure (names, merge order, what git's answers mean); ``git`` runs the ``git`` program
-(explicit arguments, no shell); ``queue`` is the shell that ties them to the store: the
-integration branch at ``tasks load``, a task's worktree at its claim, its commit at ``task done``
-and the merge queue.
+The shell around git (the names and the merge order are pure, in ``engine.worktrees``): ``git``
+runs the ``git`` program (explicit arguments, no shell); ``rooms`` makes the integration branch
+and the task worktrees; ``queue`` is the merge queue; ``steps`` is what the task commands add;
+``orphans`` is doctor's look at worktrees and branches the state no longer names.
 """

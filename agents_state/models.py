@@ -15,6 +15,7 @@ from agents_state.types import Count, IsoTime, OptCount, Status
 
 __all__ = [
     "SCHEMA_VERSION",
+    "BudgetState",
     "Clarification",
     "Compaction",
     "Failure",
@@ -166,6 +167,15 @@ class Clarification(_Model):
     answeredAt: IsoTime | None = None
 
 
+class BudgetState(_Model):
+    """What the user answered when a budget was spent (issue 24): a raised limit, and the one
+    dispatch allowed over it (``"1.3"``, ``"2.1 wave 2"``)."""
+
+    maxTokens: OptCount = None
+    stages: dict[str, int] = field(default_factory=dict)
+    allowOnce: str | None = None
+
+
 class MergeIntent(_Model):
     """A merge run about to start: the tasks in merge order and the integration head before it."""
 
@@ -202,6 +212,7 @@ class State(_Model):
     clarify: Clarification | None = None
     clarifications: list[Clarification] = field(default_factory=list)
     git: GitInfo | None = None
+    budget: BudgetState | None = None
     startedAt: IsoTime | None = None
     updatedAt: IsoTime | None = None
 

@@ -94,6 +94,10 @@ def _judge(
     cwd, why = _call_cwd(workflow.root, payload.get("cwd"))
     if why:
         return f"{_PREFIX}{why}; denied."
+    if name == "task-agent" and tool in _WRITE_TOOLS:
+        room = _outside_worktree(workflow.root, cwd, payload.get("tool_input"))
+        if room:
+            return f"{_PREFIX}{room}; denied."
     if not profile.protect_secrets:
         return None
     tool_input = payload.get("tool_input")
@@ -113,6 +117,29 @@ def _judge(
     if unjudgeable:
         return f"{_PREFIX}{unjudgeable}; denied."
     return credential_denial(profile, found) if found else None
+
+
+_WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+
+
+def _outside_worktree(root: str, cwd: str, tool_input: object) -> str | None:
+    """Under worktree isolation (issue 22) a task agent writes only inside a task worktree."""
+    base = os.path.join(os.path.realpath(root), ".agents", "worktrees")
+    if not os.path.isdir(base) or not isinstance(tool_input, dict):
+        return None
+    target = next((tool_input[k] for k in FILE_KEYS if isinstance(tool_input.get(k), str)), None)
+    if target is None:
+        return None
+    real = os.path.realpath(os.path.join(cwd, target))
+    rel = os.path.relpath(real, base)
+    room = rel.split(os.sep, 1)[0]
+    if rel.startswith("..") or room in (".", "_integration") or os.sep not in rel:
+        return (
+            f"worktree isolation is on: a task agent writes only inside its task's worktree "
+            f"(.agents/worktrees/<task-id>/, printed by agents-state task start); {target} "
+            "is outside it"
+        )
+    return None
 
 
 def _call_cwd(root: str, cwd: object) -> tuple[str, str | None]:

@@ -129,8 +129,13 @@ class App:
         from agents_state.store.toolcalls import count
 
         tokens, window = self.context_size()
+        usage = None
+        if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
+            from agents_state.views.usage import budget_usage  # issue 24
+
+            usage = budget_usage(str(self.root), state)
         action = next_action(
-            state, self.config, utcnow(), count(str(self.root)), tokens, context_window=window
+            state, self.config, utcnow(), count(str(self.root)), tokens, usage, window
         )
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest
@@ -148,7 +153,9 @@ class App:
 
         transcript = transcript_of(str(self.root))
         found = context_usage(transcript) if transcript else None
-        return (found[0], window_for(found[1])) if found else (None, None)
+        if found is None:
+            return None, None
+        return found[0], window_for(found[1], self.config.compaction.contextWindows)
 
     # -- transitions ----------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ only: each is a dependency someone reading the code must follow.  The order (doc
 "Packages import one way"), lowest first; a module may import its own layer and the layers
 below it, never one above:
 
-    records -> base -> engine -> store -> handoff -> chains -> doctor -> views -> app
-            -> hooks -> cli -> __main__
+    records -> base -> engine -> store -> usage -> handoff -> chains -> doctor -> views -> app
+            -> gitwork -> hooks -> cli -> __main__
 
 ``base`` is the package's top-level modules (errors, types, models, the catalogue, config ...);
 the three top-level modules that use a subpackage sit in that subpackage's layer.  Both checks
@@ -31,11 +31,13 @@ LAYERS = (
     "base",
     "engine",
     "store",
+    "usage",  # issue 24: the usage book is read and written through the store
     "handoff",
     "chains",
     "doctor",
     "views",
     "app",
+    "gitwork",
     "hooks",
     "cli",
     "__main__",

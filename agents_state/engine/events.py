@@ -16,9 +16,12 @@ __all__ = [
     "Abort",
     "Answer",
     "Block",
+    "BudgetAnswer",
     "Clarify",
     "Compact",
     "Event",
+    "MergeBegin",
+    "MergeRecord",
     "PhaseComplete",
     "PhaseFail",
     "PhaseStart",
@@ -157,6 +160,7 @@ class TasksLoad(Event):
     tasks: tuple[tuple[str, dict[str, Any]], ...]
     waves: tuple[tuple[str, ...], ...]
     source: str = "tasks file"  # the file as the caller named it, for error messages
+    git: dict[str, Any] | None = None  # worktree isolation: the integration branch (issue 22)
 
     def record(self) -> dict[str, Any]:
         return {"event": self.name, "tasks": len(self.tasks), "waves": len(self.waves)}
@@ -184,6 +188,28 @@ class TaskDone(Event):
     summary: str | None = None
     result: str | None = None
     attempt: int | None = None
+    branch: str | None = None  # worktree isolation: the task's branch and its head (issue 22)
+    head: str | None = None
+
+
+@dataclass(eq=False)
+class MergeBegin(Event):
+    """The merge queue is about to merge these tasks, in this order, onto integration ``head``."""
+
+    name: ClassVar[str] = "merge_begin"
+    tasks: tuple[str, ...]
+    head: str
+
+
+@dataclass(eq=False)
+class MergeRecord(Event):
+    """What the merge queue did: per task (id, outcome, commit, head, conflicting files)."""
+
+    name: ClassVar[str] = "merge_record"
+    results: tuple[tuple[str, str, str | None, str | None, tuple[str, ...]], ...]
+
+    def record(self) -> dict[str, Any]:
+        return {"event": self.name, "merges": {r[0]: r[1] for r in self.results}}
 
 
 @dataclass(eq=False)
@@ -193,3 +219,15 @@ class TaskFail(Event):
     error: str
     agent: str | None = None
     attempt: int | None = None
+
+
+@dataclass(eq=False)
+class BudgetAnswer(Event):
+    """The user's answer when a token budget is spent (issue 24): ``raise`` sets a new limit
+    (of the workflow, or of ``stage``); ``once`` lets the dispatch ``key`` start over it."""
+
+    name: ClassVar[str] = "budget"
+    choice: str
+    max_tokens: int | None = None
+    stage: str | None = None
+    key: str | None = None

@@ -69,13 +69,14 @@ __all__ = [
     "new_state",
 ]
 
-_TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"}
+_MERGES = {"merge_begin", "merge_record"}
+_TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"} | _MERGES
 _LATE_REPORTS = {"task_done", "task_fail", "task_start"}
 _RESUME = {"retry", "skip", "abort"}
 
 WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
     "pending": frozenset(
-        {"phase_start", "phase_complete", "phase_fail", "stop", "abort"} | _TASK_EVENTS
+        {"phase_start", "phase_complete", "phase_fail", "stop", "abort", "budget"} | _TASK_EVENTS
     ),
     "in_progress": frozenset(
         {
@@ -89,6 +90,7 @@ WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
             "answer",
             "abort",
             "retry",
+            "budget",
         }
         | _TASK_EVENTS
     ),

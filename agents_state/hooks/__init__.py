@@ -18,6 +18,7 @@ with one line (``hooks.profile_check``).
 | subagent-stop    | log it; record a handoff response found in its last message         |
 | session-start    | inject the workflow context after startup / resume / clear / compact|
 |                  | (once per session start: ``.agents/session-start.json``)            |
+| stop             | book the main conversation's token usage (``usage/``, issue 24)     |
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ EVENTS: dict[str, str] = {
     "subagent-start": "agents_state.hooks.subagent",
     "subagent-stop": "agents_state.hooks.subagent",
     "session-start": "agents_state.hooks.session_start",
+    "stop": "agents_state.hooks.usage",
 }
 
 

@@ -19,6 +19,7 @@ from agents_state.models import State
 
 __all__ = [
     "COMPACT_STEPS",
+    "ISOLATED",
     "WAIT_FOR_AGENTS",
     "next_action",
     "no_workflow_action",
@@ -58,10 +59,17 @@ def next_action(
     now: datetime,
     tool_calls: int = 0,
     context_tokens: int | None = None,
+    usage: tuple[int, dict[str, int]] | None = None,
     context_window: int | None = None,
 ) -> dict[str, Any]:
-    """The next action, decided by the engine and worded here."""
-    return render(decide(state, config, now, tool_calls, context_tokens, context_window))
+    """The next action, decided by the engine and worded here; ``usage``: the tokens used by
+    the workflow and by stage, for the budgets (issue 24)."""
+    d = decide(state, config, now, tool_calls, context_tokens, context_window)
+    if usage is not None:
+        from agents_state.engine.budget import budget_gate
+
+        d = budget_gate(state, config, d, usage[0], usage[1])
+    return render(d)
 
 
 def with_refusal(action: dict[str, Any], refusal: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +126,10 @@ def render(d: Decision) -> dict[str, Any]:
     if passed and not passed["needed"]:  # a boundary where compaction does not help (issue 27)
         out["instructions"] = _not_needed(passed) + out["instructions"]
     out.update(d.extra)
+    if d.kind != "ask_user" and isinstance(d.extra.get("budget"), dict):  # issue 24
+        from agents_state.views.usage import budget_note
+
+        out["instructions"] += budget_note(d.extra["budget"])
     return out
 
 
@@ -148,6 +160,15 @@ def _skipped_tasks(f: dict[str, Any]) -> str:
     return f"Skipped tasks (not implemented): {', '.join(skipped[:10])}{more}."
 
 
+_FINISH = {
+    "branch+PR": "push {branch} and open the pull request from it (it is the PR's branch)",
+    "branch": "leave the work on {branch} and tell the user its name",
+    "commit": "bring {branch} into the user's branch (git merge --ff-only {branch} when they "
+    "have not moved on; ask the user before touching their uncommitted changes)",
+    "none": "leave {branch} as it is and tell the user its name",
+}
+
+
 _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
     "plan_agents": lambda f: (
         f"When the brainstorm finds the plan areas, put their number in place of {f['estimate']} "
@@ -170,7 +191,36 @@ _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
         "The user accepted failing tests (3.1 skipped); say so in the review."
     ),
     "attempt_failed": lambda f: f"The previous attempt failed: {f['error']}",
+    "merged_work": lambda f: (
+        f"Worktree isolation: the merged work is on branch {f['branch']}, checked out in "
+        f"{f['worktrees']}/_integration; read, change and commit there (your own checkout does "
+        "not have it)."
+    ),
+    "finish_branch": lambda f: (
+        "To finish: " + _FINISH.get(f["workflow"], _FINISH["none"]).format(branch=f["branch"]) + "."
+    ),
 }
+
+
+# One story with the task-dispatcher skill and the task agent's file (issue 22)
+ISOLATED = (
+    ". Worktree isolation is on: give each agent the command agents-state task start "
+    "<task-id> to run first; it makes the task's own git worktree and prints the folder to "
+    "work in. The agent works only there (absolute paths; cd into it for every shell "
+    "command) and may commit there; task done commits what is left, and the last done of a "
+    "wave merges the wave into the integration branch"
+)
+
+
+def _resolve(f: dict[str, Any]) -> str:
+    files = ", ".join(f["files"]) or "(unknown files)"
+    return (
+        f"Task {f['task']}'s change conflicts with {f['branch']} in {files}; the integration "
+        "branch is unchanged and both changes are on their branches. Run the command: it "
+        "merges the integration branch into the task's worktree and names the files. Edit them "
+        "there so that both changes survive (or ask the user which to keep), then run: "
+        "agents-state merge"
+    )
 
 
 def _completed(f: dict[str, Any]) -> str:
@@ -287,7 +337,13 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "model), each with its task id. Each agent records its own result with the command (or: "
         "agents-state task fail <task-id> --error TEXT). Background agents answer one by one as "
         "task notifications: when all have answered, run: agents-state next"
+        + (ISOLATED if f.get("isolated") else "")
     ),
+    "merge_wave": lambda f: (
+        f"Wave {f['wave']} is done; merge its tasks into {f['branch']} (in task id order) with "
+        "the command, then run: agents-state next"
+    ),
+    "resolve_conflict": _resolve,
     "tasks_wait": lambda f: (
         f"Nothing to dispatch: {f['reason']}. Wait for the running task "
         "agents (or until the time), then run the command."
@@ -299,3 +355,7 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         )
     ),
 }
+_WORDS["budget_spent"] = lambda f: (  # issue 24
+    f"Not dispatched: {f['reason']}, before {f['key']}. Do not choose yourself: ask the user "
+    "which option to take, then run that option's command only."
+)

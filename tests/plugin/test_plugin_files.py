@@ -59,7 +59,7 @@ AGENTS = {
     "security-scanner",
     "parallel-executor",
 }
-COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run"}
+COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run", "report"}
 # issue 10: the orchestrator chains of designs 000 / 002
 COMMANDS |= {"code", "plan", "ui", "docs", "eval", "check", "git"}
 MODELS = {"sonnet", "opus", "haiku", "inherit"}
@@ -103,6 +103,7 @@ WIRED = {
     "PostToolUseFailure": [LAUNCHER_HOOK + "post-tool-use-failure"],
     "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
     "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"],
+    "Stop": [LAUNCHER_HOOK + "stop"],  # the main conversation's token usage (issue 24)
     "PermissionRequest": [LAUNCHER_HOOK + "permission-request"],
 }
 
@@ -328,3 +329,14 @@ def test_the_checks_catch_unsafe_shell_lines() -> None:
     script, bodies = split_heredocs("agents-state x <<E\n$ARGUMENTS\nE")
     assert bodies == [] and PLACEHOLDER.search(script)
     assert simple_commands("a; b && c || d | e") == ["a", "b", "c", "d", "e"]
+
+
+def test_the_install_hook_says_what_it_does_while_it_runs() -> None:
+    # issue 27: the host shows a hook's statusMessage in its spinner while the hook runs
+    (group,) = _hooks()["hooks"]["SessionStart"]
+    (hook,) = group["hooks"]
+    assert hook["command"] == INSTALL_HOOK
+    assert hook["statusMessage"] == (
+        "agents-state: checking the engine (the first session after an install or update "
+        "builds it: usually 15-40 s)"
+    )

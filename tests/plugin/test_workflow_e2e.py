@@ -125,10 +125,15 @@ class Workflow:
         self.agent_models: list[str | None] = []
         self.error: BaseException | None = None
         self.trace: list[str] = []  # the last user message of each main request
-        self.input_tokens = SMALL  # the usage the stub reports (stub_api reads it)
+        self.input_tokens = SMALL  # the usage the stub reports (usage_override)
         self.asked_to_compact: list[str] = []  # the boundary at each request to the user
         self.grow_in_stages = True
         self.stopped_with: dict[str, Any] | None = None  # the ask_user or blocked action
+
+    @property
+    def usage_override(self) -> dict[str, int]:
+        """What stub_api puts over its usage: the tokens in context the script sets."""
+        return {"input_tokens": self.input_tokens}
 
     # -- routing ------------------------------------------------------------------------------
 

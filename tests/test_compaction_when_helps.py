@@ -128,3 +128,18 @@ def test_a_whole_small_workflow_never_asks_and_skips_every_boundary(root: Path) 
     assert compaction["history"] == []
     # IMPLEMENT's boundary is passed by a wave of tasks, with no phase event (issue 27)
     assert compaction["skipped"] == ["EXPLORE", "PLAN", "IMPLEMENT", "TEST"]
+
+
+def test_a_compaction_in_the_transcript_forgets_the_size_before_it(tmp_path: Path) -> None:
+    """After /compact the newest usage is the pre-compaction one: the size is unknown until the
+    next response, so a freshly compacted conversation is not told to compact again."""
+    from agents_state.contextsize import context_usage
+
+    big = {"type": "assistant", "message": {"model": MODEL, "usage": {"input_tokens": 150_000}}}
+    boundary = {"type": "system", "subtype": "compact_boundary"}
+    small = {"type": "assistant", "message": {"model": MODEL, "usage": {"input_tokens": 9_000}}}
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in (big, boundary)) + "\n")
+    assert context_usage(str(path)) is None
+    path.write_text("\n".join(json.dumps(e) for e in (big, boundary, small)) + "\n")
+    assert context_usage(str(path)) == (9_000, MODEL)

@@ -445,11 +445,6 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert any(e.get("source") == "compact" for e in data)
     assert flow.first_after_compact is not None
     assert "NEXT: " in flow.first_after_compact and f"task: {TASK}" in flow.first_after_compact
-    # one injection per session start: SessionStart(compact) right after resume adds no copy
-    header = "agents-state workflow (resume from here"
-    assert flow.first_after_compact.count(header) == 1, flow.first_after_compact.count(header)
-    # nor is the freshly compacted conversation told to compact again (the old size is gone)
-    assert "then:  agents-state compact" not in flow.first_after_compact
 
     # the whole workflow: done, every phase recorded by the orchestrator
     state = json.loads((root / ".agents" / "state.json").read_text())

@@ -233,9 +233,14 @@ def test_no_active_workflow_allows(
     if status:
         _state(tmp_path, status)
     code, out, err = run(
-        json.dumps(payload("Write", {}, "subagents:explore", str(tmp_path))), monkeypatch, capsys
+        json.dumps(payload("Write", {}, "explore", str(tmp_path))), monkeypatch, capsys
     )
     assert (code, out, err) == (0, "", "")
+    # this plugin's own agents keep their profiles with no workflow (issue 23)
+    code, out, err = run(
+        json.dumps(payload("Write", {}, "subagents:explore", str(tmp_path))), monkeypatch, capsys
+    )
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 def test_main_conversation_allows(

@@ -3,10 +3,11 @@
 A call from a sub-agent (the payload has ``agent_id`` or ``agent_type``) of an active workflow or
 chain, or from one of this plugin's agents (``subagents:<name>``) anywhere (issue 23), is
 checked against the agent's profile: the tool by name (MCP tools one by one), then, for profiles
-that keep agents off credentials, what the call will touch -- resolved paths, expanded Grep and
-Glob patterns, and Bash by allowlist.  When the hook cannot decide (the state or a config layer
-cannot be read, the profile name is unknown, the call runs outside the project, the input is
-not what Claude Code sends) it denies with one line saying why: it fails closed.
+that keep agents off credentials, what the call will read -- resolved paths, expanded Grep
+patterns, and Bash by allowlist; a Glob returns names only and reads nothing (issue 23).  When
+the hook cannot decide (the state or a config layer cannot be read, the profile name is
+unknown, the call runs outside the project, the input is not what Claude Code sends) it denies
+with one line saying why: it fails closed.
 
 Calls from the main conversation are not judged here.
 """
@@ -154,10 +155,9 @@ def _touches(tool: str, tool_input: dict[str, Any], guard: Any) -> tuple[str | N
             return None, f"the {tool} call's {bad[0]} is not a string"
         if tool == "Grep":
             return guard.check_grep(values["path"], values["glob"]), None
-        pattern = values["pattern"]
-        if not isinstance(pattern, str) or not pattern:
+        if not values["pattern"]:
             return None, "the Glob call has no pattern"
-        return guard.check_glob(pattern, values["path"]), None
+        return None, None  # names only: a listing never reads a file (issue 23)
     url = tool_input.get("url")
     if isinstance(url, str) and url[:5].lower() == "file:":
         from urllib.parse import unquote, urlsplit

@@ -138,3 +138,17 @@ def test_plugin_agents_without_a_workflow(root: Path) -> None:
     )
     assert hook(root, read_env(root, "general-purpose")) == "allow"
     assert hook(root, read_env(root, "Explore")) == "allow"
+
+
+def test_an_explore_agents_first_glob_is_allowed(root: Path) -> None:
+    """Item 4: `Glob **/*` lists names; it was denied in any project with a .env."""
+    (root / ".env").write_text(SECRET)
+    (root / ".agents").mkdir()
+    (root / ".agents" / "state.json").write_text('{"status": "in_progress"}')
+    glob = call(root, "subagents:explore-agent", "Glob", {"pattern": "**/*"})
+    assert hook(root, glob) == "allow"
+    grep = call(root, "subagents:explore-agent", "Grep", {"pattern": "KEY", "glob": "**/*"})
+    assert hook(root, grep) == credential_denial("reader").replace(
+        ".env: a credential", "Grep over '.' with glob '**/*' would reach .env: a credential"
+    )
+    assert hook(root, read_env(root, "subagents:explore-agent")) == credential_denial("reader")

@@ -97,7 +97,7 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:explore", "Read", {"file_path": "/home/u/.ssh/id_ed25519"}, "deny"),
     ("subagents:explore", "Read", {"file_path": "/home/u/.aws/credentials"}, "deny"),
     ("subagents:explore", "Read", {"file_path": "deploy/server.pem"}, "deny"),
-    ("subagents:explore", "Glob", {"pattern": "**/.env*"}, "deny"),
+    ("subagents:explore", "Glob", {"pattern": "**/.env*"}, "allow"),  # names only (issue 23)
     ("subagents:explore", "Grep", {"pattern": "KEY", "glob": "*.env"}, "deny"),
     ("subagents:explore", "Grep", {"pattern": "KEY", "path": "config/.env"}, "deny"),
     ("subagents:explore", "Grep", {"pattern": "\\.env", "path": "src"}, "allow"),

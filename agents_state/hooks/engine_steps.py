@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     Spec: TypeAlias = tuple[dict[str, str], tuple[str, ...], str | None]
 
-__all__ = ["STEPS", "Parsed", "parse"]
+__all__ = ["STEPS", "SUBAGENT_STEPS", "Parsed", "parse"]
 
 FLAG, TEXT, PATH, ID = "flag", "text", "path", "id"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")  # a chain id ("code-1"): never a path
@@ -113,6 +113,8 @@ STEPS: dict[tuple[str, ...], Spec] = {
     ("store", "show"): ({}, (), None),
 }
 _GROUPS = frozenset(words[0] for words in STEPS if len(words) > 1)
+# what a sub-agent of this plugin may record or read: its task, its handoff, where things stand
+SUBAGENT_STEPS = frozenset({"task", "handoff", "status", "next", "context"})
 
 
 class Parsed:

@@ -41,8 +41,6 @@ __all__ = ["ARTIFACTS", "approval", "handle"]
 
 _SHELL_CHARS = frozenset(";&|<>$`(){}\\\n\r")
 _WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
-# what a sub-agent of this plugin may record or read: its task, its handoff, where things stand
-_SUB_AGENT_FIRST = frozenset({("task",), ("handoff",), ("status",), ("next",), ("context",)})
 # the catalogue's artifact names (workflow.PHASES; a test holds the two equal): importing the
 # catalogue would cost the hook its enum and typing imports
 ARTIFACTS = frozenset(
@@ -141,10 +139,10 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         return None
     if not words or words[0] != "agents-state":
         return None
-    from agents_state.hooks.engine_steps import parse
+    from agents_state.hooks.engine_steps import SUBAGENT_STEPS, parse
 
     parsed = parse(words[1:])
-    if parsed is None or (sub_agent and parsed.words[:1] not in _SUB_AGENT_FIRST):
+    if parsed is None or (sub_agent and not set(parsed.words[:1]) & SUBAGENT_STEPS):
         return None
     if any(_resolve(cwd, r) != project for r in parsed.roots):
         return None

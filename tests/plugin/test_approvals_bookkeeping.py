@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pluginfiles import LAUNCHER
 
-from agents_state.hooks import permission
+from agents_state.hooks import engine_steps, permission
 from agents_state.hooks.permission import approval
 from agents_state.workflow import PHASES
 
@@ -260,3 +260,50 @@ def test_writes_only_to_the_catalogue_artifacts(project: Path) -> None:
 
 def test_the_artifact_names_are_the_catalogue() -> None:
     assert frozenset(p.artifact for p in PHASES) == permission.ARTIFACTS
+
+
+LEFT_OUT_OPTIONS = {("dispatch", "--replace"), ("doctor", "--repair"), ("graph", "--write")}
+
+
+def _click_command(words: tuple[str, ...]) -> Any:
+    import click
+
+    from agents_state.cli import cli
+
+    ctx = click.Context(cli)
+    command: Any = cli
+    for word in words:
+        command = command.get_command(ctx, word)
+        assert command is not None, words
+    return command
+
+
+@pytest.mark.parametrize("words", sorted(engine_steps.STEPS), ids=" ".join)
+def test_the_closed_list_reads_each_command_as_click_does(words: tuple[str, ...]) -> None:
+    """Every option of the list exists with the same arity, every file-naming value is a path,
+    the positional arguments match, and only the named options are left out."""
+    import click
+
+    known, positional, more = engine_steps.STEPS[words]
+    command = _click_command(words)
+    options = {
+        name: p
+        for p in command.params
+        if isinstance(p, click.Option)
+        for name in (*p.opts, *p.secondary_opts)
+    }
+    for name, kind in known.items():
+        assert name in options, (words, name)
+        assert (kind == engine_steps.FLAG) == options[name].is_flag, (words, name)
+    for name in options:
+        if name in ("--store", "--root", "--json", "-h", "--help") or name in known:
+            continue
+        assert (words[-1], name) in LEFT_OUT_OPTIONS, (words, name)
+    for name, p in options.items():
+        names_a_file = isinstance(p.type, click.Path) or (p.metavar or "") in ("FILE", "PATH")
+        if names_a_file and name in known:
+            assert known[name] == engine_steps.PATH, (words, name)
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    fixed = [a for a in arguments if a.nargs == 1]
+    assert len(fixed) == len(positional), words
+    assert any(a.nargs == -1 for a in arguments) == (more is not None), words

@@ -10,7 +10,8 @@ This hook answers ``permissionDecision: "allow"`` for exactly three things, and 
   substitution, redirection, quoting escape or newline (``; & | < > $ ` ( ) { } \\``); every
   path it names resolves (links followed) inside the project, whether or not it has a ``/``;
   the workflow it works on -- ``--root``, ``AGENTS_STATE_ROOT`` or the nearest ``.agents/``
-  above the call's working directory -- is the project's own, whose ``.agents`` is a real folder.
+  above the call's working directory -- is the project's own, whose ``.agents``, ``phases``
+  and ``chains`` are real folders.
   A sub-agent of this plugin gets only ``task``, ``handoff``, ``status``, ``next`` and
   ``context``, and only when its profile allows Bash.
 - **Write / Edit / MultiEdit** from the main conversation: the resolved path is one of the
@@ -90,13 +91,14 @@ def _project(explicit_root: str | None, payload: dict[str, Any]) -> str | None:
         project = _nearest_agents(start) or start
     if ".agents" in project.split(os.sep):
         return None  # a workflow inside another's .agents/ (issue 23)
-    try:
-        if stat.S_ISLNK(os.lstat(os.path.join(project, ".agents")).st_mode):
-            return None  # its files would be written wherever the link points
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return None
+    for folder in (".agents", ".agents/phases", ".agents/chains"):
+        try:
+            if stat.S_ISLNK(os.lstat(os.path.join(project, folder)).st_mode):
+                return None  # its files would be written wherever the link points
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
     return project
 
 

@@ -229,6 +229,13 @@ def test_a_linked_agents_folder_gets_no_approval(root: Path, tmp_path: Path) -> 
     (root / ".agents").symlink_to(elsewhere)
     assert approval(bash(root, "agents-state status")) is None
     assert approval(bash(root, 'agents-state dispatch "x"')) is None
+    (root / ".agents").unlink()
+    (root / ".agents").mkdir()
+    (root / ".agents" / "phases").symlink_to(elsewhere / "phases")
+    assert approval(bash(root, "agents-state phase complete 0")) is None
+    (root / ".agents" / "phases").unlink()
+    (root / ".agents" / "chains").symlink_to(elsewhere)
+    assert approval(bash(root, "agents-state chain start code x")) is None
 
 
 def test_the_project_is_claude_project_dir(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

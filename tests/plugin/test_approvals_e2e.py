@@ -104,3 +104,50 @@ def test_the_red_team_chains_run_nothing_in_the_real_host(root: Path, tmp_path: 
     assert sorted(json.dumps(e["tool_input"], sort_keys=True) for e in asked) == sorted(
         json.dumps(s["input"], sort_keys=True) for s in script.steps[:-1]
     )
+
+
+class Runs:
+    """A main conversation that runs one command and stops."""
+
+    def __init__(self, command: str) -> None:
+        self.command, self.result = command, ""
+
+    def __call__(self, body: dict[str, Any]) -> list[Block] | None:
+        tools = {t.get("name") for t in body.get("tools") or []}
+        if "Bash" not in tools or MARKER not in request_text(body):
+            return None
+        results = tool_results(body)
+        if results:
+            (self.result,) = results.values()
+            return [{"type": "text", "text": "Done."}]
+        return [dict(tool("Bash", command=self.command), id="toolu_1")]
+
+
+def test_a_user_allows_phase_run_in_the_project_settings(root: Path, tmp_path: Path) -> None:
+    """docs/plugin.md, Unattended runs: the user's own rule lets `phase run 3.1` through.
+    (`.claude/settings.local.json`: the checked-in `.claude/settings.json` grants nothing until
+    the folder is trusted, which a fresh folder under `claude -p` is not.)"""
+    require_claude()
+    engine = Path(VENV_BIN) / "agents-state"
+    assert subprocess.run([engine, "dispatch", "x"], cwd=root, capture_output=True).returncode == 0
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.local.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(agents-state phase run 3.1)"]}})
+    )
+    log = tmp_path / "permission-requests.jsonl"
+    log_permission_requests(log)
+    script = Runs("agents-state phase run 3.1")
+    with StubAPI(script) as api:
+        proc = subprocess.run(
+            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), MARKER],
+            cwd=root,
+            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    assert proc.returncode == 0, proc.stderr
+    # it ran: the engine itself answered (the workflow is at phase 0, so it refuses to start)
+    assert "phase 3.1 is pending: cannot run (the current phase is 0)" in script.result
+    assert not log.exists() or not log.read_text().strip()

@@ -33,6 +33,7 @@ import shlex
 import stat
 
 from agents_state.hooks._base import emit, is_ours, read_payload
+from agents_state.regular import ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,14 +66,7 @@ ARTIFACTS = frozenset(
 
 def _nearest_agents(start: str) -> str | None:
     """The nearest folder at or above ``start`` holding ``.agents/``, as the engine finds it."""
-    here = start
-    while True:
-        if os.path.isdir(os.path.join(here, ".agents")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    return next((d for d in ancestors(start) if os.path.isdir(os.path.join(d, ".agents"))), None)
 
 
 def _cwd(payload: dict[str, Any]) -> str:

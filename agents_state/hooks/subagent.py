@@ -90,11 +90,14 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     if h.is_request:
         return
     entry["handoff"] = h.decision
+    from agents_state.app import App
     from agents_state.handoff.ops import record
 
     agent = payload.get("agent_id")
     try:
-        out = record(root, h, agent=agent if isinstance(agent, str) else None, own_task_only=True)
+        app = App.open(root)
+        who = agent if isinstance(agent, str) else None
+        out = record(app.store, app.policy, h, agent=who, own_task_only=True)
     except AgentsStateError as e:
         warn(f"handoff from {entry.get('agent_type', 'a sub-agent')} not recorded: {e.message}")
         entry["recorded"] = False

@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from agents_state.errors import StateFileError, UsageError
 from agents_state.store.paths import AGENTS_DIR
+
+if TYPE_CHECKING:
+    from agents_state.store.commits import CommitLog
 
 __all__ = ["Snapshot", "copy_workflow"]
 
@@ -92,10 +95,10 @@ def _read_pg(url: str, root: Path) -> Snapshot:
     return snap
 
 
-def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
-    from agents_state.store.files import Store, note_commit
+def _write_files(root: Path, snap: Snapshot, replace: bool, commits: CommitLog | None) -> None:
+    from agents_state.store.files import Store
 
-    store = Store(root)
+    store = Store(root, commits=commits)
     store.ensure_dirs()
     with store.locked():
         if store.read_bytes() is not None and not replace:
@@ -126,10 +129,12 @@ def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
         store.write_file(store.state_path, snap.state, f"{AGENTS_DIR}/state.json")
         store.write_file(store.backup_path, snap.state, f"{AGENTS_DIR}/state.json.bak")
         store.ensure_ignored()
-    note_commit(f"revision {snap.revision}")
+    store.note_commit(f"revision {snap.revision}")
 
 
-def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, str, str]:
+def copy_workflow(
+    source: str, target: str, replace: bool, commits: CommitLog | None = None
+) -> tuple[Snapshot, str, str]:
     """Copy between a folder (a root holding ``.agents/``) and a ``postgresql://`` URL, either
     way (or between two of either kind); returns the snapshot and both ends as shown."""
     from agents_state.store.api import PG_SCHEMES, mask_url
@@ -142,7 +147,7 @@ def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, st
     if is_pg(target):
         from agents_state.store.pg import PgStore
 
-        PgStore(target, root).import_workflow(
+        PgStore(target, root, commits=commits).import_workflow(
             snap.state,
             snap.revision,
             snap.events,
@@ -152,5 +157,5 @@ def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, st
             snap.toolcalls,
         )
     else:
-        _write_files(Path(target).absolute(), snap, replace)
+        _write_files(Path(target).absolute(), snap, replace, commits)
     return snap, mask_url(source), mask_url(target)

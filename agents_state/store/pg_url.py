@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agents_state.errors import InvalidInputError, UsageError
-from agents_state.store.api import mask_url
+from agents_state.store.urlmask import mask_url
 
 __all__ = ["DEFAULT_WORKFLOW", "PgTarget", "parse_url", "reason"]
 

@@ -10,7 +10,7 @@ import importlib
 
 import click
 
-from agents_state.cli.options import store_option
+from agents_state.cli.options import set_option, store_option
 
 __all__ = ["COMMANDS", "cli", "main"]
 
@@ -87,6 +87,7 @@ def _version() -> str:
     help="Print pure JSON on stdout (same as --json after the subcommand).",
 )
 @store_option
+@set_option
 @click.pass_context
 def cli(ctx: click.Context, root: str | None, as_json: bool) -> None:
     """agents-state: durable workflow state for coding-agent orchestration.

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config, resolve_model
+from agents_state.engine.fallback import as_task_agent, claimed, with_fallback
 from agents_state.engine.ledger import phase_records
 from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.engine.scoring import score_task
@@ -119,12 +120,13 @@ def _model(name: str) -> dict[str, str | None]:
 
 
 def _agents(count: int, kind: str | None, model: str) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "count": count,
         "type": kind,
         "subagentType": SUBAGENT_TYPES.get(kind or ""),
         **_model(model),
     }
+    return with_fallback(out)
 
 
 def _reads(state: State, phase: Phase) -> list[str]:
@@ -294,12 +296,17 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "agents-state next",
             until=retry_at,
         )
-    if phase.id == SIZING_PHASE:
+    if phase.id == SIZING_PHASE and config.stages.PLAN.planning.mode != "single":
+        # issue 27: the flag is on the command itself, with the estimate as its value, so the
+        # command runs as printed; the brainstorm's own count replaces it
+        estimate, _model_name = _agent_plan(state, config, get_phase(SIZED_PHASE))
+        command += f" --plan-agents {estimate}"
         most = config.stages.PLAN.planning.maxParallelAgents
-        notes = [("plan_agents", {"most": most}), *notes]
+        notes = [("plan_agents", {"most": most, "estimate": estimate}), *notes]
     facts["notes"] = notes
     as_agent = inline_as_agent(config, phase.id)
     if as_agent is not None:
+        facts["agents"] = _agents(1, as_agent[0], as_agent[1])
         return Decision(
             "dispatch_agents",
             phase,
@@ -307,7 +314,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             command,
             read=read,
             write=write,
-            agents=_agents(1, as_agent[0], as_agent[1]),
+            agents=facts["agents"],
         )
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
@@ -326,7 +333,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         )
     if phase.kind is PhaseKind.REVIEW:
         review = config.review_for(phase.id)
-        facts["severity"] = review.blockingSeverity
+        facts.update(severity=review.blockingSeverity, agents=_agents(1, "reviewer", review.tool))
         return Decision(
             "review",
             phase,
@@ -334,17 +341,17 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             command,
             read=read,
             write=write,
-            agents=_agents(1, "reviewer", review.tool),
+            agents=facts["agents"],
         )
     if phase.id == TEST_RUN and config.stages.TEST.commands:
         facts["names"] = list(config.stages.TEST.commands)
-        return Decision(
+        return Decision(  # no write: the engine writes 3.1's results itself (issue 27)
             "run_commands",
             phase,
             ("run_tests", facts),
             "agents-state phase run 3.1",
             read=read,
-            write=write,
+            write=None,
         )
     if phase.id == TEST_RUN:
         return Decision("run_commands", phase, ("tests_by_hand", facts), command, read, write)
@@ -411,7 +418,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                 "id": t,
                 "title": tasks[t].title,
                 "complexity": tasks[t].complexity,
-                **_model(_task_model(config, tasks[t].complexity)),
+                **as_task_agent(_model(_task_model(config, tasks[t].complexity))),
                 "files": tasks[t].files,
             }
             for t in ready
@@ -424,8 +431,10 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "agents-state task done <task-id> --summary '<one line>'",
             read=[*_reads(state, phase), write],
             write=None,
-            agents=_agents(
-                len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
+            agents=as_task_agent(
+                _agents(
+                    len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
+                )
             ),
             tasks=listed,
             wave=wave_no,
@@ -439,7 +448,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     return Decision(
         "wait",
         phase,
-        ("tasks_wait", {"reason": nothing_ready_reason(pstate, now)}),
+        ("tasks_wait", {"reason": nothing_ready_reason(pstate, now), "claimed": claimed(pstate)}),
         "agents-state next",
         until=waits[0] if waits else None,
         wave=wave_no,

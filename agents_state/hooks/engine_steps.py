@@ -6,7 +6,7 @@ the options Click accepts and what each value is: a flag, a free text, a path, o
 the table does not know (an option, an extra argument), and every command left out, gets no
 answer from the hook: ``phase run`` (runs the project's commands), ``scaffold``, ``schema``,
 ``graph --write``, ``store copy``, ``doctor --repair``, ``dispatch --replace``, ``migrate``,
-``demo``, ``completion``, ``watch``, ``hook``, and ``--store`` anywhere.
+``demo``, ``completion``, ``watch``, ``hook``, and ``--store`` or ``--set`` anywhere.
 
 ``parse`` reads the words the way Click does (options interspersed with arguments in a command,
 before the sub-command in a group, ``--opt=value``, ``--`` ending the options) and returns what
@@ -27,7 +27,16 @@ __all__ = ["STEPS", "SUBAGENT_STEPS", "Parsed", "parse"]
 
 FLAG, TEXT, PATH, ID = "flag", "text", "path", "id"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")  # a chain id ("code-1"): never a path
-_EVERYWHERE = {"--json": FLAG, "-h": FLAG, "--help": FLAG, "--root": "root", "--store": "store"}
+# accepted before or after any sub-command; ``--store`` (the workflow elsewhere) and ``--set`` (a
+# configuration value, which can name the commands ``phase run`` runs: issue 27) are refused
+_EVERYWHERE = {
+    "--json": FLAG,
+    "-h": FLAG,
+    "--help": FLAG,
+    "--root": "root",
+    "--store": "refused",
+    "--set": "refused",
+}
 
 # (the command's words) -> (its options, its positional arguments, what more of them are)
 STEPS: dict[tuple[str, ...], Spec] = {
@@ -143,7 +152,7 @@ def _options_then_word(args: list[str], i: int, roots: list[str]) -> tuple[int, 
         if not word.startswith("-") or word == "-":
             return i + 1, word
         found = _option(word, {})
-        if found is None or found[2] == "store":
+        if found is None or found[2] == "refused":
             return None
         _name, value, kind = found
         if kind == "root":
@@ -194,7 +203,7 @@ def _leaf(args: list[str], words: tuple[str, ...], spec: Spec, roots: list[str])
             options_end = True
             continue
         found = _option(word, known)
-        if found is None or found[2] == "store":
+        if found is None or found[2] == "refused":
             return None
         _name, value, kind = found
         if kind == FLAG:

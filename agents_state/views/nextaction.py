@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config
+from agents_state.engine.fallback import FALLBACK_AGENT_MODEL
 from agents_state.engine.nextaction import Decision, Note, decide, no_workflow
 from agents_state.models import State
 
@@ -87,8 +88,9 @@ def _skipped_tasks(f: dict[str, Any]) -> str:
 
 _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
     "plan_agents": lambda f: (
-        "When the brainstorm finds the plan areas, record their number with "
-        f"--plan-agents N (1 to {f['most']}) on the command."
+        f"When the brainstorm finds the plan areas, put their number in place of {f['estimate']} "
+        f"after --plan-agents on the command (1 to {f['most']}; {f['estimate']} is the estimate "
+        "from the task's wording)."
     ),
     "review_found": lambda f: (
         f"Review {f['review']} found blocking issues: address every issue "
@@ -116,11 +118,26 @@ def _completed(f: dict[str, Any]) -> str:
     return f"Workflow completed: {state.task}. " + final_summary(state)
 
 
+def _codex(agents: dict[str, Any]) -> str:
+    """Issue 27: a Codex model is an MCP tool: call it, or the fallback agent without it."""
+    fallback = agents.get("fallback")
+    if not fallback:
+        return ""
+    return (
+        f" {agents['model']} is the Codex MCP tool {agents['modelId']}, not an Agent model: "
+        "call it with this step's request (files to read, what to write); if that tool is not "
+        f"available in this session, dispatch {fallback['subagentType']} with model "
+        f'"{fallback["agentModel"]}" instead.'
+    )
+
+
 def _phase_agents(f: dict[str, Any]) -> str:
     agents = f["agents"]
     wait = WAIT_FOR_AGENTS.format(
-        n=agents["count"], type=agents["subagentType"], model=agents["agentModel"] or "inherit"
-    )
+        n=agents["count"],
+        type=agents["subagentType"],
+        model=agents["agentModel"] or FALLBACK_AGENT_MODEL,
+    ) + _codex(agents)
     if f["answered"]:
         wait += f" Answers noted so far: {f['answered']}."
     instructions: str = f["instructions"]
@@ -175,17 +192,20 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "until the time, then run the command." + _notes(f["notes"])
     ),
     "phase_as_agent": lambda f: (
-        f"Task: {f['task']}. " + f["instructions"] + " One agent does "
-        "this phase and writes the artifact." + _notes(f["notes"])
+        f"Task: {f['task']}. " + f["instructions"] + " One agent does this phase and hands its "
+        "result back (agents never write .agents/): write it to the artifact yourself, then run "
+        "the command." + _codex(f["agents"]) + _notes(f["notes"])
     ),
     "phase_agents": _phase_agents,
     "review": lambda f: (
         f"Task: {f['task']}. " + f["instructions"] + f" Format: {_REVIEW_FORMAT}. "
-        f"Issues of severity {f['severity']} or above send the work back." + _notes(f["notes"])
+        f"Issues of severity {f['severity']} or above send the work back."
+        + _codex(f["agents"])
+        + _notes(f["notes"])
     ),
     "run_tests": lambda f: (
-        f"Run the configured commands ({', '.join(f['names'])}); "
-        "agents-state runs them and records the results." + _notes(f["notes"])
+        f"Run the configured commands ({', '.join(f['names'])}) with the command: it runs "
+        "them and records the results itself." + _notes(f["notes"])
     ),
     "tests_by_hand": lambda f: (
         "No test commands are configured: run the project's lint and "
@@ -209,5 +229,11 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "tasks_wait": lambda f: (
         f"Nothing to dispatch: {f['reason']}. Wait for the running task "
         "agents (or until the time), then run the command."
+        + (  # issue 27: a driver killed between claim and done comes back to this wait
+            " If the session that launched them died (a crash, a kill), its agents died too: "
+            "take their tasks back now with: agents-state resume --retry"
+            if f.get("claimed")
+            else ""
+        )
     ),
 }

@@ -199,6 +199,8 @@ LEFT_TO_THE_USER = [
     "agents-state --store postgresql://me@db/w status",
     "agents-state status --store=postgresql://me@db/w",
     "agents-state task --store postgresql://me@db/w done t1",
+    "agents-state --set stages.TEST.commands.test=id status",  # config: issue 27
+    "agents-state next --set=stages.PLAN.planning.mode=single",
     "agents-state status --verbos",  # not an option: Click would refuse it, no answer either
     "agents-state status --json=1",
     "agents-state next extra",
@@ -303,7 +305,7 @@ def test_the_closed_list_reads_each_command_as_click_does(words: tuple[str, ...]
         assert name in options, (words, name)
         assert (kind == engine_steps.FLAG) == options[name].is_flag, (words, name)
     for name in options:
-        if name in ("--store", "--root", "--json", "-h", "--help") or name in known:
+        if name in ("--store", "--set", "--root", "--json", "-h", "--help") or name in known:
             continue
         assert (words[-1], name) in LEFT_OUT_OPTIONS, (words, name)
     for name, p in options.items():

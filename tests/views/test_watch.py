@@ -9,6 +9,7 @@ import pty
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -20,6 +21,13 @@ from agents_state.store.codec import encode_state
 from agents_state.views.watch import StateWatcher, signature
 from views.states import fresh, until_phase
 
+DEFAULT_SIGINT = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+
 
 class Watch:
     """``agents-state watch`` in a child process; every output line with its arrival time."""
@@ -29,7 +37,10 @@ class Watch:
     ) -> None:
         self.lines: list[tuple[float, str]] = []
         self.raw = b""
-        cmd = [CLI, "--root", str(root), "watch", *args]
+        # Ctrl-C at a terminal reaches a foreground job whose SIGINT is at its default; a
+        # parent that ignores SIGINT (``trap '' INT``, a background job of a script) would
+        # hand its children SIG_IGN, so the child starts through a shim that restores it.
+        cmd = [*DEFAULT_SIGINT, CLI, "--root", str(root), "watch", *args]
         full_env = {**os.environ, **(env or {})}
         if tty:
             master, slave = pty.openpty()
@@ -183,6 +194,21 @@ def test_watch_in_a_pseudo_terminal(
         assert b"\x1b[H\x1b[2J" in w.raw  # redraws in place
         assert (b"\x1b[32m" in w.raw) is (not no_color)
         assert w.interrupt() == 0  # Ctrl-C
+    finally:
+        w.close()
+
+
+def test_watch_stops_on_ctrl_c_when_the_test_runner_ignores_sigint(root: Path) -> None:
+    """Issue 27: the suite ran under a parent that ignores SIGINT (``trap '' INT``) hung here."""
+    _at_tasks_phase(root, 3)
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # what such a parent hands down
+    try:
+        w = Watch(root, "--plain")
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        w.wait_for("wave 1/1 [")
+        assert w.interrupt() == 0
     finally:
         w.close()
 

@@ -126,12 +126,21 @@ class App:
 
         if state is None:
             return no_workflow_action()
-        from agents_state.contextsize import context_tokens, transcript_of
+        from agents_state.contextsize import context_usage, transcript_of, window_for
         from agents_state.store.toolcalls import count
 
         transcript = transcript_of(str(self.root))
-        tokens = context_tokens(transcript) if transcript else None
-        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens)
+        found = context_usage(transcript) if transcript else None
+        tokens = found[0] if found else None
+        window = window_for(found[1], self.config.compaction.contextWindows) if found else None
+        usage = None
+        if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
+            from agents_state.views.usage import budget_usage  # issue 24
+
+            usage = budget_usage(str(self.root), state)
+        return next_action(
+            state, self.config, utcnow(), count(str(self.root)), tokens, usage, window
+        )
 
     # -- transitions ----------------------------------------------------------------------------
 

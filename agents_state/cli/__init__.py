@@ -40,6 +40,8 @@ COMMANDS: dict[str, str] = {
     "schema": "agents_state.cli.cmd_schema:schema",
     "completion": "agents_state.cli.completion:completion",
     "store": "agents_state.cli.cmd_store:store",
+    "budget": "agents_state.cli.cmd_budget:budget",
+    "report": "agents_state.cli.cmd_report:report",
 }
 
 

@@ -58,6 +58,9 @@ KINDS = (
     "start",
 )
 
+# asked by ``engine.budget`` when a budget is spent; its answers say nothing to the agents
+BUDGET_QUESTION = "The token budget is spent: raise it, go on once, or stop?"
+
 Words = tuple[str, dict[str, Any]]  # a sentence's key in ``views.nextaction`` and its facts
 Note = Words  # one of the notes that follow a phase's instructions
 
@@ -143,16 +146,18 @@ def decide(
     now: datetime,
     tool_calls: int = 0,
     context_tokens: int | None = None,
+    context_window: int | None = None,
 ) -> Decision:
     action = _decide(state, config, now)
     comp = config.compaction
-    full = comp.contextWindowTokens * comp.contextPercent // 100
+    window = comp.contextWindowTokens or context_window or 200_000  # issue 24
+    full = window * comp.contextPercent // 100
     current = get_phase(state.currentPhase) if state.currentPhase else None
     if context_tokens is not None and context_tokens >= full and action.kind not in _NOT_NOW:
         facts = {
             "tokens": context_tokens,
-            "percent": round(100 * context_tokens / comp.contextWindowTokens),
-            "window": comp.contextWindowTokens,
+            "percent": round(100 * context_tokens / window),
+            "window": window,
             "advice": comp.contextPercent,
         }
         return Decision(
@@ -161,6 +166,7 @@ def decide(
             ("compact_tokens", facts),
             "agents-state compact",
             contextTokens=context_tokens,
+            contextWindow=window,
         )
     limit = comp.toolCallThreshold
     if tool_calls >= limit and action.kind not in _NOT_NOW:
@@ -240,7 +246,7 @@ def _rework_notes(state: State, phase: Phase) -> tuple[list[Note], list[str]]:
         if p.reviews == phase.id and state.phase(p.id).reviewRounds > 0:
             notes.append(("review_found", {"review": p.id, "artifact": p.artifact}))
             reads.append(f".agents/phases/{p.artifact}")
-    answered = [c for c in state.clarifications if c.answer]
+    answered = [c for c in state.clarifications if c.answer and c.questions != [BUDGET_QUESTION]]
     for c in answered[-3:]:
         notes.append(("user_answered", {"questions": list(c.questions), "answer": c.answer}))
     notes.extend(_earlier_outcomes(state, phase))

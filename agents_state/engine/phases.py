@@ -74,7 +74,7 @@ _RESUME = {"retry", "skip", "abort"}
 
 WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
     "pending": frozenset(
-        {"phase_start", "phase_complete", "phase_fail", "stop", "abort"} | _TASK_EVENTS
+        {"phase_start", "phase_complete", "phase_fail", "stop", "abort", "budget"} | _TASK_EVENTS
     ),
     "in_progress": frozenset(
         {
@@ -88,6 +88,7 @@ WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
             "answer",
             "abort",
             "retry",
+            "budget",
         }
         | _TASK_EVENTS
     ),

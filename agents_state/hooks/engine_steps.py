@@ -6,7 +6,8 @@ the options Click accepts and what each value is: a flag, a free text, a path, o
 the table does not know (an option, an extra argument), and every command left out, gets no
 answer from the hook: ``phase run`` (runs the project's commands), ``scaffold``, ``schema``,
 ``graph --write``, ``store copy``, ``doctor --repair``, ``dispatch --replace``, ``migrate``,
-``demo``, ``completion``, ``watch``, ``hook``, and ``--store`` or ``--set`` anywhere.
+``demo``, ``completion``, ``watch``, ``hook``, ``budget --raise`` / ``--once`` (the user's
+answers to a spent budget), and ``--store`` or ``--set`` anywhere.
 
 ``parse`` reads the words the way Click does (options interspersed with arguments in a command,
 before the sub-command in a group, ``--opt=value``, ``--`` ending the options) and returns what
@@ -120,6 +121,8 @@ STEPS: dict[tuple[str, ...], Spec] = {
     ("graph",): ({"--pipeline": FLAG, "--wave": TEXT}, (), None),  # not --write
     ("doctor",): ({}, (), None),  # not --repair
     ("store", "show"): ({}, (), None),
+    ("budget",): ({"--stage": TEXT}, (), None),  # not --raise / --once: the user's (issue 24)
+    ("report",): ({"--html": FLAG}, (), None),  # printed, never written
 }
 _GROUPS = frozenset(words[0] for words in STEPS if len(words) > 1)
 # what a sub-agent of this plugin may record or read: its task, its handoff, where things stand

@@ -11,7 +11,8 @@ This hook answers ``permissionDecision: "allow"`` for exactly three things, and 
   path it names resolves (links followed) inside the project, whether or not it has a ``/``;
   the workflow it works on -- ``--root``, ``AGENTS_STATE_ROOT`` or the nearest ``.agents/``
   above the call's working directory -- is the project's own, whose ``.agents``, ``phases``
-  and ``chains`` are real folders.
+  and ``chains`` are real folders.  ``budget --raise`` / ``--once`` are the user's answers to a
+  spent budget (issue 24): not on the list.
   A sub-agent of this plugin gets only ``task``, ``handoff``, ``status``, ``next`` and
   ``context``, and only when its profile allows Bash.
 - **Write / Edit / MultiEdit** from the main conversation: the resolved path is one of the

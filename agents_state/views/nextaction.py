@@ -49,9 +49,17 @@ def next_action(
     now: datetime,
     tool_calls: int = 0,
     context_tokens: int | None = None,
+    usage: tuple[int, dict[str, int]] | None = None,
+    context_window: int | None = None,
 ) -> dict[str, Any]:
-    """The next action, decided by the engine and worded here."""
-    return render(decide(state, config, now, tool_calls, context_tokens))
+    """The next action, decided by the engine and worded here; ``usage``: the tokens used by
+    the workflow and by stage, for the budgets (issue 24)."""
+    d = decide(state, config, now, tool_calls, context_tokens, context_window)
+    if usage is not None:
+        from agents_state.engine.budget import budget_gate
+
+        d = budget_gate(state, config, d, usage[0], usage[1])
+    return render(d)
 
 
 def no_workflow_action() -> dict[str, Any]:
@@ -72,6 +80,10 @@ def render(d: Decision) -> dict[str, Any]:
         "instructions": _WORDS[key](facts),
     }
     out.update(d.extra)
+    if d.kind != "ask_user" and isinstance(d.extra.get("budget"), dict):  # issue 24
+        from agents_state.views.usage import budget_note
+
+        out["instructions"] += budget_note(d.extra["budget"])
     return out
 
 
@@ -237,3 +249,7 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         )
     ),
 }
+_WORDS["budget_spent"] = lambda f: (  # issue 24
+    f"Not dispatched: {f['reason']}, before {f['key']}. Do not choose yourself: ask the user "
+    "which option to take, then run that option's command only."
+)

@@ -169,6 +169,8 @@ BOOKKEEPING = [
     "agents-state graph --pipeline",
     "agents-state doctor",
     "agents-state store show",
+    "agents-state budget",
+    "agents-state budget --json",
     "agents-state --root . status",
     "agents-state status --root .",
     "agents-state --help",
@@ -200,6 +202,9 @@ LEFT_TO_THE_USER = [
     "agents-state status --store=postgresql://me@db/w",
     "agents-state task --store postgresql://me@db/w done t1",
     "agents-state --set stages.TEST.commands.test=id status",  # config: issue 27
+    "agents-state budget --raise 2000000",  # the user's answers (issue 24)
+    "agents-state budget --once",
+    "agents-state budget --raise=5 --stage PLAN",
     "agents-state next --set=stages.PLAN.planning.mode=single",
     "agents-state status --verbos",  # not an option: Click would refuse it, no answer either
     "agents-state status --json=1",
@@ -271,7 +276,13 @@ def test_the_artifact_names_are_the_catalogue() -> None:
     assert frozenset(p.artifact for p in PHASES) == permission.ARTIFACTS
 
 
-LEFT_OUT_OPTIONS = {("dispatch", "--replace"), ("doctor", "--repair"), ("graph", "--write")}
+LEFT_OUT_OPTIONS = {
+    ("dispatch", "--replace"),
+    ("doctor", "--repair"),
+    ("graph", "--write"),
+    ("budget", "--raise"),
+    ("budget", "--once"),
+}
 
 
 def _click_command(words: tuple[str, ...]) -> Any:

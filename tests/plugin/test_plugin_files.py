@@ -59,7 +59,7 @@ AGENTS = {
     "security-scanner",
     "parallel-executor",
 }
-COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run"}
+COMMANDS = {"dispatch", "resume", "status", "stop", "next", "dry-run", "report"}
 # issue 10: the orchestrator chains of designs 000 / 002
 COMMANDS |= {"code", "plan", "ui", "docs", "eval", "check", "git"}
 MODELS = {"sonnet", "opus", "haiku", "inherit"}
@@ -102,6 +102,7 @@ WIRED = {
     "PostToolUseFailure": [LAUNCHER_HOOK + "post-tool-use-failure"],
     "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
     "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"],
+    "Stop": [LAUNCHER_HOOK + "stop"],  # the main conversation's token usage (issue 24)
 }
 
 

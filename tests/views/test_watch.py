@@ -262,3 +262,26 @@ def test_lost_events_are_caught_by_the_safety_poll(
         assert watcher.events_seen == 0
     finally:
         watcher.stop()
+
+
+def test_watch_shows_the_running_total_of_tokens(root: Path) -> None:
+    """Issue 24: the tokens booked so far, from the recorded sub-agent's transcript."""
+    from clitools import DATA
+
+    from agents_state.usage.record import record_agent
+
+    _at_tasks_phase(root, 3)
+    state = json.loads((root / ".agents" / "state.json").read_text())
+    record_agent(str(root), state, "a1", "subagents:task-agent", str(DATA / "usage/agent.jsonl"))
+    w = Watch(root, "--plain", "--exit-on-done")
+    try:
+        w.wait_for("Cost: 100k tokens, ")
+        # another agent stops: only the usage book changes, and the total is redrawn
+        second = root / "a2.jsonl"  # its own transcript
+        second.write_bytes((DATA / "usage/agent.jsonl").read_bytes())
+        record_agent(str(root), state, "a2", "subagents:task-agent", str(second))
+        w.wait_for("Cost: 200k tokens, ")
+        assert run_cli(root, "resume", "--abort").returncode == 0
+        assert w.proc.wait(timeout=10) == 0
+    finally:
+        w.close()

@@ -249,6 +249,10 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     write = artifact_path(phase.id)
     command = f"agents-state phase complete {phase.id} --artifact {write}"
     notes, extra_reads = _rework_notes(state, phase)
+    if state.git is not None:  # after 2.1 the work is the integration branch (issue 22)
+        from agents_state.engine.mergeaction import merged_notes
+
+        notes += merged_notes(state, config.stages.FINAL.git.workflow, phase.id)
     read = _reads(state, phase) + extra_reads
     facts: dict[str, Any] = {"task": state.task, "instructions": phase.instructions}
     retry_at = state.phase(phase.id).retryAt
@@ -377,6 +381,13 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     ready = ready_tasks(pstate, now, lease)
     idx = current_wave(pstate)
     wave_no = (idx or 0) + 1
+    if state.git is not None and not ready:
+        from agents_state.engine.mergeaction import merge_step
+
+        merging = merge_step(state, pstate, wave_no)
+        if merging is not None:
+            kind, words, command, extra = merging
+            return Decision(kind, phase, words, command, **extra)
     if ready:
         tasks = pstate.tasks
         listed = [
@@ -386,6 +397,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                 "complexity": tasks[t].complexity,
                 **as_task_agent(model_of(_task_model(config, tasks[t].complexity))),
                 "files": tasks[t].files,
+                **({"worktree": f"{state.git.worktrees}/{t}"} if state.git else {}),
             }
             for t in ready
         ]
@@ -393,7 +405,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         return Decision(
             "dispatch_agents",
             phase,
-            ("wave", {"wave": wave_no}),
+            ("wave", {"wave": wave_no, **({"isolated": True} if state.git else {})}),
             "agents-state task done <task-id> --summary '<one line>'",
             read=[*_reads(state, phase), write],
             write=None,

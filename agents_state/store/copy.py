@@ -64,6 +64,7 @@ def _read_files(root: Path) -> Snapshot:
 
 def _read_pg(url: str, root: Path) -> Snapshot:
     from agents_state.store.codec import decode_state
+    from agents_state.store.paths import safe_name
     from agents_state.store.pg import PgStore
 
     store = PgStore(url, root)
@@ -74,19 +75,20 @@ def _read_pg(url: str, root: Path) -> Snapshot:
         if data is None:
             raise UsageError(f"{store.shown}: no workflow to copy")
         state = decode_state(data, store.shown)
+        # ids and names from the database name files in the target: the files store's rule
         chains = {
-            r[0]: bytes(r[1])
+            safe_name(r[0], store.shown, "chain"): bytes(r[1])
             for r in store._all(
                 "SELECT id, data FROM agents_state.chains WHERE workflow = %s", (store.workflow,)
             )
         }
+        artifacts = {
+            safe_name(n, store.shown, "artifact"): d
+            for n, d in store.artifacts().items()
+            if "/" not in n  # archive/<name>/...: kept in the database only
+        }
         snap = Snapshot(
-            data,
-            state.revision,
-            store.events(),
-            {n: d for n, d in store.artifacts().items() if "/" not in n},
-            chains,
-            store.call_counts(),
+            data, state.revision, store.events(), artifacts, chains, store.call_counts()
         )
     return snap
 

@@ -56,3 +56,31 @@ def test_issue_23_copy_replace_into_the_database_is_one_transaction(
     proc = run_cli(root, "store", "copy", "--from", str(source), "--to", pg_url, "--replace")
     assert proc.returncode == 0, proc.stderr
     assert PgStore(pg_url, root).artifacts()["0-explore.md"] == b"# new\n"
+
+
+def test_issue_23_a_chain_id_from_the_database_never_names_a_path(
+    root: Path, pg_url: str, tmp_path: Path
+) -> None:
+    """A row of ``agents_state.chains`` holding ``../../x`` is refused before any file is
+    written: one line, exit 5, nothing outside the target (and nothing in it)."""
+    assert run_cli(root, "--store", pg_url, "dispatch", "x").returncode == 0
+    store = PgStore(pg_url, root)
+    admin = _admin(pg_url, root)
+    try:
+        admin.execute(
+            "INSERT INTO agents_state.chains (workflow, id, data) VALUES (%s, %s, %s)",
+            (store.workflow, "../../x", b'{"owned": true}'),
+        )
+    finally:
+        admin.close()
+    target = tmp_path / "a" / "b" / "target"
+    target.mkdir(parents=True)
+    proc = run_cli(root, "store", "copy", "--from", pg_url, "--to", str(target))
+    assert proc.returncode == 5, proc.stderr
+    assert proc.stderr == (
+        f"agents-state: error: {store.shown}: chain: '../../x' is not allowed; use letters, "
+        "digits, '.', '_' and '-' only (no '/', '..' or absolute paths)\n"
+    )
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written == []
+    assert not (target / ".agents" / "state.json").exists()

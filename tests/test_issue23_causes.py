@@ -40,3 +40,39 @@ def test_issue_23_server_messages_lose_every_spelling_of_the_password() -> None:
     url = f"postgresql://u:p%40{SECRET}@h/db?%73slpassword={SECRET}x"
     said = f"failed for p@{SECRET}; sslpassword = {SECRET}x; PASSWORD={SECRET}"
     assert SECRET not in reason(ValueError(said), url)
+
+
+def test_issue_23_the_crash_log_keeps_no_secret(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A crash (a bug) with the store URL in the arguments, in the environment and in the
+    exception's text: neither the one line on stderr nor the logged traceback holds a
+    password or a token."""
+    import re
+    import tempfile
+
+    from agents_state.store.pg import PgStore
+
+    token = "ghp_" + "A1b2C3d4" * 5
+    arg_url = f"postgresql://me:{SECRET}@127.0.0.1:1/db?workflow=w"
+    env_url = f"postgresql://me@127.0.0.1:1/db?%70assword={SECRET}-env"
+
+    def boom(self: PgStore) -> None:
+        raise RuntimeError(f"boom at {self.url} with {token} and password={SECRET}-pair")
+
+    monkeypatch.setattr(PgStore, "connect", boom)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    for argv, env in (
+        (["--store", arg_url, "status"], {}),
+        (["status"], {"AGENTS_STATE_STORE": env_url}),
+    ):
+        proc = run_cli(root, *argv, env=env)
+        assert proc.returncode == 1, proc.stderr
+        m = re.search(r"traceback written to (\S+)\n$", proc.stderr)
+        assert m, proc.stderr
+        text = Path(m.group(1)).read_text()
+        assert "RuntimeError: boom at postgresql://me" in text
+        for out in (text, proc.stderr):
+            assert SECRET not in out and token not in out, out
+        assert "***" in proc.stderr

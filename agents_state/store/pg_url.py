@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agents_state.errors import InvalidInputError, UsageError
 from agents_state.store.api import mask_url
@@ -66,12 +66,7 @@ def _connect_timeout() -> int:
 
 def reason(e: Exception, url: str) -> str:
     """The server's or libpq's message on one line, with any password taken out."""
-    text = " ".join(str(e).split()) or type(e).__name__
-    parts = urlsplit(url)
-    secrets = [parts.password, unquote(parts.password)] if parts.password else []
-    keys = ("password", "sslpassword")  # as libpq reads them: decoded (``%70assword``)
-    secrets += [v for k, v in parse_qsl(parts.query) if k.strip().lower() in keys and v]
-    for s in sorted(secrets, key=len, reverse=True):
-        text = text.replace(s, "***")
-    text = re.sub(r"((?:ssl)?password\s*=\s*)\S+", r"\1***", text, flags=re.IGNORECASE)
+    from agents_state.redact import redact
+
+    text = redact(" ".join(str(e).split()) or type(e).__name__, (url,))
     return text[:300]

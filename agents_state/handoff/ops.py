@@ -102,9 +102,10 @@ def record(
     phase: str | None = None,
     agent: str | None = None,
     own_task_only: bool = False,
+    sender_prompt: str = "",
 ) -> Any:
     """Apply ``h`` to the workflow under the lock; returns the engine ``Outcome``.
-    ``own_task_only``: see ``handoff_record.record_handoff``."""
+    ``own_task_only``, ``sender_prompt``: see ``handoff.record.record_handoff``."""
     from agents_state.app import App, utcnow
     from agents_state.engine.phases import Outcome
     from agents_state.handoff.record import record_handoff
@@ -123,6 +124,7 @@ def record(
             agent=agent,
             policy=policy,
             own_task_only=own_task_only,
+            sender_prompt=sender_prompt,
         )
         target = (out.record.get("handoff") or {}).get("target", "")
         if out.changed and target.startswith("phase "):

@@ -76,3 +76,151 @@ def test_issue_23_the_crash_log_keeps_no_secret(
         for out in (text, proc.stderr):
             assert SECRET not in out and token not in out, out
         assert "***" in proc.stderr
+
+
+# -- handoff JSON: deep, huge, slow ---------------------------------------------------------------
+
+DEEP = "[" * 1500 + "]" * 1500
+DEEP_OBJECT = '{"decision": "PROCEED", "findings": ' + '{"a": ' * 1500 + "1" + "}" * 1501
+HUGE = '{"decision": "PROCEED", "tokens_used": ' + "9" * 5000 + "}"
+LIMIT_LINES = {
+    "deep": "nested deeper than 64 levels; a handoff is a flat object",
+    "deep-object": "nested deeper than 64 levels; a handoff is a flat object",
+    "huge": "a number of 5000 characters; the limit is 100",
+}
+SHAPES = {"deep": DEEP, "deep-object": DEEP_OBJECT, "huge": HUGE}
+# the hook reads a reply only when it holds a brace: the deep array inside an object
+HOOK_SHAPES = {**SHAPES, "deep": '{"decision": "PROCEED", "findings": ' + DEEP + "}"}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.parametrize("wrap", ["alone", "fence", "prose"])
+def test_issue_23_deep_or_huge_handoff_json_is_exit_5_in_one_line(
+    root: Path, shape: str, wrap: str
+) -> None:
+    body = SHAPES[shape]
+    text = {"alone": body, "fence": f"Done.\n```json\n{body}\n```\n", "prose": f"Done: {body}"}[
+        wrap
+    ]
+    (root / "h.json").write_text(text)
+    proc = run_cli(root, "handoff", "validate", "h.json")
+    assert proc.returncode == 5, proc.stderr
+    said = LIMIT_LINES[shape]
+    if (wrap, shape) == ("prose", "deep"):  # an array in prose is no candidate: not read
+        said = (
+            "no JSON object found: answer with the handoff JSON, alone or in a ```json code fence"
+        )
+    assert proc.stderr == f"agents-state: error: h.json: {said}\n"
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_issue_23_subagent_stop_tells_a_deep_or_huge_handoff(root: Path, shape: str) -> None:
+    """The hook used to drop it silently: now the stop is blocked once with the reason, and
+    the agent's log line says the handoff was invalid."""
+    import json
+
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    payload = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t",
+        "cwd": str(root),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "a1",
+        "agent_type": "subagents:explore-agent",
+        "last_assistant_message": "Done.\n```json\n" + HOOK_SHAPES[shape] + "\n```",
+        "stop_hook_active": False,
+    }
+    proc = run_cli(root, "hook", "subagent-stop", stdin=json.dumps(payload))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {
+        "decision": "block",
+        "reason": (
+            f"agents-state: your handoff response is not valid: handoff: {LIMIT_LINES[shape]}. "
+            "Fix these fields and answer again with the corrected handoff JSON only."
+        ),
+    }
+    log = (root / ".agents" / "subagents.jsonl").read_text().splitlines()
+    assert json.loads(log[-1])["handoff"] == "invalid"
+
+
+def _generous(seconds: float, run: object) -> float:
+    import time
+
+    assert callable(run)
+    start = time.perf_counter()
+    run()
+    took = time.perf_counter() - start
+    assert took < seconds, f"took {took:.1f}s; the quadratic scan took 16s on this input"
+    return took
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`" * 100_000,
+        "```" + "`" * 100_000,
+        "```\n" * 25_000,
+        '{"a": [0, ' * 10_000,
+        '{"a": "' * 15_000,
+        "{" * 100_000,
+        '{"x": 1}' + " {" * 50_000,
+        '{"a"x' * 20_000,
+        '{"a": 1, ' * 10_000,
+        "{}" * 50_000,
+    ],
+    ids=[
+        "backticks",
+        "open-fence",
+        "fence-lines",
+        "open-arrays",
+        "open-strings",
+        "braces",
+        "mix",
+        "broken-objects",
+        "open-objects",
+        "empty-objects",
+    ],
+)
+def test_issue_23_handoff_extraction_is_linear(text: str) -> None:
+    """100 KB of backticks took 16 s to scan (27 s in the hook): a generous 2 s here for
+    shapes that cost a quadratic scan, for one that costs a linear one ~10 ms."""
+    from agents_state.handoff.extract import ExtractError, extract_json
+
+    def run() -> None:
+        try:
+            extract_json(text)
+        except ExtractError:
+            pass
+
+    _generous(2.0, run)
+
+
+def test_issue_23_fences_are_found_as_before() -> None:
+    from agents_state.handoff.extract import extract_json
+
+    assert extract_json('a ```json\n{"decision": "PROCEED"}\n``` b') == {"decision": "PROCEED"}
+    two = '```\n{"x": 1}\n```\n```json {"ignored"}\n{"decision": "STOP"}\n```'
+    assert extract_json(two) == {"decision": "STOP"}
+    assert extract_json('````\n{"task_id": "t"}\n```') == {"task_id": "t"}
+    assert extract_json('```json\n{"a": 1}\n```\n```json\n{"status": "ok"}\n```') == {
+        "status": "ok"
+    }
+
+
+_OLD_FENCE = r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_issue_23_the_linear_fence_scan_finds_what_the_regex_found(seed: int) -> None:
+    """Differential: the one-pass scan against the regex it replaced, on random texts made of
+    the characters that matter (fences, newlines, language names, spaces)."""
+    import random
+    import re
+
+    from agents_state.handoff.extract import _fences
+
+    rng = random.Random(seed)
+    pieces = ["`", "```", "\n", "json", " ", "\t", "{", "}", "x", "py", "``"]
+    for _ in range(1500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert _fences(text) == re.findall(_OLD_FENCE, text, re.DOTALL), repr(text)

@@ -53,10 +53,17 @@ def _entry(event: str, payload: dict[str, Any]) -> dict[str, Any]:
 def _handoff_in(message: Any) -> bool:
     if not isinstance(message, str) or "{" not in message:
         return False
-    from agents_state.handoff.extract import HANDOFF_KEYS, ExtractError, extract_json
+    from agents_state.handoff.extract import (
+        HANDOFF_KEYS,
+        ExtractError,
+        JsonLimitError,
+        extract_json,
+    )
 
     try:
         data = extract_json(message)
+    except JsonLimitError:
+        return True  # too deep or too big: refused below, the agent told (never dropped)
     except ExtractError:
         return False
     return bool(

@@ -224,3 +224,38 @@ def test_issue_23_the_linear_fence_scan_finds_what_the_regex_found(seed: int) ->
     for _ in range(1500):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
         assert _fences(text) == re.findall(_OLD_FENCE, text, re.DOTALL), repr(text)
+
+
+def test_issue_23_every_hook_budget_is_below_the_hosts_timeout() -> None:
+    """A hook's whole wait (lock, connect, each statement) is capped by its budget; the host
+    stops waiting at its ``timeout`` in hooks/hooks.json: the budget leaves 3 s for start-up
+    and libpq's whole-second connect timeout (at least 2 s)."""
+    import json
+
+    from agents_state.hooks import EVENTS, HOOK_BUDGETS
+
+    hooks = json.loads((Path(__file__).parents[1] / "hooks" / "hooks.json").read_text())["hooks"]
+    seen = set()
+    for entries in hooks.values():
+        for entry in entries:
+            for h in entry["hooks"]:
+                command = h["command"]
+                event = (
+                    "session-start"
+                    if command.endswith('session-start.sh"')
+                    else command.rsplit(" hook ", 1)[1]
+                )
+                assert event in EVENTS, command
+                assert HOOK_BUDGETS[event] + 3 <= h["timeout"], (event, h["timeout"])
+                seen.add(event)
+    assert seen == set(EVENTS)
+    assert set(HOOK_BUDGETS) == set(EVENTS)
+
+
+def test_issue_23_a_hook_budget_ends_with_the_hook(root: Path) -> None:
+    """In process (tests, ``hook`` through Click) the budget must not outlive the hook."""
+    from agents_state import deadline
+
+    proc = run_cli(root, "hook", "post-tool-use", stdin="{}")
+    assert proc.returncode == 0
+    assert deadline.remaining() is None

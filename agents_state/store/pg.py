@@ -98,6 +98,7 @@ class PgStore:
                 application_name="agents-state",
                 **connect_timeout(self.target.conninfo),
             )
+            self._conn = conn  # for ``errors``: a deadline that cuts the schema check is named
             try:
                 ensure_schema(conn, self.target.shown)
             except BaseException:

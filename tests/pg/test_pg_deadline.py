@@ -121,3 +121,19 @@ def test_issue_23_the_hook_denies_before_the_host_gives_up(
         assert f"no answer from the server within {budget:g}s" in reason, reason
     else:
         assert "connect failed" in reason and "timeout" in reason, reason
+
+
+def test_issue_23_a_server_silent_right_after_the_login_is_named_too(
+    root: Path, pg_server: PgServer, pg_url: str
+) -> None:
+    """Silent from the first statement after the login (the schema check): the deadline, not
+    "server closed the connection", is the reason shown."""
+    workflow = PgStore(pg_url, root).workflow
+    assert run_cli(root, "--store", pg_url, "dispatch", "x").returncode == 0
+    with SilentProxy(pg_server.port, b"agents_state") as proxy:
+        proc = run_proc(root, "--store", _url(pg_server, proxy, workflow), "status", env=FAST)
+    assert proc.returncode == 7, proc.stderr
+    assert proc.stderr == (
+        f"agents-state: error: postgresql://postgres:***@127.0.0.1:{proxy.port}/postgres: "
+        "connect failed: no answer from the server within 2s; the previous state is unchanged\n"
+    )

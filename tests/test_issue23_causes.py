@@ -259,3 +259,22 @@ def test_issue_23_a_hook_budget_ends_with_the_hook(root: Path) -> None:
     proc = run_cli(root, "hook", "post-tool-use", stdin="{}")
     assert proc.returncode == 0
     assert deadline.remaining() is None
+
+
+def test_issue_23_a_hook_that_fails_never_shows_the_store_password(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agents_state.hooks.toolcalls as toolcalls
+
+    url = f"postgresql://me:{SECRET}@127.0.0.1:1/db"
+
+    def boom(event: str, root: str | None) -> None:
+        raise RuntimeError(f"cannot use {url}")
+
+    monkeypatch.setattr(toolcalls, "handle", boom)
+    proc = run_cli(root, "hook", "post-tool-use", stdin="{}", env={"AGENTS_STATE_STORE": url})
+    assert proc.returncode == 0
+    assert proc.stderr == (
+        "agents-state: warning: hook post-tool-use failed (RuntimeError: cannot use "
+        "postgresql://me:***@127.0.0.1:1/db); allowing\n"
+    )

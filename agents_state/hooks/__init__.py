@@ -76,9 +76,12 @@ def _run(event: str, name: str, root: str | None) -> int:
         if isinstance(e, KeyboardInterrupt):
             return 0
         try:
-            sys.stderr.write(
-                f"agents-state: warning: hook {event} failed ({type(e).__name__}: {e}); allowing\n"
-            )
+            import os
+
+            from agents_state.redact import redact  # a store URL's password never shown
+
+            said = redact(f"{type(e).__name__}: {e}", (os.environ.get("AGENTS_STATE_STORE", ""),))
+            sys.stderr.write(f"agents-state: warning: hook {event} failed ({said}); allowing\n")
         except Exception:
             pass
     return 0

@@ -278,3 +278,27 @@ def test_issue_23_a_hook_that_fails_never_shows_the_store_password(
         "agents-state: warning: hook post-tool-use failed (RuntimeError: cannot use "
         "postgresql://me:***@127.0.0.1:1/db); allowing\n"
     )
+
+
+def test_issue_23_the_hook_reads_100_kb_of_backticks_quickly(root: Path) -> None:
+    """27 s in the SubagentStop hook before (over its 15 s limit); a generous 2 s here."""
+    import json
+
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    payload = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "a1",
+        "agent_type": "subagents:explore-agent",
+        "last_assistant_message": "{" + "`" * 100_000,
+        "stop_hook_active": False,
+    }
+    got: list[str] = []
+
+    def run() -> None:
+        proc = run_cli(root, "hook", "subagent-stop", stdin=json.dumps(payload))
+        got.append(proc.stdout + proc.stderr)
+
+    _generous(2.0, run)
+    assert got == [""]

@@ -291,7 +291,7 @@ def test_issue_23_the_hook_reads_100_kb_of_backticks_quickly(root: Path) -> None
         "hook_event_name": "SubagentStop",
         "agent_id": "a1",
         "agent_type": "subagents:explore-agent",
-        "last_assistant_message": "{" + "`" * 100_000,
+        "last_assistant_message": "`" * 100_000 + " {",
         "stop_hook_active": False,
     }
     got: list[str] = []

@@ -11,7 +11,6 @@ workflow whole.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import State
 from agents_state.store.files import Store, find_root
 from agents_state.store.fsops import read_regular
+from agents_state.types import utcnow
 from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
 
 if TYPE_CHECKING:
@@ -28,40 +28,61 @@ if TYPE_CHECKING:
     from agents_state.engine import events as ev
     from agents_state.engine.context import Outcome
     from agents_state.policy import Policy
+    from agents_state.store.api import WorkflowStore
     from agents_state.store.archive import Archive
+    from agents_state.store.commits import CommitLog
+    from agents_state.store.pg import PgStore
     from agents_state.testresults import TestRun
 
-__all__ = ["App", "utcnow"]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+__all__ = ["App", "context_text", "utcnow"]
 
 
 class App:
     """One project's workflow: its root and store (a plain class, so that commands do not load
     ``dataclasses`` for it)."""
 
-    def __init__(self, root: Path, store_url: str | None = None) -> None:
+    def __init__(
+        self, root: Path, store_url: str | None = None, commits: CommitLog | None = None
+    ) -> None:
         self.root = root
         self.store_url = store_url  # None: the files under .agents/ (store_api.open_store)
+        self.commits = commits  # the command's log, given to every store this opens
 
     def __repr__(self) -> str:
         return f"App(root={self.root!r}, store_url={self.store_url!r})"
 
     @classmethod
-    def open(cls, root: str | None, store: str | None = None) -> App:
+    def open(
+        cls, root: str | None, store: str | None = None, commits: CommitLog | None = None
+    ) -> App:
         from agents_state.store.api import store_url
 
-        return cls(find_root(root), store_url(store))
+        return cls(find_root(root), store_url(store), commits)
 
     @cached_property
-    def store(self) -> Any:
+    def store(self) -> WorkflowStore:
+        """The workflow's store: the files under ``.agents/`` or the PostgreSQL server."""
         if self.store_url is None:
-            return Store(self.root)
+            return self.file_store
         from agents_state.store.api import open_store
 
-        return open_store(self.root, self.store_url)
+        return open_store(self.root, self.store_url, self.commits)
+
+    @cached_property
+    def file_store(self) -> Store:
+        """The files under ``.agents/``, for what only that store has (its folder and paths, an
+        archive copy): the very object ``store`` is when no server store is in use."""
+        return Store(self.root, commits=self.commits)
+
+    @property
+    def server_store(self) -> PgStore:
+        """The PostgreSQL store, for what only it has (``archive``); only with ``store_url``."""
+        from agents_state.store.pg import PgStore
+
+        store = self.store
+        if not isinstance(store, PgStore):
+            raise TypeError(f"{self!r} has no server store")
+        return store
 
     @cached_property
     def loaded(self) -> LoadedConfig:
@@ -141,7 +162,7 @@ class App:
         """Task summary and stage output files that this transition made due (inside the lock)."""
         if after.files.keys() == before.files.keys():
             return
-        from agents_state.views.outcomes import derived_files
+        from agents_state.engine.outcomes import derived_files
 
         for name, data in derived_files(before, after).items():
             self.store.write_artifact(name, data)
@@ -173,9 +194,9 @@ class App:
                 )
             archived = None
             if state is not None and self.store_url is not None:
-                archived = self.store.archive(state)
+                archived = self.server_store.archive(state)
             elif state is not None:
-                archive.append(Archive.copy(self.store, state))
+                archive.append(Archive.copy(self.file_store, state))
             new = new_state(event, utcnow())
             new.revision = (state.revision + 1) if state is not None else 1
             record = {"rev": new.revision, "at": new.startedAt, **event.record()}
@@ -242,7 +263,7 @@ class App:
 
         try:
             return read_regular(
-                self.store.phases_dir / name, f".agents/phases/{name}", MAX_INPUT_BYTES
+                self.file_store.phases_dir / name, f".agents/phases/{name}", MAX_INPUT_BYTES
             )
         except OSError:
             return None
@@ -277,3 +298,16 @@ class App:
         from agents_state.engine.review import count_issues
 
         return count_issues(doc, shown, self.config.review_for(phase_id).blockingSeverity)
+
+
+def context_text(root: Path) -> str | None:
+    """The context for the workflow under ``root``, or None when there is no active one (the
+    session-start hook's text; ``agents-state context`` prints the same)."""
+    from agents_state.views.context import load_excerpts, render_context
+
+    app = App.open(str(root))
+    state = app.state()
+    if state is None or not state.active:
+        return None
+    server = app.store if app.store_url is not None else None
+    return render_context(state, app.next_action(state), load_excerpts(root, state, server))

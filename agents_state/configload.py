@@ -67,11 +67,11 @@ def _suggest(model: type[Record], loc: tuple[Any, ...]) -> str:
             return ""
         cls = f.annotation
     names = list(cls.model_fields())
-    import difflib
+    from agents_state.strictkeys import closest
 
-    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.7)
+    close = closest(str(loc[-1]), names)
     known = f"; known keys here: {', '.join(names)}" if names else ""
-    return f" (did you mean '{close[0]}'?)" if close else known
+    return f" (did you mean '{close}'?)" if close else known
 
 
 def _validate(data: dict[str, Any], shown: str) -> Config:

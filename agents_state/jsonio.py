@@ -31,8 +31,10 @@ def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> by
     import os
     import stat
 
+    from agents_state.regular import CLOEXEC, NONBLOCK, file_kind, read_upto
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC)
     except FileNotFoundError:
         raise NotFoundError(f"{shown}: no such file") from None
     except IsADirectoryError:
@@ -44,24 +46,15 @@ def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> by
         if stat.S_ISDIR(st.st_mode):
             raise InvalidInputError(shown, "", "is a directory, not a file")
         if not stat.S_ISREG(st.st_mode):
-            from agents_state.store.fsops import _kind
-
             raise InvalidInputError(
                 shown,
                 "",
-                f"is {_kind(st.st_mode)}, not a regular file; "
+                f"is {file_kind(st.st_mode)}, not a regular file; "
                 "pass a file, or - to read standard input",
             )
         if st.st_size > limit:
             raise InvalidInputError(shown, "", f"is {st.st_size} bytes; the limit is {limit} bytes")
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = read_upto(fd, limit)
     except OSError as e:
         raise StorageIOError(shown, "read", e.strerror or str(e)) from None
     finally:

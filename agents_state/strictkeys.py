@@ -13,21 +13,30 @@ from typing import Any
 
 from agents_state.errors import InvalidInputError
 
-__all__ = ["check_keys", "suggest"]
+__all__ = ["CUTOFF", "check_keys", "closest", "suggest"]
+
+CUTOFF = 0.75  # difflib similarity a near miss needs: one slip in a short key, not a new word
+
+
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known name nearest to ``word`` (never ``word`` itself), or None: the one did-you-mean
+    rule for keys, settings, fields and profile names.  Ties go to the first in sorted order."""
+    import difflib  # only on error paths
+
+    names = sorted(n for n in set(known) if n != word)
+    close = difflib.get_close_matches(word, names, n=1, cutoff=CUTOFF)
+    return close[0] if close else None
 
 
 def suggest(key: str, known: Iterable[str], synonyms: Mapping[str, str] | None = None) -> str:
     """`` (did you mean 'x'?)`` or the list of known keys."""
-    import difflib
-
     names = list(known)
     hit = (synonyms or {}).get(key) or (synonyms or {}).get(key.lower())
     if hit is None:
         lowered = {n.lower(): n for n in names}
         hit = lowered.get(key.lower())
     if hit is None:
-        close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
-        hit = close[0] if close else None
+        hit = closest(key, names)
     if hit is not None:
         return f"did you mean '{hit}'?"
     return f"known keys: {', '.join(names)}"

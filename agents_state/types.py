@@ -16,6 +16,7 @@ __all__ = [
     "Status",
     "format_time",
     "parse_time",
+    "utcnow",
 ]
 
 STATUSES: tuple[str, ...] = (
@@ -90,3 +91,8 @@ def _check_count(v: int | None) -> int | None:
 
 Count = Annotated[int, After(_check_count)]
 OptCount = Annotated[int | None, After(_check_count)]
+
+
+def utcnow() -> datetime:
+    """The clock, to the second: read by the shell only (the core is passed ``now``)."""
+    return datetime.now(UTC).replace(microsecond=0)

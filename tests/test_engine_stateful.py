@@ -27,6 +27,7 @@ class TaskMachine(RuleBasedStateMachine):
         self.state: State = _at_tasks(SPEC, POLICY)
         self.now = T0
         self.completed: set[str] = set()
+        self.skipped: set[str] = set()
 
     def _apply(self, event: ev.Event) -> None:
         before = self.state.to_json_dict()
@@ -61,7 +62,17 @@ class TaskMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.state.status != "in_progress")
     @rule(move=st.sampled_from(["retry", "skip"]))
     def resume(self, move: str) -> None:
+        tasks = self.state.phase("2.1").tasks or {}
+        failed = {t for t, s in tasks.items() if s.status == "failed"}
+        before = self.state
         self._apply(ev.Retry() if move == "retry" else ev.Skip())
+        if move == "skip" and self.state is not before:
+            self.skipped |= failed  # resume --skip records each failed task as skipped
+
+    @invariant()
+    def skipped_exactly(self) -> None:
+        tasks = self.state.phase("2.1").tasks or {}
+        assert {t for t, s in tasks.items() if s.status == "skipped"} == self.skipped
 
     @invariant()
     def dependencies_first(self) -> None:

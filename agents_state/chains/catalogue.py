@@ -18,9 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from agents_state.engine.scoring import Sizing, score_task, size_chain
+from agents_state.handoff.constants import CHECK_MODES, MAX_WRITER_RETRIES
 from agents_state.profiles import DEFAULT_AGENT_PROFILES
-
-MAX_WRITER_RETRIES = 2  # design 002: "If qa fails: retry writer (max 2)"
 
 __all__ = [
     "CHAINS",
@@ -239,7 +238,6 @@ class ChainDef:
 
 
 DOMAIN_SUBMODES = ("research", "implement", "validate")
-CHECK_MODES = ("build", "type", "lint", "test", "security")
 
 
 def _domain(name: str, validator: Step, summary: str) -> ChainDef:

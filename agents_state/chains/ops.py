@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
@@ -26,6 +26,10 @@ from agents_state.records.problems import field_problems
 from agents_state.store.files import Store
 from agents_state.store.fsops import check_dir, make_dir, read_regular
 from agents_state.store.paths import safe_name
+
+if TYPE_CHECKING:
+    from agents_state.policy import Policy
+    from agents_state.store.api import WorkflowStore
 
 __all__ = ["ChainStore", "answer_open_chain", "start_chain"]
 
@@ -204,8 +208,11 @@ def apply_event(
     return chains.commit(chain_id, mutate)
 
 
-def record_on_workflow(chains: ChainStore, chain: ChainState) -> str | None:
-    """A completed chain started inside a workflow completes its task or phase there."""
+def record_on_workflow(
+    chains: ChainStore, chain: ChainState, workflow: WorkflowStore, policy: Policy
+) -> str | None:
+    """A completed chain started inside a workflow completes its task or phase there (in
+    ``workflow``, the store the chains live beside, under the project's ``policy``)."""
     link = chain.workflow
     if chain.status != "completed" or not link or link.get("recorded"):
         return None
@@ -223,7 +230,8 @@ def record_on_workflow(chains: ChainStore, chain: ChainState) -> str | None:
         status="complete",
     )
     out = record(
-        str(chains.store.root),
+        workflow,
+        policy,
         h,
         task=link.get("task"),
         phase=None if link.get("task") else link.get("phase"),

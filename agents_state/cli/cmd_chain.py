@@ -25,8 +25,8 @@ def _chains(ctx: click.Context) -> ChainStore:
     if app.store_url is not None:  # the PostgreSQL store (issue 17)
         from agents_state.chains.pg import PgChainStore
 
-        return PgChainStore(app.store)
-    return ChainStore(app.store)
+        return PgChainStore(app.server_store)
+    return ChainStore(app.file_store)
 
 
 def _now() -> datetime:
@@ -274,7 +274,8 @@ def _after(ctx: click.Context, chains: Any, out: Any, as_json: bool, **extra: An
     from agents_state.chains.ops import record_on_workflow
 
     message = out.message
-    recorded = record_on_workflow(chains, out.chain)
+    app = app_from(ctx)
+    recorded = record_on_workflow(chains, out.chain, app.store, app.policy)
     c = chains.load(out.chain.id) if recorded else out.chain
     if recorded:
         message += f"\nworkflow: {recorded}"

@@ -51,7 +51,7 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
         else:
             _render(d.findings, Repair(), d.findings, False)
         return 5 if errors else 0
-    d = diagnose(root)
+    d = diagnose(root, store=app.file_store)
     found = d.findings
     done = Repair()
     for _ in range(2):  # a restored state may reveal what the damaged one hid
@@ -60,7 +60,7 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
         step = do_repair(d)
         done.done += step.done
         done.lost += step.lost
-        d = diagnose(root)
+        d = diagnose(root, store=app.file_store)
     left = d.findings
     errors = [f for f in left if f.severity == "error"]
     if as_json:

@@ -72,7 +72,11 @@ def _write(app: App, pipeline: bool, wave: int | None) -> tuple[str, int]:
     from agents_state.views.graph import GRAPH_ARTIFACT, graph_markdown
 
     store = app.store
-    if (app.state() is None) if app.store_url is not None else not store.state_path.is_file():
+    if (
+        (app.state() is None)
+        if app.store_url is not None
+        else not app.file_store.state_path.is_file()
+    ):
         raise NotFoundError(
             'no workflow in this directory; start one with: agents-state dispatch "<task>"'
         )

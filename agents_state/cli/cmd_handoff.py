@@ -112,11 +112,12 @@ def new(ctx: click.Context, /, **options: Any) -> int:
     Example:
       agents-state handoff new --role write --file src/lib/auth.ts
     """
-    from agents_state.handoff.ops import new_request
+    from agents_state.app import App
+    from agents_state.handoff.request import build_request
 
     options["files"] = tuple(options["files"])
     options["constraints"] = tuple(options["constraints"])
-    emit_json(new_request(_root(ctx), **options))
+    emit_json(build_request(App.open(_root(ctx)).require(), **options))
     return 0
 
 
@@ -155,7 +156,8 @@ def record(
 
     text, shown = _read(source)
     h = run_validate(text, shown, kind)
-    out = run_record(_root(ctx), h, task=task, phase=phase_id, agent=agent)
+    app = app_from(ctx)
+    out = run_record(app.store, app.policy, h, task=task, phase=phase_id, agent=agent)
     print_outcome(app_from(ctx), out.message, as_json, state=out.state, handoff=h.to_json())
     return 0
 
@@ -193,7 +195,8 @@ def aggregate_cmd(
         else:
             _echo_aggregate(result)
         return 0
-    out = run_record(_root(ctx), h, phase=phase_id)
+    app = app_from(ctx)
+    out = run_record(app.store, app.policy, h, phase=phase_id)
     from agents_state.cli.options import print_outcome
 
     print_outcome(app_from(ctx), out.message, as_json, state=out.state, aggregate=result)

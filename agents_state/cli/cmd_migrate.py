@@ -43,7 +43,7 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
             "AGENTS_STATE_STORE), then copy the workflow: agents-state store copy --from . --to URL"
         )
     v1, tmp = app.root / V1_FILE, app.root / V2_TMP_DIR / "state.json"
-    if app.store.state_path.exists():
+    if app.file_store.state_path.exists():
         raise _present()
     if v1.is_file():
         source = V1_FILE
@@ -74,7 +74,7 @@ def migrate(ctx: click.Context, dry_run: bool, as_json: bool) -> int:
         "dryRun": dry_run,
     }
     if not dry_run:
-        _apply(app.store, state, source, moves)
+        _apply(app.file_store, state, source, moves)
     if as_json:
         emit_json(plan)
     else:

@@ -47,7 +47,8 @@ def copy(source: str, target: str, replace: bool, as_json: bool) -> int:
     """
     from agents_state.store.copy import copy_workflow
 
-    snap, src, dst = copy_workflow(source, target, replace)
+    obj = click.get_current_context().find_root().obj or {}
+    snap, src, dst = copy_workflow(source, target, replace, obj.get("commits"))
     if as_json:
         emit_json(
             {

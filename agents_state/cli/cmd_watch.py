@@ -70,7 +70,7 @@ def watch(
 
         watcher = PgWatcher(app.store)
     else:
-        watcher = StateWatcher(app.store.dir, use_events=not poll, poll_interval=interval)
+        watcher = StateWatcher(app.file_store.dir, use_events=not poll, poll_interval=interval)
     watcher.start()
     import signal
 

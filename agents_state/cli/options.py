@@ -97,7 +97,7 @@ def app_from(ctx: click.Context) -> App:
     from agents_state.app import App
 
     obj = ctx.find_root().obj or {}
-    return App.open(obj.get("root"), obj.get("store"))
+    return App.open(obj.get("root"), obj.get("store"), obj.get("commits"))
 
 
 def emit_json(data: Any) -> None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.errors import AgentsStateError, ExitCode
+
+if TYPE_CHECKING:
+    from agents_state.store.commits import CommitLog
 
 __all__ = ["run"]
 
@@ -32,9 +35,11 @@ def _redact(text: str) -> str:
     """No password or token in what a crash leaves behind (issue 23): the store URL of the
     environment, URLs in the text, ``password=`` pairs and the known credential shapes."""
     try:
-        from agents_state.redact import redact
+        from agents_state.handoff.secrets import SECRET_PATTERNS
+        from agents_state.store.redact import redact
 
-        return redact(text, (os.environ.get("AGENTS_STATE_STORE", ""),))
+        store = (os.environ.get("AGENTS_STATE_STORE", ""),)
+        return redact(text, store, (p for _kind, p in SECRET_PATTERNS))
     except Exception as e:  # the report must be made whatever happens, never with a secret
         return f"(text withheld: redacting it failed with {type(e).__name__}) "
 
@@ -134,22 +139,17 @@ def _not_reported(json_mode: bool, what: str, err: BaseException) -> int:
     return int(ExitCode.NOT_REPORTED)
 
 
-def _committed() -> str | None:
-    store = sys.modules.get("agents_state.store.files")  # not imported: nothing was committed
-    return store.committed() if store is not None else None
-
-
 def run(cli: click.Group, argv: list[str]) -> int:
+    from agents_state.store.commits import CommitLog
+
     json_mode = "--json" in argv
-    store = sys.modules.get("agents_state.store.files")
-    if store is not None:  # one run, one account (several runs share a process in tests)
-        store.forget_commits()
+    commits = CommitLog()  # one run, one account (several runs share a process in tests)
     bad = _undecodable(argv)
     if bad is not None:
         return _emit_error(json_mode, "invalid", bad, int(ExitCode.INVALID))
     stage = "run"
     try:
-        code = _run(cli, argv, json_mode)
+        code = _run(cli, argv, json_mode, commits)
         stage = "flush"
         sys.stdout.flush()
     except BaseException as e:
@@ -157,7 +157,7 @@ def run(cli: click.Group, argv: list[str]) -> int:
             raise
         if isinstance(e, OSError) and stage == "flush":
             _silence_stdout()
-        what = _committed()
+        what = commits.last
         if what is not None:
             return _not_reported(json_mode, what, e)
         if isinstance(e, BrokenPipeError):
@@ -182,11 +182,14 @@ def run(cli: click.Group, argv: list[str]) -> int:
     return code
 
 
-def _run(cli: click.Group, argv: list[str], json_mode: bool) -> int:
+def _run(cli: click.Group, argv: list[str], json_mode: bool, commits: CommitLog) -> int:
     """Run the command; errors raised on purpose become their exit codes.  A failure after the
-    update was saved propagates to ``run``, which says so instead of "unchanged"."""
+    update was saved (``commits``, filled by the stores the command opens) propagates to
+    ``run``, which says so instead of "unchanged"."""
     try:
-        rv: Any = cli.main(args=argv, prog_name="agents-state", standalone_mode=False)
+        rv: Any = cli.main(
+            args=argv, prog_name="agents-state", standalone_mode=False, obj={"commits": commits}
+        )
     except click.exceptions.Exit as e:
         return int(e.exit_code)
     except click.exceptions.Abort:
@@ -197,7 +200,7 @@ def _run(cli: click.Group, argv: list[str], json_mode: bool) -> int:
             msg += f" (see: {e.ctx.command_path} --help)"
         return _emit_error(json_mode, "usage", msg, int(ExitCode.USAGE))
     except AgentsStateError as e:
-        if _committed() is not None:
+        if commits.last is not None:
             raise
         return _emit_error(json_mode, e.code, e.message, int(e.exit_code))
     return rv if isinstance(rv, int) else 0

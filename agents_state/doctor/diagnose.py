@@ -426,10 +426,11 @@ def _check_fs(d: Diagnosis) -> None:
         )
 
 
-def diagnose(root: Path, locked: Store | None = None) -> Diagnosis:
+def diagnose(root: Path, locked: Store | None = None, store: Store | None = None) -> Diagnosis:
     """Look at everything; ``locked``: the store whose lock the caller holds (``--repair``
-    diagnoses again under it, so that it acts on what is there now, not on a stale look)."""
-    d = Diagnosis(locked or Store(root), under_lock=locked is not None)
+    diagnoses again under it, so that it acts on what is there now, not on a stale look);
+    ``store``: the one to look through otherwise (the command's, which notes its commits)."""
+    d = Diagnosis(locked or store or Store(root), under_lock=locked is not None)
     if not _check_folder(d):
         return d
     for check in (

@@ -128,7 +128,7 @@ def repair(seen: Diagnosis) -> Repair:
     store = seen.store
     with store.locked():
         if any(f.code == "copy_switch" for f in seen.findings):
-            from agents_state.store.switch import recover
+            from agents_state.store.switch_recover import recover
 
             recover(store)  # first: what the rest looks at is the switched (or old) workflow
             r.done.append(f"finished or took back the stopped copy in {AGENTS_DIR}/.copy-switch/")

@@ -11,9 +11,9 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config, resolve_model
+from agents_state.engine.ledger import phase_records
 from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.engine.scoring import score_task
-from agents_state.handoff.ledger import phase_records
 from agents_state.models import State
 from agents_state.workflow import (
     COMPLETION_PHASE,
@@ -198,7 +198,7 @@ def _next_action(state: State, config: Config, now: datetime) -> dict[str, Any]:
             command='agents-state dispatch --replace "<task>"',
         )
     if state.status == "completed":
-        from agents_state.views.outcomes import final_summary
+        from agents_state.engine.outcomes import final_summary
 
         return _action(
             "done",

@@ -9,6 +9,7 @@ that same transition; the last wave completes the phase.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from agents_state.engine import events as ev
@@ -97,6 +98,8 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
             hint="tasks have already been claimed; finish or skip them instead",
         )
     kept = _known_waves(phase, e)
+    if kept is None:
+        _check_wave_order(e, e.waves, "the planned waves")
     phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
     if kept is not None:
         return _load_into_waves(state, phase, kept, e, now)
@@ -128,17 +131,28 @@ def _known_waves(phase: PhaseState, e: ev.TasksLoad) -> list[Wave] | None:
             "tasks",
             f"the state lists waves with tasks {', '.join(listed)}; define exactly these tasks",
         )
-    wave_of = {t: i for i, w in enumerate(phase.waves) for t in w.tasks}
-    for tid, spec in e.tasks:
-        late = [d for d in spec.get("dependencies", []) if wave_of.get(d, -1) >= wave_of[tid]]
-        if late:
-            raise InvalidInputError(
-                e.source,
-                "tasks",
-                f"{tid} depends on {', '.join(late)}, "
-                "which the state's waves run in the same or a later wave",
-            )
+    _check_wave_order(e, [w.tasks for w in phase.waves], "the state's waves")
     return [w.model_copy() for w in phase.waves]
+
+
+def _check_wave_order(e: ev.TasksLoad, waves: Sequence[Sequence[str]], whose: str) -> None:
+    """Refuse waves that would run a task with or before one of its dependencies (a deadlock)."""
+    from agents_state.engine.waves import late_dependencies
+    from agents_state.errors import InvalidInputError
+
+    listed = [t for w in waves for t in w]
+    if sorted(listed) != sorted(t for t, _ in e.tasks):
+        raise InvalidInputError(
+            e.source, "tasks", f"{whose} list {', '.join(listed)}; each task must be in one wave"
+        )
+    found = late_dependencies(((t, s.get("dependencies", [])) for t, s in e.tasks), waves)
+    if found is not None:
+        tid, late = found
+        raise InvalidInputError(
+            e.source,
+            "tasks",
+            f"{tid} depends on {', '.join(late)}, which {whose} run in the same or a later wave",
+        )
 
 
 def _load_into_waves(

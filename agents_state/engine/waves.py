@@ -1,14 +1,15 @@
 """Task definitions and dependency waves for phase 2.1 (pure).
 
 ``parse_tasks`` validates a task file's decoded JSON and reports every problem at once;
-``plan_waves`` computes topological levels (Kahn, linear in tasks plus dependencies) and splits a
-level wider than ``max_parallel`` into consecutive waves.
+``plan_waves`` computes topological levels (``graphlib``, linear in tasks plus dependencies) and
+splits a level wider than ``max_parallel`` into consecutive waves.
 """
 
 from __future__ import annotations
 
+import graphlib
 import re
-from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ from agents_state.errors import InvalidInputError
 from agents_state.safetext import LIMITS
 from agents_state.strictkeys import check_keys
 
-__all__ = ["ID_RE", "TaskDef", "find_cycle", "parse_tasks", "plan_waves"]
+__all__ = ["ID_RE", "TaskDef", "find_cycle", "late_dependencies", "parse_tasks", "plan_waves"]
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _COMPLEXITY = ("easy", "medium", "hard")
@@ -165,47 +166,37 @@ def parse_tasks(data: Any, file: str) -> list[TaskDef]:
     return tasks
 
 
-def _levels(tasks: list[TaskDef]) -> tuple[dict[str, int], list[str]]:
-    """Kahn's algorithm by levels; returns each task's level and the tasks left in cycles."""
-    indegree = {t.id: len(set(t.dependencies)) for t in tasks}
-    dependents: dict[str, list[str]] = {t.id: [] for t in tasks}
-    for t in tasks:
-        for d in set(t.dependencies):
-            dependents[d].append(t.id)
-    level = {tid: 0 for tid, n in indegree.items() if n == 0}
-    queue = deque(level)
-    while queue:
-        tid = queue.popleft()
-        for nxt in dependents[tid]:
-            level[nxt] = max(level.get(nxt, 0), level[tid] + 1)
-            indegree[nxt] -= 1
-            if indegree[nxt] == 0:
-                queue.append(nxt)
-    return level, [t.id for t in tasks if indegree[t.id] > 0]
+def _sorter(tasks: list[TaskDef]) -> graphlib.TopologicalSorter[str]:
+    return graphlib.TopologicalSorter({t.id: t.dependencies for t in tasks})
 
 
 def find_cycle(tasks: list[TaskDef]) -> list[str]:
-    """One dependency cycle as ``[a, b, ..., a]``, or ``[]``."""
-    _, left = _levels(tasks)
-    if not left:
-        return []
-    deps = {t.id: [d for d in t.dependencies if d in left] for t in tasks if t.id in left}
-    # every node left has an unresolved dependency also left: walk until a node repeats
-    path: list[str] = []
-    index: dict[str, int] = {}
-    node = left[0]
-    while node not in index:
-        index[node] = len(path)
-        path.append(node)
-        node = deps[node][0]
-    return [*path[index[node] :], node]  # each depends on the next
+    """One dependency cycle as ``[a, b, ..., a]`` (each depends on the next), or ``[]``."""
+    try:
+        _sorter(tasks).prepare()
+    except graphlib.CycleError as e:
+        return list(reversed(e.args[1]))  # graphlib lists each node before its dependent
+    return []
+
+
+def _levels(tasks: list[TaskDef]) -> dict[str, int]:
+    """Each task's topological level: 0 without dependencies, else one more than the deepest of
+    them (graphlib's ready batches, taken whole, are exactly these levels)."""
+    sorter = _sorter(tasks)
+    sorter.prepare()
+    level: dict[str, int] = {}
+    depth = 0
+    while sorter.is_active():
+        ready = sorter.get_ready()
+        level.update(dict.fromkeys(ready, depth))
+        sorter.done(*ready)
+        depth += 1
+    return level
 
 
 def plan_waves(tasks: list[TaskDef], max_parallel: int) -> list[list[str]]:
     """Topological levels in file order, each split into waves of at most ``max_parallel``."""
-    level, left = _levels(tasks)
-    if left:
-        raise ValueError("plan_waves needs an acyclic task set")
+    level = _levels(tasks)  # graphlib.CycleError for a cyclic set: parse_tasks refuses those
     by_level: dict[int, list[str]] = {}
     for t in tasks:
         by_level.setdefault(level[t.id], []).append(t.id)
@@ -215,3 +206,18 @@ def plan_waves(tasks: list[TaskDef], max_parallel: int) -> list[list[str]]:
         ids = by_level[lv]
         waves.extend(ids[i : i + size] for i in range(0, len(ids), size))
     return waves
+
+
+def late_dependencies(
+    deps: Iterable[tuple[str, Iterable[str]]], waves: Iterable[Iterable[str]]
+) -> tuple[str, list[str]] | None:
+    """The first task whose dependencies the waves do not run in an earlier wave, with them.
+
+    A task in no wave counts as running last, a dependency in no wave as never running."""
+    wave_of = {t: i for i, w in enumerate(waves) for t in w}
+    end = len(wave_of) + 1
+    for tid, ds in deps:
+        late = [d for d in ds if wave_of.get(d, end) >= wave_of.get(tid, end - 1)]
+        if late:
+            return tid, late
+    return None

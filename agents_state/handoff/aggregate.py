@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents_state.chains.catalogue import CHECK_MODES
+from agents_state.handoff.constants import CHECK_MODES
 from agents_state.handoff.reduce import Handoff, digest
 
 __all__ = ["aggregate"]

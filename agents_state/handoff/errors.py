@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from agents_state.handoff import models as hm
 from agents_state.records.problems import FieldProblem, field_problems
+from agents_state.strictkeys import closest
 
 __all__ = ["Problem", "pydantic_problems"]
 
@@ -96,9 +96,9 @@ def pydantic_problems(exc: ValidationError) -> list[Problem]:
         path = problem.path
         message = _message(problem)
         if problem.kind == "extra_forbidden" and problem.loc:
-            close = difflib.get_close_matches(str(problem.loc[-1]), _KNOWN, n=1, cutoff=0.75)
+            close = closest(str(problem.loc[-1]), _KNOWN)
             if close:
-                message += f" (did you mean {close[0]}?)"
+                message += f" (did you mean {close}?)"
         key = f"{path}\0{message}"
         if key not in seen:
             seen.add(key)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
-from agents_state.chains.catalogue import CHECK_MODES
+from agents_state.handoff.constants import CHECK_MODES
 
 __all__ = [
     "CHECK_MODES",

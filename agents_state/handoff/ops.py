@@ -7,7 +7,7 @@ goes through ``App`` / ``Store`` for every state change (under the lock, on a fr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -17,7 +17,12 @@ from agents_state.handoff.reduce import Handoff
 from agents_state.models import State
 from agents_state.workflow import get_phase
 
-__all__ = ["aggregate_texts", "decode_text", "new_request", "read_source", "record", "validate"]
+if TYPE_CHECKING:
+    from agents_state.engine.context import Outcome
+    from agents_state.policy import Policy
+    from agents_state.store.api import WorkflowStore
+
+__all__ = ["aggregate_texts", "decode_text", "read_source", "record", "validate"]
 
 
 def read_source(source: str, stdin: bytes | None = None) -> tuple[str, str]:
@@ -95,7 +100,8 @@ def _artifact(h: Handoff, phase_id: str) -> bytes:
 
 
 def record(
-    root: str | None,
+    store: WorkflowStore,
+    policy: Policy,
     h: Handoff,
     *,
     task: str | None = None,
@@ -103,15 +109,12 @@ def record(
     agent: str | None = None,
     own_task_only: bool = False,
     sender_prompt: str = "",
-) -> Any:
-    """Apply ``h`` to the workflow under the lock; returns the engine ``Outcome``.
-    ``own_task_only``, ``sender_prompt``: see ``handoff.record.record_handoff``."""
-    from agents_state.app import App, utcnow
-    from agents_state.engine.phases import Outcome
+) -> Outcome:
+    """Apply ``h`` to the workflow in ``store`` under its lock; returns the engine ``Outcome``.
+    ``own_task_only``, ``sender_prompt``: see ``handoff.record.record_handoff``.  The shell
+    opens the store and reads the policy (``App``); this never builds one."""
     from agents_state.handoff.record import record_handoff
-
-    app = App.open(root)
-    policy = app.policy
+    from agents_state.types import utcnow
 
     def mutate(state: State | None) -> Outcome:
         now = utcnow()  # read under the lock, as every time that goes into the state
@@ -130,21 +133,18 @@ def record(
         if out.changed and target.startswith("phase "):
             pid = target.split(" ", 1)[1]
             spec = get_phase(pid)
-            exists = (
-                (app.store.phases_dir / spec.artifact).exists()
-                if app.store_url is None
-                else app.store.read_artifact(spec.artifact) is not None
-            )
-            if h.decision != "CLARIFY" and (spec.reviews is not None or not exists):
-                app.store.write_artifact(spec.artifact, _artifact(h, pid))
+            if h.decision != "CLARIFY" and (
+                spec.reviews is not None or not _has_artifact(store, spec.artifact)
+            ):
+                store.write_artifact(spec.artifact, _artifact(h, pid))
         return out
 
-    return app.store.commit(mutate)
+    return store.commit(mutate)
 
 
-def new_request(root: str | None, **options: Any) -> dict[str, Any]:
-    from agents_state.app import App
-    from agents_state.handoff.request import build_request
+def _has_artifact(store: WorkflowStore, name: str) -> bool:
+    from agents_state.store.files import Store
 
-    state = App.open(root).require()
-    return build_request(state, **options)
+    if isinstance(store, Store):  # whatever is there (a link, a folder) counts, unread
+        return (store.phases_dir / name).exists()
+    return store.read_artifact(name) is not None

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from agents_state.chains.catalogue import CHECK_MODES, MAX_WRITER_RETRIES
 from agents_state.engine import events as ev
 from agents_state.engine.gate import TEST_RUN
+from agents_state.engine.ledger import LEDGER, ledger, phase_records, tokens_by_phase
 from agents_state.engine.phases import Outcome, apply
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
-from agents_state.handoff.ledger import LEDGER, ledger, phase_records, tokens_by_phase
+from agents_state.handoff.constants import CHECK_MODES, MAX_WRITER_RETRIES
 from agents_state.handoff.reduce import Handoff, digest
 from agents_state.models import State
 from agents_state.policy import Policy

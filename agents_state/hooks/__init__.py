@@ -78,9 +78,12 @@ def _run(event: str, name: str, root: str | None) -> int:
         try:
             import os
 
-            from agents_state.redact import redact  # a store URL's password never shown
+            from agents_state.handoff.secrets import SECRET_PATTERNS
+            from agents_state.store.redact import redact  # a store URL's password never shown
 
-            said = redact(f"{type(e).__name__}: {e}", (os.environ.get("AGENTS_STATE_STORE", ""),))
+            store = (os.environ.get("AGENTS_STATE_STORE", ""),)
+            shapes = (p for _kind, p in SECRET_PATTERNS)
+            said = redact(f"{type(e).__name__}: {e}", store, shapes)
             sys.stderr.write(f"agents-state: warning: hook {event} failed ({said}); allowing\n")
         except Exception:
             pass

@@ -9,6 +9,7 @@ import os
 import sys
 
 from agents_state.hooks.hookjson import dumps, loads, loads_file
+from agents_state.regular import ancestors
 from agents_state.store.fsops import read_regular
 
 TYPE_CHECKING = False
@@ -98,14 +99,8 @@ def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:
         chosen = os.path.abspath(os.path.expanduser(chosen))
         return chosen if os.path.isdir(os.path.join(chosen, ".agents")) else None
     cwd = payload.get("cwd")
-    here = os.path.abspath(cwd if isinstance(cwd, str) and cwd else os.getcwd())
-    while True:
-        if os.path.isdir(os.path.join(here, ".agents")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    start = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+    return next((d for d in ancestors(start) if os.path.isdir(os.path.join(d, ".agents"))), None)
 
 
 def active_state(root: str) -> dict[str, Any] | None:

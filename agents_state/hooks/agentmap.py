@@ -121,12 +121,11 @@ def profile_for(root: str, agent_type: str) -> Profile | None:
         return None
     profile = get_profile(spec, custom)
     if profile is None:
-        import difflib  # only on this error path
+        from agents_state.strictkeys import closest  # only on this error path
 
         known = [n for p in PROFILES for n in (p.name, *p.aliases)] + sorted(custom)
-        base = spec.split("+")[0].strip()
-        close = difflib.get_close_matches(base, known, n=1)
-        hint = f"did you mean '{close[0]}'? " if close else ""
+        close = closest(spec.split("+")[0].strip(), known)
+        hint = f"did you mean '{close}'? " if close else ""
         raise ProfileUndecidable(
             f"agent '{name}' names the unknown profile '{spec}' ({source}); {hint}profiles are "
             f"{', '.join(known)}"

@@ -1,6 +1,6 @@
 """SessionStart: after startup, resume, clear or compact, put the workflow back in the context.
 
-The text comes from ``agents_state.views.context.context_text`` (what ``agents-state context``
+The text comes from ``agents_state.app.context_text`` (what ``agents-state context``
 prints); if that is unavailable a short fallback built from the raw state says where the
 workflow stands and which commands continue it.  On startup, clear and compact the
 orchestrator's context is fresh, so the tool-call count starts again.
@@ -37,7 +37,7 @@ def _context(root: str, state: dict[str, Any]) -> str | None:
     try:
         from pathlib import Path
 
-        from agents_state.views.context import context_text  # type: ignore[import-not-found,unused-ignore]
+        from agents_state.app import context_text  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return fallback_text(state)
     try:

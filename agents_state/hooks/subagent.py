@@ -98,15 +98,19 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     if h.is_request:
         return
     entry["handoff"] = h.decision
+    from agents_state.app import App
     from agents_state.handoff.ops import record
     from agents_state.hooks.dispatch_prompt import dispatch_prompt
 
     agent = payload.get("agent_id")
     try:
+        app = App.open(root)
+        who = agent if isinstance(agent, str) else None
         out = record(
-            root,
+            app.store,
+            app.policy,
             h,
-            agent=agent if isinstance(agent, str) else None,
+            agent=who,
             own_task_only=True,
             sender_prompt=dispatch_prompt(payload),  # its own task: the one it was sent for
         )

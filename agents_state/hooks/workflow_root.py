@@ -14,6 +14,7 @@ import os
 import stat
 
 from agents_state.hooks.hookjson import loads, loads_file
+from agents_state.regular import CLOEXEC, NONBLOCK, ancestors, read_upto
 
 __all__ = ["NotRegularError", "Workflow", "find_workflow", "read_regular", "read_workflow"]
 
@@ -38,19 +39,11 @@ class NotRegularError(OSError):
 def read_regular(path: str, limit: int) -> bytes:
     """At most ``limit + 1`` bytes of a regular file, never blocking on a FIFO or a device
     (raises ``FileNotFoundError``, ``NotRegularError`` or another ``OSError``)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularError(f"{path} is not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
+        return read_upto(fd, limit)
     finally:
         os.close(fd)
 
@@ -79,16 +72,12 @@ def read_workflow(root: str) -> Workflow | None:
 
 
 def _nearest(start: str) -> Workflow | None:
-    here = os.path.abspath(start)
-    while True:
+    for here in ancestors(start):
         if os.path.lexists(os.path.join(here, ".agents")):
             found = read_workflow(here)
             if found is not None:
                 return found
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    return None
 
 
 def _server_workflow(url: str, root: str) -> Workflow | None:

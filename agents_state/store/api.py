@@ -14,10 +14,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agents_state.errors import UsageError
+from agents_state.store.urlmask import mask_url
 
 if TYPE_CHECKING:
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
+    from agents_state.store.commits import CommitLog
+    from agents_state.store.files import Store
+    from agents_state.store.pg import PgStore
+
+    # both stores are checked against the protocol by mypy (issue 26): a method missing or of
+    # another signature in either fails the type check, not a run on a server
+    def _files_store(store: Store) -> WorkflowStore:
+        return store
+
+    def _server_store(store: PgStore) -> WorkflowStore:
+        return store
+
 
 __all__ = [
     "ENV_VAR",
@@ -50,6 +63,8 @@ class WorkflowStore(Protocol):
 
     def load(self) -> State | None: ...
 
+    def read_bytes(self) -> bytes | None: ...
+
     def commit(self, mutate: Callable[[State | None], Outcome]) -> Outcome: ...
 
     def write_artifact(self, name: str, data: bytes) -> str: ...
@@ -76,18 +91,19 @@ def store_url(explicit: str | None) -> str | None:
     )
 
 
-def open_store(root: Path, url: str | None) -> Any:
-    """The store for ``root`` and ``url`` (None: the file store)."""
+def open_store(root: Path, url: str | None, commits: CommitLog | None = None) -> WorkflowStore:
+    """The store for ``root`` and ``url`` (None: the file store); its commits are noted in
+    ``commits`` (the command's log, ``store.commits``)."""
     if url is None:
         from agents_state.store.files import Store
 
-        return Store(root)
+        return Store(root, commits=commits)
     from agents_state.store.pg import PgStore
 
-    return PgStore(url, root)
+    return PgStore(url, root, commits=commits)
 
 
-def pg_from_env(root: str | Path) -> Any:
+def pg_from_env(root: str | Path) -> PgStore | None:
     """The PostgreSQL store when ``AGENTS_STATE_STORE`` names one (issue 17), else ``None``:
     for the hooks and the tool-call log, which take no ``--store`` option."""
     url = os.environ.get(ENV_VAR, "")
@@ -96,34 +112,6 @@ def pg_from_env(root: str | Path) -> Any:
     from agents_state.store.pg import PgStore
 
     return PgStore(url, Path(root))
-
-
-_SECRET_KEYS = ("password", "sslpassword")
-
-
-def mask_url(url: str) -> str:
-    """The URL with its password replaced by ``***`` (for output, logs and errors)."""
-    from urllib.parse import unquote_plus, urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable store URL>"
-
-    def masked(q: str) -> str:
-        # the key as libpq reads it: ``%70assword`` is ``password``
-        key, eq, _ = q.partition("=")
-        secret = unquote_plus(key).strip().lower() in _SECRET_KEYS
-        return f"{key}=***" if eq and secret else q
-
-    query = "&".join(masked(q) for q in parts.query.split("&")) if parts.query else ""
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, host = netloc.rsplit("@", 1)
-        if ":" in userinfo:
-            userinfo = userinfo.split(":", 1)[0] + ":***"
-        netloc = f"{userinfo}@{host}"
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def describe(url: str | None, root: Path) -> str:

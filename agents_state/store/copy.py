@@ -13,24 +13,17 @@ unless ``--replace``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agents_state.errors import StateFileError, UsageError
 from agents_state.store.paths import AGENTS_DIR
+from agents_state.store.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from agents_state.store.commits import CommitLog
 
 __all__ = ["Snapshot", "copy_workflow"]
-
-
-@dataclass
-class Snapshot:
-    state: bytes
-    revision: int
-    events: list[dict[str, Any]]
-    artifacts: dict[str, bytes]
-    chains: dict[str, bytes]  # chain id -> its state (``.agents/chains/<id>.json``)
-    toolcalls: dict[str, int]  # agent (``main`` or a sub-agent's id) -> calls counted
 
 
 def _read_files(root: Path) -> Snapshot:
@@ -93,11 +86,12 @@ def _read_pg(url: str, root: Path) -> Snapshot:
     return snap
 
 
-def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
-    from agents_state.store.files import Store, note_commit
-    from agents_state.store.switch import recover, replace_workflow
+def _write_files(root: Path, snap: Snapshot, replace: bool, commits: CommitLog | None) -> None:
+    from agents_state.store.files import Store
+    from agents_state.store.switch import replace_workflow
+    from agents_state.store.switch_recover import recover
 
-    store = Store(root)
+    store = Store(root, commits=commits)
     store.ensure_dirs()
     with store.locked():
         recover(store)
@@ -110,10 +104,12 @@ def _write_files(root: Path, snap: Snapshot, replace: bool) -> None:
             )
         replace_workflow(store, snap, old)
         store.ensure_ignored()
-    note_commit(f"revision {snap.revision}")
+    store.note_commit(f"revision {snap.revision}")
 
 
-def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, str, str]:
+def copy_workflow(
+    source: str, target: str, replace: bool, commits: CommitLog | None = None
+) -> tuple[Snapshot, str, str]:
     """Copy between a folder (a root holding ``.agents/``) and a ``postgresql://`` URL, either
     way (or between two of either kind); returns the snapshot and both ends as shown."""
     from agents_state.store.api import PG_SCHEMES, mask_url
@@ -126,7 +122,7 @@ def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, st
     if is_pg(target):
         from agents_state.store.pg import PgStore
 
-        PgStore(target, root).import_workflow(
+        PgStore(target, root, commits=commits).import_workflow(
             snap.state,
             snap.revision,
             snap.events,
@@ -136,5 +132,5 @@ def copy_workflow(source: str, target: str, replace: bool) -> tuple[Snapshot, st
             snap.toolcalls,
         )
     else:
-        _write_files(Path(target).absolute(), snap, replace)
+        _write_files(Path(target).absolute(), snap, replace, commits)
     return snap, mask_url(source), mask_url(target)

@@ -30,6 +30,7 @@ from agents_state.errors import (
     StateFileError,
     StorageIOError,
 )
+from agents_state.regular import ancestors
 from agents_state.store import fsops, netfs
 from agents_state.store.lock import env_lock_timeout
 from agents_state.store.paths import AGENTS_DIR, check_inside, safe_name
@@ -37,6 +38,7 @@ from agents_state.store.paths import AGENTS_DIR, check_inside, safe_name
 if TYPE_CHECKING:
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
+    from agents_state.store.commits import CommitLog
     from agents_state.store.lock import StoreLock
 
 __all__ = [
@@ -44,10 +46,7 @@ __all__ = [
     "STATE_FILE",
     "Store",
     "UncertainWriteError",
-    "committed",
     "find_root",
-    "forget_commits",
-    "note_commit",
 ]
 
 STATE_FILE = f"{AGENTS_DIR}/state.json"
@@ -59,16 +58,17 @@ def find_root(explicit: str | None, cwd: Path | None = None) -> Path:
     """``--root`` / ``AGENTS_STATE_ROOT``, else the nearest ancestor with ``.agents/``, else cwd."""
     if explicit:
         return Path(explicit).expanduser().absolute()
-    here = (cwd or Path.cwd()).absolute()
-    for d in (here, *here.parents):
-        if (d / AGENTS_DIR).is_dir():
-            return d
-    return here
+    here = str((cwd or Path.cwd()).absolute())
+    found = next((d for d in ancestors(here) if os.path.isdir(os.path.join(d, AGENTS_DIR))), here)
+    return Path(found)
 
 
 class Store:
-    def __init__(self, root: Path, lock_timeout: float | None = None) -> None:
+    def __init__(
+        self, root: Path, lock_timeout: float | None = None, commits: CommitLog | None = None
+    ) -> None:
         self.root = root
+        self.commits = commits  # where this command's commits are noted (``store.commits``)
         self.dir = root / AGENTS_DIR
         self.state_path = self.dir / "state.json"
         self.lock_path = self.dir / "state.lock"
@@ -79,6 +79,11 @@ class Store:
         self._staged: list[tuple[Path, bytes | None]] | None = None
         self.holding = False  # this process holds the lock (``locked``), for ``upkeep``
         self.lock_timeout = lock_timeout if lock_timeout is not None else env_lock_timeout()
+
+    def note_commit(self, what: str) -> None:
+        """This update is durable: from here on a failure is "saved, not reported" (exit 8)."""
+        if self.commits is not None:
+            self.commits.note(what)
 
     # -- reading (lock-free) ------------------------------------------------------------------
 
@@ -143,7 +148,7 @@ class Store:
         with self.locked():
             self._clean_temp_files()
             if os.path.lexists(self.dir / ".copy-switch"):  # a killed ``store copy --replace``
-                from agents_state.store.switch import recover
+                from agents_state.store.switch_recover import recover
 
                 recover(self)
             # the log is appended after the commit, when a refusal would come too late
@@ -164,7 +169,7 @@ class Store:
                 # the new state is in place (its durability unknown): keep what it points at,
                 # log it, and let the runner say it was saved (exit 8), never "unchanged"
                 self._staged = None
-                note_commit(f"revision {outcome.state.revision}")
+                self.note_commit(f"revision {outcome.state.revision}")
                 if outcome.record:
                     self._append_event(outcome.record)
                 raise
@@ -173,7 +178,7 @@ class Store:
                 raise
             finally:
                 self._staged = None
-            note_commit(f"revision {outcome.state.revision}")
+            self.note_commit(f"revision {outcome.state.revision}")
             if outcome.record:
                 self._append_event(outcome.record)
             self.ensure_ignored()
@@ -336,26 +341,6 @@ class Store:
             except orjson.JSONDecodeError:
                 raise InvalidInputError(shown, f"line {i}", "not valid JSON") from None
         return out
-
-
-_COMMITTED: list[str] = []
-
-
-def note_commit(what: str) -> None:
-    """Record that this process made an update durable: from here on a failure must not be
-    reported as "the state is unchanged" (``cli.runner`` reads it)."""
-    _COMMITTED.append(what)
-
-
-def committed() -> str | None:
-    """What this process committed last, if anything."""
-    return _COMMITTED[-1] if _COMMITTED else None
-
-
-def forget_commits() -> None:
-    """Start a new command: what an earlier command of this process committed is not its own
-    (the CLI's runner calls this; it matters when commands run in one process, as in tests)."""
-    _COMMITTED.clear()
 
 
 def _check_size(data: bytes) -> None:

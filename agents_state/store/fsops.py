@@ -13,6 +13,11 @@ from __future__ import annotations
 import errno
 import os
 
+from agents_state.regular import CLOEXEC as _CLOEXEC
+from agents_state.regular import NONBLOCK as _NONBLOCK
+from agents_state.regular import file_kind as _kind
+from agents_state.regular import read_upto
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
@@ -82,24 +87,6 @@ def fsync_dir(path: Path) -> None:
 # -- opening files inside .agents/ without following links or blocking on FIFOs -----------------
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-
-
-def _kind(mode: int) -> str:
-    import stat
-
-    for test, name in (
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISDIR, "a directory"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def refuse(shown: str, what: str, want: str = "a regular file") -> Exception:
@@ -160,16 +147,7 @@ def read_regular(
             from agents_state.errors import InvalidInputError
 
             raise InvalidInputError(shown, "", f"is {size} bytes; the limit is {limit} bytes")
-        chunks = []
-        left = -1 if limit is None else limit + 1
-        while left:
-            chunk = os.read(fd, 1 << 20 if left < 0 else min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            if left > 0:
-                left -= len(chunk)
-        return b"".join(chunks)
+        return read_upto(fd, limit)
     finally:
         os.close(fd)
 

@@ -16,7 +16,16 @@ from agents_state.store import fsops
 from agents_state.store.paths import AGENTS_DIR
 
 if TYPE_CHECKING:
-    from agents_state.store.files import Store
+    from typing import Protocol
+
+    class Lockable(Protocol):
+        """What the lock needs of the file store (``files.Store``, which imports this module)."""
+
+        dir: Path
+        owner_path: Path
+        lock_timeout: float
+        holding: bool
+
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "MAX_LOCK_TIMEOUT", "StoreLock", "env_lock_timeout"]
 
@@ -53,7 +62,7 @@ class StoreLock:
     """The kernel lock on the ``.agents/`` directory itself (``lockfile``: nothing inside it can
     be removed or replaced to split writers), with a bounded wait naming the holder."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Lockable) -> None:
         self.store = store
         self.release: Callable[[], None] | None = None
 

@@ -31,7 +31,6 @@ from agents_state.errors import (
 from agents_state.store.files import (
     MAX_STATE_BYTES,
     UncertainWriteError,
-    note_commit,
 )
 from agents_state.store.lock import env_lock_timeout
 from agents_state.store.pg_url import PgTarget, parse_url
@@ -40,6 +39,7 @@ from agents_state.store.pg_url import reason as _reason
 if TYPE_CHECKING:
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
+    from agents_state.store.commits import CommitLog
 
 __all__ = ["PgStore", "PgTarget", "parse_url"]
 
@@ -61,8 +61,15 @@ def load_psycopg() -> Any:
 class PgStore:
     """One workflow in a PostgreSQL database; the same interface as ``store.Store``."""
 
-    def __init__(self, url: str, root: Path, lock_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        root: Path,
+        lock_timeout: float | None = None,
+        commits: CommitLog | None = None,
+    ) -> None:
         self.url = url
+        self.commits = commits  # where this command's commits are noted (``store.commits``)
         self.target = parse_url(url)
         self.root = root
         self.workflow = self.target.workflow
@@ -70,6 +77,11 @@ class PgStore:
         self._conn: Any = None
         self._tx: Any = None  # the connection of the running commit
         self._wrote = False  # an artifact was written in the running commit
+
+    def note_commit(self, what: str) -> None:
+        """This update is durable: from here on a failure is "saved, not reported" (exit 8)."""
+        if self.commits is not None:
+            self.commits.note(what)
 
     @property
     def shown(self) -> str:
@@ -295,7 +307,7 @@ class PgStore:
             raise
         finally:
             self._tx = None
-        note_commit(f"revision {outcome.state.revision}")
+        self.note_commit(f"revision {outcome.state.revision}")
         return outcome
 
     @contextmanager
@@ -474,4 +486,4 @@ class PgStore:
                     "VALUES (%s, %s, %s)",
                     [(self.workflow, a, n) for a, n in (toolcalls or {}).items() if n > 0],
                 )
-        note_commit(f"revision {revision}")
+        self.note_commit(f"revision {revision}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agents_state.errors import InvalidInputError, UsageError
-from agents_state.store.api import mask_url
+from agents_state.store.urlmask import mask_url
 
 __all__ = ["DEFAULT_WORKFLOW", "PgTarget", "parse_url", "reason"]
 
@@ -66,7 +66,7 @@ def _connect_timeout() -> int:
 
 def reason(e: Exception, url: str) -> str:
     """The server's or libpq's message on one line, with any password taken out."""
-    from agents_state.redact import redact
+    from agents_state.store.redact import redact
 
     text = redact(" ".join(str(e).split()) or type(e).__name__, (url,))
     return text[:300]

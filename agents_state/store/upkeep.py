@@ -114,11 +114,11 @@ def write_state(
     a state that cannot be read, or reopening phases.  ``old``: the bytes it replaces, put back
     if the write cannot be made durable."""
     from agents_state.store.codec import encode_state
-    from agents_state.store.files import STATE_FILE, note_commit
+    from agents_state.store.files import STATE_FILE
 
     _require_lock(store)
     store._write_state(encode_state(state, STATE_FILE), old)
-    note_commit(f"revision {state.revision}")
+    store.note_commit(f"revision {state.revision}")
     store._append_event(record)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from agents_state.models import State
 from agents_state.safetext import escape
 
-__all__ = ["context_text", "excerpt", "recent_phases", "render_context"]
+__all__ = ["excerpt", "load_excerpts", "recent_phases", "render_context"]
 
 RECENT = 3
 _LINE = 160
@@ -72,7 +72,7 @@ def excerpt(phase_id: str, data: bytes) -> str:
 def render_context(
     state: State, action: dict[str, object], excerpts: dict[str, str] | None = None
 ) -> str:
-    from agents_state.views.outcomes import final_summary
+    from agents_state.engine.outcomes import final_summary
     from agents_state.views.render import render_action
     from agents_state.workflow import get_phase
 
@@ -142,15 +142,3 @@ def load_excerpts(root: Path, state: State, store: Any = None) -> dict[str, str]
             os.close(fd)
         out[pid] = excerpt(pid, data)
     return out
-
-
-def context_text(root: Path) -> str | None:
-    """The context for the workflow under ``root``, or None when there is no active one."""
-    from agents_state.app import App
-
-    app = App.open(str(root))
-    state = app.state()
-    if state is None or not state.active:
-        return None
-    server = app.store if app.store_url is not None else None
-    return render_context(state, app.next_action(state), load_excerpts(root, state, server))

@@ -13,6 +13,7 @@ from itertools import pairwise
 
 from agents_state.errors import NotFoundError
 from agents_state.models import State
+from agents_state.views.render import MARKS as _MARK
 from agents_state.workflow import STAGES, TASK_PHASE, phases_of
 
 __all__ = ["CLASS_STYLES", "GRAPH_ARTIFACT", "escape_label", "graph_markdown", "mermaid"]
@@ -28,15 +29,6 @@ CLASS_STYLES: dict[str, str] = {
     "blocked": "fill:#ffd8d3,stroke:#cf222e,color:#82071e",
     "stopped": "fill:#fbefff,stroke:#8250df,color:#3e1f79",
     "skipped": "fill:#eaeef2,stroke:#8c959f,color:#57606a,stroke-dasharray:4 3",
-}
-_MARK = {
-    "completed": "✓",
-    "in_progress": "▶",
-    "pending": "·",
-    "failed": "✗",
-    "blocked": "■",
-    "stopped": "‖",
-    "skipped": "-",
 }
 # order matters: '#' first, since the other entities start with it
 _ENTITIES = (

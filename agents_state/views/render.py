@@ -308,7 +308,7 @@ def _notes(state: State) -> list[str]:
         lines.append("  waiting for the user: " + escape(" | ".join(state.clarify.questions)))
     if state.compaction.pending:
         lines.append(f"  compaction due after {state.compaction.pending}")
-    from agents_state.handoff.ledger import tokens_by_phase
+    from agents_state.engine.ledger import tokens_by_phase
 
     tokens = tokens_by_phase(state)
     if tokens:

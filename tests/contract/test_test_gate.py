@@ -219,7 +219,7 @@ def test_timed_out_command_is_killed_with_its_process_group(tmp_path: Path) -> N
     cmd = f"sleep 60 & echo $! > {pidfile}; wait"
     started = time.monotonic()
     doc = json.loads(run_phase_commands({"test": cmd}, 1, tmp_path))
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 45  # a deadline, not a benchmark: the command sleeps 60 s
     result = doc["commands"][0]
     assert (result["exitCode"], result["timedOut"], doc["passed"]) == (None, True, False)
     assert result["outputTail"].endswith(

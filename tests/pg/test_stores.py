@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from clitools import cli_json, run_cli, wave_of
 
-from agents_state.store.api import open_store
+from agents_state.models import State
+from agents_state.store.api import WorkflowStore, open_store
+
+
+def _loaded(store: WorkflowStore) -> State:
+    state = store.load()
+    assert state is not None
+    return state
 
 
 @pytest.fixture(params=["files", "postgresql"])
@@ -34,7 +41,7 @@ def test_a_whole_wave_runs_the_same_on_both_stores(root: Path, store_env: str | 
     status = cli_json(root, "status")
     assert status["workflow"]["task"] == "login"
     store = open_store(root, store_env)
-    state = store.load()
+    state = _loaded(store)
     events = store.events()
     assert [e["rev"] for e in events] == list(range(1, state.revision + 1))  # gap-free
     assert store.read_artifact("2.1-tasks.json") is not None
@@ -49,13 +56,13 @@ def test_refusals_write_nothing_on_both_stores(root: Path, store_env: str | None
     assert proc.returncode == 3 and "no workflow" in proc.stderr
     assert run_cli(root, "dispatch", "x").returncode == 0
     store = open_store(root, store_env)
-    rev = store.load().revision
+    rev = _loaded(store).revision
     proc = run_cli(root, "phase", "start", "2.1")
     assert proc.returncode == 4
     assert proc.stderr == (
         "agents-state: error: phase 2.1 is pending: cannot start (the current phase is 0)\n"
     )
-    assert store.load().revision == rev and len(store.events()) == rev
+    assert _loaded(store).revision == rev and len(store.events()) == rev
 
 
 def test_dispatch_replace_archives_on_both_stores(root: Path, store_env: str | None) -> None:
@@ -66,7 +73,7 @@ def test_dispatch_replace_archives_on_both_stores(root: Path, store_env: str | N
     assert proc.returncode == 0, proc.stderr
     assert "previous one archived to" in proc.stdout
     store = open_store(root, store_env)
-    assert store.load().task == "two"
+    assert _loaded(store).task == "two"
     assert store.read_artifact("0-explore.md") is None
 
 
@@ -120,7 +127,7 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     files = open_store(root, None)
     before = (files.read_bytes(), files.events(), files.read_artifact("2.1-tasks.json"))
     out = cli_json(root, "store", "copy", "--from", str(root), "--to", pg_url)
-    assert out["copied"]["revision"] == files.load().revision
+    assert out["copied"]["revision"] == _loaded(files).revision
     assert "s3cret" not in json.dumps(out)
     pg = open_store(root, pg_url)
     assert (pg.read_bytes(), pg.events(), pg.read_artifact("2.1-tasks.json")) == before
@@ -137,7 +144,7 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     again = open_store(back, None)
     assert again.read_bytes() == pg.read_bytes()
     assert again.events() == pg.events()
-    assert [e["rev"] for e in again.events()] == list(range(1, again.load().revision + 1))
+    assert [e["rev"] for e in again.events()] == list(range(1, _loaded(again).revision + 1))
     assert cli_json(back, "status")["workflow"]["task"] == "move me"
     assert (back / ".agents/chains/ui-1.json").read_bytes() == chain_file
 
@@ -274,7 +281,7 @@ def test_a_handoff_is_recorded_on_both_stores(root: Path, store_env: str | None)
     assert proc.returncode == 0, proc.stderr
     assert "PROCEED recorded on phase 0" in proc.stdout
     store = open_store(root, store_env)
-    state = store.load()
+    state = _loaded(store)
     assert state.phase("0").status == "completed"
     from agents_state.handoff.ledger import tokens_by_phase
 

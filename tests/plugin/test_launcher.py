@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -132,7 +131,17 @@ def test_hooks_are_silent_without_the_cli(
 
 
 @pytest.mark.parametrize("event", EVENTS)
-def test_hooks_are_silent_and_fast_without_a_workflow(root: Path, event: str) -> None:
+def test_hooks_are_silent_and_start_no_python_without_a_workflow(
+    root: Path, tmp_path: Path, event: str
+) -> None:
+    """Without a workflow a hook exits at once from the shell: neither the engine nor Python
+    starts (shown by shims that leave a mark, not by a clock; the same call with a state file
+    reaches the shim, so the test can fail)."""
+    shims, mark = tmp_path / "shims", tmp_path / "started"
+    shims.mkdir()
+    for name in ("agents-state", "python3", "python"):
+        (shims / name).write_text(f'#!/bin/sh\necho "$0" >> {mark}\n')
+        (shims / name).chmod(0o755)
     payload = json.dumps(
         {
             "hook_event_name": event,
@@ -144,11 +153,15 @@ def test_hooks_are_silent_and_fast_without_a_workflow(root: Path, event: str) ->
             "source": "startup",
         }
     )
-    start = time.monotonic()
-    proc = run([str(LAUNCHER), "hook", event], root, f"{VENV_BIN}:{SYSTEM_PATH}", stdin=payload)
+    path = f"{shims}:{SYSTEM_PATH}"
+    proc = run([str(LAUNCHER), "hook", event], root, path, stdin=payload)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
-    assert time.monotonic() - start < 2  # no Python started: well under a second in practice
+    assert not mark.exists()
     assert not (root / ".agents").exists()
+    (root / ".agents").mkdir()
+    (root / ".agents" / "state.json").write_text("{}")
+    assert run([str(LAUNCHER), "hook", event], root, path, stdin=payload).returncode == 0
+    assert mark.read_text() == f"{shims}/agents-state\n"
 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[]", '{"hook_event_name": 3}'])

@@ -80,9 +80,9 @@ class Watch:
             f"{[ln for _, ln in self.lines[-30:]]}"
         )
 
-    def interrupt(self) -> int:
+    def interrupt(self, timeout: float = 10) -> int:
         self.proc.send_signal(signal.SIGINT)
-        return self.proc.wait(timeout=10)
+        return self.proc.wait(timeout=timeout)
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -131,10 +131,10 @@ def _burst(root: Path, n: int) -> int:
     return revision
 
 
-def _final_frame(w: Watch, revision: int) -> None:
+def _final_frame(w: Watch, revision: int, timeout: float = 60) -> None:
     """The last revision is drawn (how soon is measured by benchmarks/, not asserted here)."""
-    w.wait_for(f"watch · revision {revision} ·", timeout=60)
-    w.wait_for("· 2.3  Implementation Review  <- current")
+    w.wait_for(f"watch · revision {revision} ·", timeout=timeout)
+    w.wait_for("· 2.3  Implementation Review  <- current", timeout=timeout)
 
 
 @pytest.mark.slow  # 50 CLI processes: ~10 s on 2 idle cores
@@ -152,14 +152,16 @@ def test_watch_renders_the_final_revision_of_50_concurrent_writers(root: Path) -
 
 
 def test_watch_poll_fallback_with_events_disabled(root: Path) -> None:
+    """Deadlines are generous (it failed once under load at 15 s): this checks what is drawn,
+    not how soon (benchmarks/bench_watch.py measures that)."""
     _at_tasks_phase(root, 10)
     w = Watch(root, "--plain", "--interval", "0.2", env={"AGENTS_STATE_WATCH_POLL": "1"})
     try:
-        w.wait_for("wave 1/1 [")
-        _final_frame(w, _burst(root, 10))
+        w.wait_for("wave 1/1 [", timeout=120)
+        _final_frame(w, _burst(root, 10), timeout=120)
         headers = [line for _, line in w.lines if line.startswith("── agents-state watch")]
         assert headers and all("· polling ·" in h for h in headers)
-        assert w.interrupt() == 0
+        assert w.interrupt(timeout=60) == 0
     finally:
         w.close()
 

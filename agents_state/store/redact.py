@@ -1,14 +1,16 @@
 """Secrets out of text that leaves the process: crash logs and server messages (issue 23).
 
 A store URL's password (in the user part or as ``password`` / ``sslpassword`` in the query,
-however the key is percent-encoded), any ``password=...`` pair, and the credential shapes the
-handoff check knows (``handoff.secrets``) become ``***``.  Pure: the caller passes the URLs it
-knows of besides those in the text (the store URL from the environment).
+however the key is percent-encoded) and any ``password=...`` pair become ``***``, and so do the
+``patterns`` the caller passes (the shell passes the credential shapes the handoff check knows,
+``handoff.secrets``, a layer above the store).  Pure: the caller passes the URLs it knows of
+besides those in the text (the store URL from the environment).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 __all__ = ["redact", "url_secrets"]
 
@@ -32,10 +34,11 @@ def url_secrets(url: str) -> list[str]:
     return sorted({s for s in found if s}, key=len, reverse=True)
 
 
-def redact(text: str, known_urls: tuple[str, ...] = ()) -> str:
-    """``text`` with every password and known credential shape replaced by ``***``."""
-    from agents_state.handoff.secrets import SECRET_PATTERNS
-    from agents_state.store.api import mask_url
+def redact(
+    text: str, known_urls: tuple[str, ...] = (), patterns: Iterable[re.Pattern[str]] = ()
+) -> str:
+    """``text`` with every password and each of ``patterns`` replaced by ``***``."""
+    from agents_state.store.urlmask import mask_url
 
     urls = [*known_urls, *_URL.findall(text)]
     secrets = sorted({s for u in urls for s in url_secrets(u)}, key=len, reverse=True)
@@ -43,6 +46,6 @@ def redact(text: str, known_urls: tuple[str, ...] = ()) -> str:
     for s in secrets:
         text = text.replace(s, "***")
     text = _PAIR.sub(r"\1***", text)
-    for _kind, pattern in SECRET_PATTERNS:
+    for pattern in patterns:
         text = pattern.sub("***", text)
     return text

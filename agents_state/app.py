@@ -20,7 +20,7 @@ from agents_state.models import State
 from agents_state.store.files import Store, find_root
 from agents_state.store.fsops import read_regular
 from agents_state.types import utcnow
-from agents_state.workflow import PHASES, SIZED_PHASE, TEST_RUN, get_phase
+from agents_state.workflow import PHASES, TEST_RUN, get_phase
 
 if TYPE_CHECKING:
     from agents_state.config import Config
@@ -113,7 +113,7 @@ class App:
         return state
 
     def next_action(self, state: State | None) -> dict[str, Any]:
-        from agents_state.engine.nextaction import next_action, no_workflow_action
+        from agents_state.views.nextaction import next_action, no_workflow_action
 
         if state is None:
             return no_workflow_action()
@@ -169,17 +169,13 @@ class App:
 
     def dispatch(self, task: str, replace: bool = False) -> Outcome:
         from agents_state.engine import events as ev
+        from agents_state.engine.dispatchplan import dispatch_sizing
         from agents_state.engine.phases import Outcome, new_state
-        from agents_state.engine.scoring import score_task
         from agents_state.store.archive import Archive
 
         cfg = self.config
         skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
-        counts = {"0": score_task(task, cfg.stages.EXPLORE.maxParallelAgents).count}
-        planning = cfg.stages.PLAN.planning
-        counts[SIZED_PHASE] = (
-            1 if planning.mode == "single" else score_task(task, planning.maxParallelAgents).count
-        )
+        counts = {pid: s.count for pid, s in dispatch_sizing(cfg, task).items()}
         event = ev.Start(task=task, agent_counts=counts, skipped=skipped)
         archive: list[Archive] = []
 

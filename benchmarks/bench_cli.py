@@ -34,6 +34,9 @@ from common import (
 )
 
 TARGETS = {"status": 4.0, "next": 4.0, "task done": 4.0, "hook": 2.0}
+# issue 26: the commands against the floor of any Click command that reads JSON with orjson
+FLOOR_TARGET = 1.3
+FLOOR = "import click, orjson"
 
 
 ENV: dict[str, str] | None = None  # the plugin engine's environment (``--engine plugin``)
@@ -64,6 +67,7 @@ def main() -> int:
 
 def _measure(runs: int, sizes_arg: str, cli: str, python: Path) -> int:
     base_cmd = [str(python), "-c", "pass"]
+    floor_cmd = [str(python), "-c", FLOOR]
     print(f"python {sys.version.split()[0]}, {runs} paired runs per figure, engine: {cli}")
     medians: dict[tuple[str, int], float] = {}
     misses = []
@@ -90,9 +94,10 @@ def _measure(runs: int, sizes_arg: str, cli: str, python: Path) -> int:
             "hook": [cli, "hook", "pre-tool-use"],
         }
         for name, argv in cmds.items():
-            base, xs = [], []
+            base, floor, xs = [], [], []
             for i in range(runs):
                 base.append(_run(base_cmd))
+                floor.append(_run(floor_cmd))
                 if argv is None:  # a different task each run, wave after wave: never a no-op
                     xs.append(_run([cli, "--root", str(root), "task", "done", f"t{i}"]))
                 else:
@@ -102,9 +107,14 @@ def _measure(runs: int, sizes_arg: str, cli: str, python: Path) -> int:
             if (n == 1000 or name == "hook") and ratio > TARGETS[name]:
                 misses.append(f"{name} at {n} tasks: {ratio:.1f}x")
             target = f" (target {TARGETS[name]:.0f}x)" if n == 1000 or name == "hook" else ""
+            on_floor = statistics.median(xs) / statistics.median(floor)
+            floor_note = "" if name == "hook" else f" (target {FLOOR_TARGET}x)"
             print(
                 f"  {name:<10} {fmt_ms(xs)}   python -c pass {fmt_ms(base)}   "
-                f"ratio {ratio:4.1f}x{target}"
+                f"ratio {ratio:4.1f}x{target}\n"
+                f"  {'':<10} python -c {FLOOR!r} {fmt_ms(floor)}   "
+                f"floor {statistics.median(floor) / statistics.median(base):4.1f}x, "
+                f"command / floor {on_floor:4.2f}x{floor_note}"
             )
         shutil.rmtree(root)
     sizes = sorted({n for _, n in medians})

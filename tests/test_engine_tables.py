@@ -48,6 +48,15 @@ UNREACHED_BY_DESIGN: dict[Key, str] = {
 }
 
 
+WORKFLOW_UNREACHED: dict[Key, str] = {
+    **{
+        ("pending", event, guard): "a started workflow is in progress (new_state); kept so that "
+        "a hand-written pending state can still be stopped or aborted"
+        for event, guard in (("stop", "nothing_started"), ("abort", ""))
+    }
+}
+
+
 class Recording(dict[Key, Any]):
     """A table that remembers which keys the engine looked up, and which it missed."""
 
@@ -222,6 +231,28 @@ def _scenarios() -> None:
     state = new_state(ev.Start(task="t", skipped=PHASE_IDS[:-1]), T0)
     state.phase(TEST_RUN).passed, state.phase(TEST_RUN).status = False, "completed"
     assert apply(state, done(PHASE_IDS[-1]), T0).state.status == "blocked"
+    _workflow_scenarios()
+
+
+def _workflow_scenarios() -> None:
+    """The workflow's own moves the walks reach rarely: a stop while a step runs (honoured when
+    it ends), a stop before it started (the step in flight is still recorded, issue 15)."""
+    start, done, stop = ev.PhaseStart, ev.PhaseComplete, ev.Stop()
+    first, last = PHASE_IDS[0], PHASE_IDS[-1]
+    one_round = Policy(max_per_phase=1, review_max_retries={"1.3": 1})
+    _walk(first, one_round, start(first), stop, done(first))  # advance: stops as requested
+    pf = ev.PhaseFail(phase=first, error="x")
+    _walk(first, one_round, start(first), stop, pf)  # a retry left: stops as requested
+    _walk(first, Policy(max_per_phase=0), stop, pf)  # stopped, no retry left: fails
+    _walk(last, one_round, stop, done(last))  # stopped before the last step: it finishes
+    blocking = done("1.3", blocking_issues=1)
+    _walk("1.2", Policy(review_max_retries={"1.3": 0}), done("1.2"), stop, blocking)
+    _walk("1.3", one_round, stop, blocking)  # 1.2 skipped: nothing to rework
+    # stopped before the last step, the last test run failed: blocked, not completed
+    state = new_state(ev.Start(task="t", skipped=PHASE_IDS[:-1]), T0)
+    state.phase(TEST_RUN).passed, state.phase(TEST_RUN).status = False, "completed"
+    state = apply(state, stop, T0).state
+    assert apply(state, done(last), T0).state.status == "blocked"
 
 
 @dataclass(frozen=True)
@@ -235,16 +266,16 @@ class Witness:
 
 def _witnessing(
     real: Callable[..., Outcome],
-    tables: tuple[Recording, Recording],
+    tables: dict[str, Recording],
     witnesses: dict[tuple[str, Key], list[Witness]],
 ) -> Callable[..., Outcome]:
     def apply_and_witness(
         state: State, event: ev.Event, now: datetime, policy: Policy | None = None
     ) -> Outcome:
-        for t in tables:
+        for t in tables.values():
             t.fresh.clear()
         out = real(state, event, now, policy)
-        for name, t in zip(("PHASE_MOVES", "TASK_MOVES"), tables, strict=True):
+        for name, t in tables.items():
             for key in t.fresh:
                 seen = witnesses.setdefault((name, key), [])
                 if len(seen) < WITNESSES:
@@ -270,30 +301,41 @@ def _drive(examples: int) -> None:
 
 
 WITNESSES = 12  # calls kept per entry: one whose result the entry's target decides is enough
-Recorded = tuple[Recording, Recording, dict[tuple[str, Key], list[Witness]]]
+TABLES = ("PHASE_MOVES", "TASK_MOVES", "WORKFLOW_MOVES")  # issue 26: the workflow's own too
+Recorded = tuple[dict[str, Recording], dict[tuple[str, Key], list[Witness]]]
 
 
 @pytest.fixture(scope="module")
 def recorded() -> Iterator[Recorded]:
-    phases, tasks = Recording(table.PHASE_MOVES), Recording(table.TASK_MOVES)
+    tables = {name: Recording(getattr(table, name)) for name in TABLES}
     witnesses: dict[tuple[str, Key], list[Witness]] = {}
-    wrapped = _witnessing(apply, (phases, tasks), witnesses)
+    wrapped = _witnessing(apply, tables, witnesses)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(table, "PHASE_MOVES", phases)
-        mp.setattr(table, "TASK_MOVES", tasks)
+        for name, recording in tables.items():
+            mp.setattr(table, name, recording)
         for module in (sys.modules[__name__], test_engine_stateful, test_waves):
             mp.setattr(module, "apply", wrapped)
         _drive(300)
-    yield phases, tasks, witnesses
+    yield tables, witnesses
 
 
 def test_every_reached_pair_is_a_table_entry_and_every_entry_is_reached(recorded: Recorded) -> None:
-    phases, tasks, _ = recorded
-    assert phases.misses == set() and tasks.misses == set()
-    unreached = {k for k in table.PHASE_MOVES if k not in phases.hits} | {
-        k for k in table.TASK_MOVES if k not in tasks.hits
+    tables = recorded[0]
+    assert {name: t.misses for name, t in tables.items()} == {name: set() for name in TABLES}
+    unreached = {
+        (name, k) for name, t in tables.items() for k in getattr(table, name) if k not in t.hits
     }
-    assert sorted(unreached) == sorted(UNREACHED_BY_DESIGN)
+    assert sorted(unreached) == sorted(_unreached_by_design())
+
+
+def _unreached_by_design() -> set[tuple[str, Key]]:
+    """``UNREACHED_BY_DESIGN`` (phase and task keys) and ``WORKFLOW_UNREACHED``, by table."""
+    return {
+        (name, k)
+        for name in ("PHASE_MOVES", "TASK_MOVES")
+        for k in getattr(table, name)
+        if k in UNREACHED_BY_DESIGN
+    } | {("WORKFLOW_MOVES", k) for k in WORKFLOW_UNREACHED}
 
 
 OTHER = {
@@ -303,12 +345,13 @@ OTHER = {
     "failed": "pending",
     "blocked": "pending",
     "skipped": "completed",
+    "stopped": "in_progress",
 }
 ENTRIES = [
     (name, key)
-    for name in ("PHASE_MOVES", "TASK_MOVES")
+    for name in TABLES
     for key in getattr(table, name)
-    if key not in UNREACHED_BY_DESIGN
+    if (name, key) not in _unreached_by_design()
 ]
 
 
@@ -316,7 +359,7 @@ ENTRIES = [
 def test_changing_a_target_changes_what_the_engine_does(
     recorded: Recorded, monkeypatch: pytest.MonkeyPatch, name: str, key: Key
 ) -> None:
-    witnesses = recorded[2][(name, key)]
+    witnesses = recorded[1][(name, key)]
     mutated = dict(getattr(table, name))
     mutated[key] = OTHER[mutated[key]]
     monkeypatch.setattr(table, name, mutated)
@@ -329,3 +372,23 @@ def _differs(w: Witness) -> bool:
     except TransitionNotAllowedError:
         return True  # refused: a later lookup has no entry for the changed status
     return result != w.result
+
+
+def test_guards_are_typed_and_each_is_used() -> None:
+    """Issue 26: the guards are a ``Literal`` (a misspelt one fails the type check); this keeps
+    the type and the tables the same set."""
+    from typing import get_args
+
+    used = {k[2] for name in TABLES for k in getattr(table, name)}
+    assert used == set(get_args(table.Guard))
+
+
+def test_each_event_type_has_one_handler() -> None:
+    """Issue 26: events are dispatched by type; the phase and workflow events through
+    ``HANDLERS``, the task events through ``apply_task_event``; only ``Start`` has none
+    (``new_state`` takes it)."""
+    from agents_state.engine.flow import HANDLERS
+
+    events = {c for c in vars(ev).values() if isinstance(c, type) and issubclass(c, ev.Event)}
+    tasks = {ev.TasksLoad, ev.TaskClaim, ev.TaskStart, ev.TaskDone, ev.TaskFail}
+    assert HANDLERS.kinds == events - tasks - {ev.Event, ev.Start}

@@ -212,7 +212,7 @@ def test_migrate_renames_its_source_under_the_lock(
 
 
 def test_migrate_refuses_when_a_state_appeared_meanwhile(root: Path, store: Store) -> None:
-    from agents_state.cli.cmd_migrate import _apply
+    from agents_state.store.migration import _apply
 
     (root / A / "subagents-state.json").write_text(json.dumps(V1))
     first = new_state(ev.Start(task="first"), T0)

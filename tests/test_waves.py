@@ -9,12 +9,12 @@ import pytest
 
 from agents_state.config import Config
 from agents_state.engine import events as ev
-from agents_state.engine.nextaction import next_action
 from agents_state.engine.phases import apply, new_state
 from agents_state.engine.waves import find_cycle, parse_tasks, plan_waves
 from agents_state.errors import InvalidInputError, NotFoundError, TransitionNotAllowedError
 from agents_state.models import State, TaskState, Wave
 from agents_state.policy import Policy
+from agents_state.views.nextaction import next_action
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)
 

@@ -28,10 +28,11 @@ from agents_state.store.fsops import check_dir, make_dir, read_regular
 from agents_state.store.paths import safe_name
 
 if TYPE_CHECKING:
+    from agents_state.models import State
     from agents_state.policy import Policy
     from agents_state.store.api import WorkflowStore
 
-__all__ = ["ChainStore", "answer_open_chain", "start_chain"]
+__all__ = ["ChainStore", "answer_open_chain", "start_chain", "workflow_link"]
 
 _ID = re.compile(r"^([a-z]+)-(\d+)$")
 
@@ -262,3 +263,26 @@ def answer_open_chain(
             "agents-state chain answer ID --answer TEXT"
         )
     return apply_event(chains, waiting[0].id, ChainEvent("answer", text=text), now)
+
+
+def workflow_link(
+    workflow: Callable[[], State], task: str | None, phase: str | None
+) -> dict[str, str] | None:
+    """What a chain started with ``--task`` or ``--phase`` completes in the workflow when it
+    completes (``record_on_workflow``); ``workflow`` reads the state, only when one is named."""
+    if task is None and phase is None:
+        return None
+    from agents_state.engine.phases import check_phase_id
+    from agents_state.workflow import TASK_PHASE
+
+    state = workflow()
+    if task is not None:
+        tasks = state.phase(TASK_PHASE).tasks or {}
+        if task not in tasks:
+            raise NotFoundError(
+                f"no task '{task}' in phase {TASK_PHASE}"
+                + (f"; tasks are {', '.join(tasks)}" if tasks else "")
+            )
+        return {"phase": TASK_PHASE, "task": task}
+    assert phase is not None
+    return {"phase": check_phase_id(phase)}

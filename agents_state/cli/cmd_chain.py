@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option
-from agents_state.workflow import TASK_PHASE
 
 if TYPE_CHECKING:
     from agents_state.chains.ops import ChainStore
@@ -163,8 +162,9 @@ def start(
         else:
             return _show_latest(chains, name, as_json)
     models = _models(opts["models"])
-    workflow = _workflow_link(ctx, opts["wf_task"], opts["wf_phase"])
-    from agents_state.chains.ops import start_chain
+    from agents_state.chains.ops import start_chain, workflow_link
+
+    workflow = workflow_link(app_from(ctx).require, opts["wf_task"], opts["wf_phase"])
 
     out = start_chain(
         chains,
@@ -226,27 +226,6 @@ def _models(pairs: tuple[str, ...]) -> dict[str, str]:
             raise click.UsageError(str(e)) from None
         out[key.strip()] = model.strip()
     return out
-
-
-def _workflow_link(
-    ctx: click.Context, task: str | None, phase: str | None
-) -> dict[str, str] | None:
-    if task is None and phase is None:
-        return None
-    from agents_state.engine.phases import check_phase_id
-    from agents_state.errors import NotFoundError
-
-    state = app_from(ctx).require()
-    if task is not None:
-        tasks = state.phase(TASK_PHASE).tasks or {}
-        if task not in tasks:
-            raise NotFoundError(
-                f"no task '{task}' in phase {TASK_PHASE}"
-                + (f"; tasks are {', '.join(tasks)}" if tasks else "")
-            )
-        return {"phase": TASK_PHASE, "task": task}
-    assert phase is not None
-    return {"phase": check_phase_id(phase)}
 
 
 def _resolve(ctx: click.Context, chain_id: str | None) -> tuple[ChainStore, ChainState]:

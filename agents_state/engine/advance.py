@@ -7,7 +7,7 @@ it sits below them all: it imports only ``context`` and ``table``.
 from __future__ import annotations
 
 from agents_state.engine.context import DONE, Ctx, Outcome
-from agents_state.engine.table import phase_target
+from agents_state.engine.table import phase_target, workflow_target
 from agents_state.models import State
 from agents_state.policy import Policy
 from agents_state.workflow import PHASE_IDS, TEST_RUN, get_phase
@@ -28,7 +28,7 @@ def advance(c: Ctx, done: str, message: str) -> Outcome:
     nxt = next((pid for pid in after if state.phase(pid).status not in DONE), None)
     if nxt is None:
         if tests_unresolved(state):  # never "completed" over failing tests
-            state.status = "blocked"
+            state.status = workflow_target(state.status, "finish", "tests_unresolved")
             state.blockedReason = (
                 "the last test run failed; run the tests again or ask the user to skip them"
             )
@@ -38,13 +38,14 @@ def advance(c: Ctx, done: str, message: str) -> Outcome:
             return Outcome(state, message + "; workflow blocked: the last test run failed")
         # a stop requested while the last phase ran has nothing left to stop (found by the
         # phase machine: a workflow completed with its stop request still set)
-        state.status, state.stopRequested = "completed", False
+        state.status, state.stopRequested = workflow_target(state.status, "finish"), False
         state.currentPhase, state.currentStage = done, get_phase(done).stage
         return Outcome(state, message + "; workflow completed")
     state.compaction.pending = compaction_boundary(c.policy, done, nxt)
     state.currentPhase, state.currentStage = nxt, get_phase(nxt).stage
     if state.stopRequested:
-        state.status, state.stopRequested = "stopped", False
+        state.status = workflow_target(state.status, "advance", "stop_requested")
+        state.stopRequested = False
         return Outcome(state, message + "; workflow stopped as requested")
     return Outcome(state, message)
 

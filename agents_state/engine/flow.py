@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
-from agents_state.engine.context import Ctx, Outcome, check_phase_id
+from agents_state.engine.context import Ctx, Handlers, Outcome, check_phase_id
 from agents_state.engine.gate import retry_tests, skip_tests
-from agents_state.engine.table import phase_target
+from agents_state.engine.table import phase_target, workflow_target
 from agents_state.engine.tasks import release_running_tasks, retry_failed_tasks, skip_failed_tasks
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Clarification, State
@@ -15,8 +15,11 @@ from agents_state.workflow import TEST_RUN, PhaseKind, get_phase
 
 __all__ = ["HANDLERS"]
 
+HANDLERS = Handlers()  # the resume and workflow moves; ``phases`` adds the phase events
 
-def _stop(c: Ctx, e: ev.Event) -> Outcome:
+
+@HANDLERS.on(ev.Stop)
+def _stop(c: Ctx, e: ev.Stop) -> Outcome:
     state, _ts = c.state, c.ts
     if state.stopRequested or state.status == "stopped":
         return Outcome(state, "stop already requested", changed=False)
@@ -24,7 +27,8 @@ def _stop(c: Ctx, e: ev.Event) -> Outcome:
     if current is None or current.status == "pending":
         # nothing recorded as started: stop now, but a step already in flight (the model need
         # not run `phase start`) can still be recorded with `phase complete|fail|run`
-        state.status, state.stopRequested = "stopped", True
+        state.status = workflow_target(state.status, "stop", "nothing_started")
+        state.stopRequested = True
         return Outcome(
             state,
             f"workflow stopped at phase {state.currentPhase}: nothing new "
@@ -34,7 +38,8 @@ def _stop(c: Ctx, e: ev.Event) -> Outcome:
     return Outcome(state, f"workflow will stop after phase {state.currentPhase}")
 
 
-def _retry(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.Retry)
+def _retry(c: Ctx, e: ev.Retry) -> Outcome:
     state, _ts = c.state, c.ts
     pid = _resume_phase(state)
     phase = state.phase(pid)
@@ -55,12 +60,13 @@ def _retry(c: Ctx, e: ev.Event) -> Outcome:
         message = f"phase {pid} will run again (attempt {phase.attempts + 1})"
     if get_phase(pid).kind is PhaseKind.TASKS and phase.tasks:
         message += retry_failed_tasks(state, pid)
-    state.status, state.stopRequested = "in_progress", False
+    state.status, state.stopRequested = workflow_target(state.status, "retry"), False
     state.failure, state.blockedReason = None, None
     return Outcome(state, message)
 
 
-def _skip(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.Skip)
+def _skip(c: Ctx, e: ev.Skip) -> Outcome:
     state, ts = c.state, c.ts
     pid = _resume_phase(state)
     spec = get_phase(pid)
@@ -68,7 +74,8 @@ def _skip(c: Ctx, e: ev.Event) -> Outcome:
     if spec.kind is PhaseKind.TASKS and state.phase(pid).tasks:
         extra, phase_done = skip_failed_tasks(state, pid, ts)
         if not phase_done:
-            state.status, state.failure, state.blockedReason = "in_progress", None, None
+            state.status = workflow_target(state.status, "skip")
+            state.failure, state.blockedReason = None, None
             return Outcome(state, extra.lstrip("; "))
     if pid == TEST_RUN:
         extra += "; " + skip_tests(state)
@@ -76,16 +83,16 @@ def _skip(c: Ctx, e: ev.Event) -> Outcome:
     if phase.status != "skipped":  # the test gate has already skipped its run
         phase.status = phase_target(f"phase {pid}", phase.status, "skip")
     phase.skippedByUser = True
-    state.status, state.stopRequested = "in_progress", False
+    state.status, state.stopRequested = workflow_target(state.status, "skip"), False
     state.failure, state.blockedReason = None, None
     return advance(c, pid, f"phase {pid} {spec.name} skipped{extra}")
 
 
-def _abort(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.Abort)
+def _abort(c: Ctx, e: ev.Abort) -> Outcome:
     state, ts = c.state, c.ts
     state.abortedAt = ts
-    if state.status != "completed":
-        state.status = "stopped"
+    state.status = workflow_target(state.status, "abort")
     return Outcome(state, "workflow aborted; every file is kept in .agents/")
 
 
@@ -97,7 +104,8 @@ def _resume_phase(state: State) -> str:
     return state.currentPhase
 
 
-def _compact(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.Compact)
+def _compact(c: Ctx, e: ev.Compact) -> Outcome:
     state, _ts = c.state, c.ts
     boundary = state.compaction.pending or state.currentStage or "workflow"
     state.compaction.lastCompactedAt = boundary
@@ -108,26 +116,26 @@ def _compact(c: Ctx, e: ev.Event) -> Outcome:
     )
 
 
-def _block(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.Block)
+def _block(c: Ctx, e: ev.Block) -> Outcome:
     state, _ts = c.state, c.ts
-    assert isinstance(e, ev.Block)
-    state.status = "blocked"
+    state.status = workflow_target(state.status, "block")
     state.blockedReason = e.reason
     return Outcome(state, f"workflow blocked: {e.reason}")
 
 
-def _clarify(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.Clarify)
+def _clarify(c: Ctx, e: ev.Clarify) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.Clarify)
     state.clarify = Clarification(
         questions=list(e.questions), phase=e.phase or state.currentPhase, task=e.task, askedAt=ts
     )
     return Outcome(state, f"{len(e.questions)} question(s) for the user recorded")
 
 
-def _answer(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.Answer)
+def _answer(c: Ctx, e: ev.Answer) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.Answer)
     if state.clarify is None:
         raise TransitionNotAllowedError(
             "workflow", "not waiting for an answer", "answer", hint="no open questions"
@@ -136,15 +144,3 @@ def _answer(c: Ctx, e: ev.Event) -> Outcome:
     state.clarifications.append(state.clarify)
     state.clarify = None
     return Outcome(state, "answer recorded; the step runs again with it")
-
-
-HANDLERS = {
-    "stop": _stop,
-    "retry": _retry,
-    "skip": _skip,
-    "abort": _abort,
-    "compact": _compact,
-    "block": _block,
-    "clarify": _clarify,
-    "answer": _answer,
-}

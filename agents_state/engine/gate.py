@@ -14,7 +14,7 @@ from __future__ import annotations
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance, tests_unresolved
 from agents_state.engine.context import Ctx, Outcome
-from agents_state.engine.table import phase_target
+from agents_state.engine.table import phase_target, workflow_target
 from agents_state.models import State
 from agents_state.workflow import TEST_ANALYSIS, TEST_RUN, get_phase
 
@@ -56,7 +56,7 @@ def record_test_run(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     limit = c.policy.max_per_phase
     if run.failedRuns > limit:
         run.status = phase_target(_RUN, run.status, "phase_complete", "tests_exhausted")
-        state.status = "blocked"
+        state.status = workflow_target(state.status, "phase_complete", "tests_exhausted")
         state.blockedReason = (
             f"tests still fail after {limit} fix round(s) (failed: {failed}); see {_RESULTS}"
         )
@@ -89,7 +89,8 @@ def after_analysis(c: Ctx, message: str) -> Outcome | None:
     state.currentPhase, state.currentStage = TEST_RUN, get_phase(TEST_RUN).stage
     msg = message + f"; back to phase {TEST_RUN} to run the tests again"
     if state.stopRequested:
-        state.status, state.stopRequested = "stopped", False
+        state.status = workflow_target(state.status, "advance", "stop_requested")
+        state.stopRequested = False
         msg += "; workflow stopped as requested"
     return Outcome(state, msg)
 

@@ -4,7 +4,8 @@ The machine has two levels.  The workflow level (``WORKFLOW_ACCEPTS``) says whic
 workflow in a given status accepts at all: a running workflow takes phase and task events; a
 stopped, failed or blocked one takes only the resume moves (retry, skip, abort), answers and late
 task reports (a stopped one also the one record of the step in flight at the stop: stop means
-after the current step); a finished one takes nothing.  The phase level
+after the current step); a finished one takes nothing; where it goes is
+``engine.table.WORKFLOW_MOVES``, read like the other two tables.  The phase level
 (``engine.table.PHASE_MOVES``) maps ``(phase status, event, guard)`` to the phase's new status;
 tasks have their own table there.
 Handlers decide the guard and fill in side data; every status they write is read from a table.
@@ -18,7 +19,6 @@ reads the clock: ``now`` is passed in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +27,14 @@ from agents_state.engine.advance import advance
 from agents_state.engine.context import DONE, Ctx, Outcome, check_phase_id
 from agents_state.engine.flow import HANDLERS
 from agents_state.engine.gate import after_analysis, record_test_run
-from agents_state.engine.table import PHASE_MOVES, phase_accepts, phase_allowed, phase_target
+from agents_state.engine.table import (
+    PHASE_MOVES,
+    Guard,
+    phase_accepts,
+    phase_allowed,
+    phase_target,
+    workflow_target,
+)
 from agents_state.engine.tasks import apply_task_event
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import (
@@ -142,10 +149,10 @@ def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = 
     new = _copy(state)
     ts = format_time(now)
     pol = policy or Policy()
-    if event.name in _TASK_EVENTS:
-        outcome = apply_task_event(new, event, now, pol)
+    if HANDLERS.handles(event):
+        outcome = HANDLERS(Ctx(new, ts, pol, now), event)
     else:
-        outcome = _handler(event.name)(Ctx(new, ts, pol, now), event)
+        outcome = apply_task_event(new, event, now, pol)
     if not outcome.changed:
         return Outcome(state, outcome.message, False, {}, outcome.data)
     result = outcome.state
@@ -213,9 +220,9 @@ def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
     return phase
 
 
-def _phase_start(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.PhaseStart)
+def _phase_start(c: Ctx, e: ev.PhaseStart) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.PhaseStart)
     check_phase_id(e.phase)
     phase = state.phase(e.phase)
     if phase.status == "in_progress" and state.currentPhase == e.phase:
@@ -227,9 +234,9 @@ def _phase_start(c: Ctx, e: ev.Event) -> Outcome:
     return Outcome(state, f"phase {e.phase} {get_phase(e.phase).name} started")
 
 
-def _phase_complete(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.PhaseComplete)
+def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.PhaseComplete)
     check_phase_id(e.phase)
     spec = get_phase(e.phase)
     if (
@@ -296,7 +303,7 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     spec = get_phase(e.phase)
     target = spec.reviews or e.phase
     review.reviewRounds += 1
-    guard = ""
+    guard: Guard = ""
     if review.reviewRounds > max_rounds:
         guard = "rounds_exhausted"
         reason = (
@@ -312,7 +319,7 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
         )
     if guard:
         review.status = phase_target(f"phase {e.phase}", review.status, "phase_complete", guard)
-        state.status = "blocked"
+        state.status = workflow_target(state.status, "phase_complete", guard)
         state.blockedReason = reason
         state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
         return Outcome(state, f"workflow blocked: {reason}")
@@ -337,9 +344,9 @@ def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> O
     )
 
 
-def _phase_fail(c: Ctx, e: ev.Event) -> Outcome:
+@HANDLERS.on(ev.PhaseFail)
+def _phase_fail(c: Ctx, e: ev.PhaseFail) -> Outcome:
     state, ts = c.state, c.ts
-    assert isinstance(e, ev.PhaseFail)
     phase = _current_phase(state, e.phase, "phase_fail")
     phase.attempts += 1
     phase.error = e.error
@@ -361,27 +368,19 @@ def _phase_fail(c: Ctx, e: ev.Event) -> Outcome:
             f"{phase.attempts} of {c.policy.max_per_phase}{when}"
         )
         if state.stopRequested or state.status == "stopped":
-            state.status, state.stopRequested = "stopped", False
+            state.status = workflow_target(state.status, "phase_fail", "stop_requested")
+            state.stopRequested = False
             message += "; workflow stopped as requested"
         return Outcome(state, message)
-    state.status, state.stopRequested = "failed", False  # a stop's step in flight is spent
+    # a stop's step in flight is spent
+    state.status = workflow_target(state.status, "phase_fail", "retries_exhausted")
+    state.stopRequested = False
     state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
     return Outcome(
         state,
         f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
         "workflow failed (see: agents-state resume)",
     )
-
-
-_PHASE_HANDLERS = {
-    "phase_start": _phase_start,
-    "phase_complete": _phase_complete,
-    "phase_fail": _phase_fail,
-}
-
-
-def _handler(name: str) -> Callable[[Ctx, ev.Event], Outcome]:
-    return _PHASE_HANDLERS.get(name) or HANDLERS[name]
 
 
 def _derive_stages(state: State, ts: str) -> None:

@@ -1,4 +1,5 @@
-"""The transition tables of phases and tasks: ``(status, event, guard) -> new status``.
+"""The transition tables of the workflow, its phases and tasks: ``(status, event, guard) -> new
+status``.
 
 Read the machine here, not in the handlers.  A handler decides only the *guard*: the outcome
 of the one question that splits a move in two (are retries left? did the review find blocking
@@ -19,6 +20,8 @@ records every key the engine looks up and checks that each table entry is reache
 
 from __future__ import annotations
 
+from typing import Literal
+
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.types import Status
 
@@ -26,13 +29,41 @@ __all__ = [
     "PHASE_MOVES",
     "TASK_MOVES",
     "USER_PHASE_EVENTS",
+    "WORKFLOW_MOVES",
+    "Guard",
     "phase_accepts",
     "phase_allowed",
     "phase_target",
     "task_target",
+    "workflow_target",
 ]
 
-Key = tuple[str, str, str]
+# What a handler decided about the one question that splits a move (typed: a misspelt guard is a
+# type error, not a refusal at run time); ``""`` when the move has one target.
+Guard = Literal[
+    "",
+    "completed",
+    "driver_died",
+    "fixed",
+    "last_task",
+    "nothing_started",
+    "nothing_to_rework",
+    "retries_exhausted",
+    "retries_left",
+    "rounds_exhausted",
+    "sent_back",
+    "skipped",
+    "stale",
+    "stop_requested",
+    "tasks",
+    "tests_blocked",
+    "tests_exhausted",
+    "tests_failed",
+    "tests_passed",
+    "tests_unresolved",
+    "unneeded",
+]
+Key = tuple[str, str, Guard]
 
 _LIVE = ("pending", "in_progress")
 
@@ -97,6 +128,32 @@ TASK_MOVES: dict[Key, Status] = {
     ("pending", "tasks_load", "skipped"): "skipped",
 }
 
+_RUNNING = ("in_progress", "stopped")  # a stopped workflow still records the step in flight
+_HALTED = ("stopped", "failed", "blocked")
+
+# The workflow's own status (which events it accepts at all is ``phases.WORKFLOW_ACCEPTS``).
+# Internal events: ``finish`` (the last phase is done), ``advance`` (a phase is done and the next
+# is current: a stop requested meanwhile takes effect).  A move not listed leaves the status.
+WORKFLOW_MOVES: dict[Key, Status] = {
+    **{(s, "finish", ""): "completed" for s in _RUNNING},
+    **{(s, "finish", "tests_unresolved"): "blocked" for s in _RUNNING},  # never over failing tests
+    **{(s, "advance", "stop_requested"): "stopped" for s in _RUNNING},
+    # stop: with nothing started the workflow stops now (else the stop is only requested)
+    **{(s, "stop", "nothing_started"): "stopped" for s in ("pending", "in_progress")},
+    # a step's record that blocks or fails the workflow
+    **{(s, "phase_complete", "rounds_exhausted"): "blocked" for s in _RUNNING},
+    **{(s, "phase_complete", "nothing_to_rework"): "blocked" for s in _RUNNING},
+    **{(s, "phase_complete", "tests_exhausted"): "blocked" for s in _RUNNING},
+    **{(s, "phase_fail", "stop_requested"): "stopped" for s in _RUNNING},  # retries left
+    **{(s, "phase_fail", "retries_exhausted"): "failed" for s in _RUNNING},
+    ("in_progress", "task_fail", "retries_exhausted"): "failed",
+    ("in_progress", "block", ""): "blocked",
+    # resume: retry or skip runs on; abort stops for good (``abortedAt``)
+    **{(s, "retry", ""): "in_progress" for s in ("in_progress", *_HALTED)},
+    **{(s, "skip", ""): "in_progress" for s in _HALTED},
+    **{(s, "abort", ""): "stopped" for s in ("pending", "in_progress", *_HALTED)},
+}
+
 USER_PHASE_EVENTS = ("phase_start", "phase_complete", "phase_fail", "retry", "skip")
 """The events a phase error lists as allowed from here (the others are internal moves)."""
 
@@ -117,17 +174,24 @@ def phase_allowed(status: str) -> list[str]:
     )
 
 
-def phase_target(subject: str, status: str, event: str, guard: str = "") -> Status:
+def phase_target(subject: str, status: str, event: str, guard: Guard = "") -> Status:
     """The phase's new status, read from ``PHASE_MOVES``; a missing entry is refused."""
     return _target(PHASE_MOVES, subject, status, event, guard)
 
 
-def task_target(subject: str, status: str, event: str, guard: str = "") -> Status:
+def workflow_target(status: str, event: str, guard: Guard = "") -> Status:
+    """The workflow's new status, read from ``WORKFLOW_MOVES``; a missing entry is refused."""
+    return _target(WORKFLOW_MOVES, "workflow", status, event, guard)
+
+
+def task_target(subject: str, status: str, event: str, guard: Guard = "") -> Status:
     """The task's new status, read from ``TASK_MOVES``; a missing entry is refused."""
     return _target(TASK_MOVES, subject, status, event, guard)
 
 
-def _target(table: dict[Key, Status], subject: str, status: str, event: str, guard: str) -> Status:
+def _target(
+    table: dict[Key, Status], subject: str, status: str, event: str, guard: Guard
+) -> Status:
     try:
         return table[(status, event, guard)]
     except KeyError:

@@ -17,7 +17,7 @@ from agents_state.engine.advance import advance
 from agents_state.engine.context import Ctx, Outcome
 from agents_state.engine.ready import DONE as _DONE
 from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
-from agents_state.engine.table import phase_target, task_target
+from agents_state.engine.table import Guard, phase_target, task_target, workflow_target
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import Failure, PhaseState, State, TaskState, Wave
 from agents_state.policy import Policy
@@ -48,8 +48,7 @@ def _outcome(state: State, message: str, changed: bool = True, **data: object) -
 
 
 def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Policy) -> Outcome:
-    if event.name == "tasks_load":
-        assert isinstance(event, ev.TasksLoad)
+    if isinstance(event, ev.TasksLoad):
         return _load(state, event, now)
     phase = _phase(state)
     if not phase.tasks:
@@ -65,8 +64,9 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
         return _start(state, phase, event, now, policy)
     if isinstance(event, ev.TaskDone):
         return _done(state, phase, event, now, policy)
-    assert isinstance(event, ev.TaskFail)
-    return _fail(state, phase, event, now, policy)
+    if isinstance(event, ev.TaskFail):
+        return _fail(state, phase, event, now, policy)
+    raise TypeError(f"no handler for the event {event.name!r}")  # a bug: every event has one
 
 
 def _same_defs(phase: PhaseState, e: ev.TasksLoad) -> bool:
@@ -165,7 +165,8 @@ def _load_into_waves(
         if wave.status in _DONE:
             for tid in wave.tasks:
                 task = phase.tasks[tid]
-                task.status = task_target(f"task {tid}", task.status, "tasks_load", wave.status)
+                as_wave: Guard = "skipped" if wave.status == "skipped" else "completed"
+                task.status = task_target(f"task {tid}", task.status, "tasks_load", as_wave)
                 task.completedAt = task.completedAt or ts
     phase.waves = waves
     idx = current_wave(phase)
@@ -203,7 +204,7 @@ def _own(tasks: dict[str, TaskState], task_id: str) -> TaskState:
 
 
 def _take(task_id: str, task: TaskState, event: str, agent: str, ts: str) -> None:
-    guard = "stale" if task.status == "in_progress" else ""
+    guard: Guard = "stale" if task.status == "in_progress" else ""
     task.status = task_target(f"task {task_id}", task.status, event, guard)
     task.owner = agent
     task.claimedAt = task.heartbeatAt = ts
@@ -388,7 +389,7 @@ def _fail(
             retryAt=task.retryAt,
         )
     if state.status == "in_progress":
-        state.status = "failed"
+        state.status = workflow_target(state.status, "task_fail", "retries_exhausted")
         phase.status = phase_target(_PHASE, phase.status, "task_fail", "retries_exhausted")
         state.failure = Failure(
             phase=TASK_PHASE,

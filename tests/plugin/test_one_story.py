@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from pluginfiles import PLUGIN_ROOT
 
-from agents_state.engine.nextaction import COMPACT_STEPS, agent_tool_model
+from agents_state.engine.nextaction import agent_tool_model
+from agents_state.views.nextaction import COMPACT_STEPS
 
 _EXE = Path(sys.executable).with_name("agents-state")
 CMD = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "agents_state"]

@@ -7,10 +7,10 @@ from typing import Any
 
 from agents_state.config import Config, policy_from
 from agents_state.engine import events as ev
-from agents_state.engine.nextaction import next_action
 from agents_state.engine.phases import apply, new_state
 from agents_state.engine.ready import ready_tasks
 from agents_state.models import State
+from agents_state.views.nextaction import next_action
 from agents_state.workflow import get_phase
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)

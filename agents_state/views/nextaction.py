@@ -1,0 +1,213 @@
+"""The next action in words: ``engine.nextaction.decide`` says what to do, this says it.
+
+``next_action`` is the dict ``next --json`` prints (and ``status``, ``context`` and the text of
+``next`` render): the decision's fields, with ``instructions`` worded here from the decision's
+``words`` (a sentence's key and its facts).  Only wording lives here; every choice is the
+engine's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from agents_state.config import Config
+from agents_state.engine.nextaction import Decision, Note, decide, no_workflow
+from agents_state.models import State
+
+__all__ = ["COMPACT_STEPS", "WAIT_FOR_AGENTS", "next_action", "no_workflow_action", "render"]
+
+# One story with the workflow skill: the model cannot run /compact itself, so it records the
+# boundary first and the user (or Claude Code, when the context fills) compacts.
+COMPACT_STEPS = (
+    "Record the boundary with the command (agents-state compact), then ask the user "
+    "to run /compact; Claude Code also compacts by itself when the context fills. "
+    "After a compaction the SessionStart hook brings this workflow back. Then go on "
+    "with: agents-state next"
+)
+
+# One story with the dispatcher skills: agents run in the background by default
+WAIT_FOR_AGENTS = (
+    " Launch all {n} in ONE message, one Agent call each, with subagent_type "
+    '{type} and model "{model}". They run in the background: each answer '
+    "arrives as its own task notification. Wait until all {n} have answered "
+    "(end your turn between notifications; their handoffs are noted for you, not "
+    "recorded as the phase), then merge them into the artifact and run the "
+    "command."
+)
+
+_REVIEW_FORMAT = (
+    '{"issues": [{"severity": "critical|high|medium|low", "description": "...", "file": "..."}]}'
+)
+
+
+def next_action(
+    state: State,
+    config: Config,
+    now: datetime,
+    tool_calls: int = 0,
+    context_tokens: int | None = None,
+) -> dict[str, Any]:
+    """The next action, decided by the engine and worded here."""
+    return render(decide(state, config, now, tool_calls, context_tokens))
+
+
+def no_workflow_action() -> dict[str, Any]:
+    return render(no_workflow())
+
+
+def render(d: Decision) -> dict[str, Any]:
+    key, facts = d.words
+    out: dict[str, Any] = {
+        "kind": d.kind,
+        "stage": d.phase.stage if d.phase else None,
+        "phase": d.phase.id if d.phase else None,
+        "phaseName": d.phase.name if d.phase else None,
+        "agents": d.agents,
+        "read": d.read,
+        "write": d.write,
+        "command": d.command,
+        "instructions": _WORDS[key](facts),
+    }
+    out.update(d.extra)
+    return out
+
+
+def _notes(notes: list[Note]) -> str:
+    said = [_NOTES[key](facts) for key, facts in notes]
+    return " " + " ".join(said) if said else ""
+
+
+def _skipped_tasks(f: dict[str, Any]) -> str:
+    skipped: list[str] = f["tasks"]
+    more = " ..." if len(skipped) > 10 else ""
+    return f"Skipped tasks (not implemented): {', '.join(skipped[:10])}{more}."
+
+
+_NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "plan_agents": lambda f: (
+        "When the brainstorm finds the plan areas, record their number with "
+        f"--plan-agents N (1 to {f['most']}) on the command."
+    ),
+    "review_found": lambda f: (
+        f"Review {f['review']} found blocking issues: address every issue "
+        f"in .agents/phases/{f['artifact']} first."
+    ),
+    "user_answered": lambda f: f"The user answered ({' | '.join(f['questions'])}): {f['answer']}",
+    "tasks_skipped": _skipped_tasks,
+    "task_summaries": lambda f: f"Task summaries: {f['file']}.",
+    "tests_failed": lambda f: (
+        "The last test run FAILED: read .agents/phases/3.1-test-results.json "
+        "(failing commands and their output), fix the causes, then record this phase; the tests "
+        "run again after it."
+    ),
+    "tests_accepted": lambda f: (
+        "The user accepted failing tests (3.1 skipped); say so in the review."
+    ),
+    "attempt_failed": lambda f: f"The previous attempt failed: {f['error']}",
+}
+
+
+def _completed(f: dict[str, Any]) -> str:
+    from agents_state.engine.outcomes import final_summary
+
+    state: State = f["state"]
+    return f"Workflow completed: {state.task}. " + final_summary(state)
+
+
+def _phase_agents(f: dict[str, Any]) -> str:
+    agents = f["agents"]
+    wait = WAIT_FOR_AGENTS.format(
+        n=agents["count"], type=agents["subagentType"], model=agents["agentModel"] or "inherit"
+    )
+    if f["answered"]:
+        wait += f" Answers noted so far: {f['answered']}."
+    instructions: str = f["instructions"]
+    return f"Task: {f['task']}. " + instructions + wait + _notes(f["notes"])
+
+
+def _define_tasks(f: dict[str, Any]) -> str:
+    known = ""
+    if f["waves"]:
+        listed = "; ".join(
+            f"{i + 1}: {', '.join(tasks)} ({status})"
+            for i, (tasks, status) in enumerate(f["waves"])
+        )
+        known = (
+            f" The state already lists the waves {listed}: define exactly these task ids; "
+            "completed waves stay completed."
+        )
+    return (
+        f"Task: {f['task']}.{known} Break the plan into tasks and write them yourself to "
+        f"{f['write']} as JSON "
+        '{"tasks": [{"id": "task-1", "title": "...", "description": "...", '
+        '"dependencies": [], "complexity": "easy|medium|hard", "files": ["..."]}]}; '
+        "the command checks them, computes the waves and rewrites the file."
+    )
+
+
+_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "no_workflow": lambda f: "No active workflow.",
+    "compact_tokens": lambda f: (
+        f"The conversation holds {f['tokens']} tokens, {f['percent']}% "
+        f"of its {f['window']}-token window (advice at {f['advice']}%). Compact now (/compact), "
+        "then record it and reload with: agents-state context"
+    ),
+    "compact_calls": lambda f: (
+        f"This conversation has made {f['calls']} tool calls since its "
+        f"last compaction (limit {f['limit']}). {COMPACT_STEPS}"
+    ),
+    "aborted": lambda f: "The workflow was aborted; its files are kept in .agents/.",
+    "completed": _completed,
+    "ask_options": lambda f: (
+        f"Workflow {f['status']}: {f['reason']}. Do not choose yourself: "
+        "ask the user which option to take, then run that option's command only."
+    ),
+    "stopped": lambda f: (
+        "Workflow stopped on request. Tell the user; when they want to continue, run the command."
+    ),
+    "clarify": lambda f: "Ask the user these questions and record the answer.",
+    "compact_pending": lambda f: f"{f['boundary']} is done. {COMPACT_STEPS}",
+    "no_phase": lambda f: "The workflow has no current phase; run the command to see the options.",
+    "phase_wait": lambda f: (
+        f"Phase {f['phase']} failed and is retried after a backoff: wait "
+        "until the time, then run the command." + _notes(f["notes"])
+    ),
+    "phase_as_agent": lambda f: (
+        f"Task: {f['task']}. " + f["instructions"] + " One agent does "
+        "this phase and writes the artifact." + _notes(f["notes"])
+    ),
+    "phase_agents": _phase_agents,
+    "review": lambda f: (
+        f"Task: {f['task']}. " + f["instructions"] + f" Format: {_REVIEW_FORMAT}. "
+        f"Issues of severity {f['severity']} or above send the work back." + _notes(f["notes"])
+    ),
+    "run_tests": lambda f: (
+        f"Run the configured commands ({', '.join(f['names'])}); "
+        "agents-state runs them and records the results." + _notes(f["notes"])
+    ),
+    "tests_by_hand": lambda f: (
+        "No test commands are configured: run the project's lint and "
+        "tests yourself and write the results as JSON "
+        '{"commands": [{"name": "test", "command": "...", "exitCode": 0}]}.' + _notes(f["notes"])
+    ),
+    "completion": lambda f: (
+        f"Task: {f['task']}. Finish with git workflow '{f['workflow']}'; "
+        f"never commit paths matching: {', '.join(f['exclude'])}. Write what was committed (and "
+        "the PR link) to the artifact." + _notes(f["notes"])
+    ),
+    "inline": lambda f: f"Task: {f['task']}. " + f["instructions"] + _notes(f["notes"]),
+    "define_tasks": _define_tasks,
+    "wave": lambda f: (
+        f"Wave {f['wave']}: dispatch one task agent per task below, in parallel "
+        "(ONE message, one Agent call each, subagent_type subagents:task-agent, the task's Agent "
+        "model), each with its task id. Each agent records its own result with the command (or: "
+        "agents-state task fail <task-id> --error TEXT). Background agents answer one by one as "
+        "task notifications: when all have answered, run: agents-state next"
+    ),
+    "tasks_wait": lambda f: (
+        f"Nothing to dispatch: {f['reason']}. Wait for the running task "
+        "agents (or until the time), then run the command."
+    ),
+}

@@ -43,12 +43,12 @@ def recover(store: Folder) -> None:
     stage = store.dir / SWITCH
     if not os.path.lexists(stage):
         return
-    if os.path.lexists(stage / "phases-old"):
-        if os.path.lexists(stage / "state.json"):
-            roll_back(store, stage)
-        else:
-            roll_forward(store, stage)
-    shutil.rmtree(stage, ignore_errors=True)
+    if not os.path.lexists(stage / "phases-old"):
+        shutil.rmtree(stage, ignore_errors=True)  # the old workflow was never touched
+    elif os.path.lexists(stage / "state.json"):
+        roll_back(store, stage)
+    else:
+        roll_forward(store, stage)  # keeps the folder when a move fails: tried again next time
 
 
 def roll_back(store: Folder, stage: Path) -> None:
@@ -82,6 +82,8 @@ def roll_forward(store: Folder, stage: Path) -> None:
         told(f"{SHOWN}: moving in failed: {e.strerror or e}")
         return
     shutil.rmtree(stage, ignore_errors=True)
+    if os.path.lexists(stage):
+        told(f"{SHOWN}: removing the replaced workflow's artifacts failed")
 
 
 def told(what: str) -> None:

@@ -42,22 +42,31 @@ class App:
     ``dataclasses`` for it)."""
 
     def __init__(
-        self, root: Path, store_url: str | None = None, commits: CommitLog | None = None
+        self,
+        root: Path,
+        store_url: str | None = None,
+        commits: CommitLog | None = None,
+        sets: tuple[str, ...] = (),
     ) -> None:
         self.root = root
         self.store_url = store_url  # None: the files under .agents/ (store_api.open_store)
         self.commits = commits  # the command's log, given to every store this opens
+        self.sets = sets  # --set KEY=VALUE pairs: the configuration's last layer
 
     def __repr__(self) -> str:
         return f"App(root={self.root!r}, store_url={self.store_url!r})"
 
     @classmethod
     def open(
-        cls, root: str | None, store: str | None = None, commits: CommitLog | None = None
+        cls,
+        root: str | None,
+        store: str | None = None,
+        commits: CommitLog | None = None,
+        sets: tuple[str, ...] = (),
     ) -> App:
         from agents_state.store.api import store_url
 
-        return cls(find_root(root), store_url(store), commits)
+        return cls(find_root(root), store_url(store), commits, sets)
 
     @cached_property
     def store(self) -> WorkflowStore:
@@ -86,9 +95,9 @@ class App:
 
     @cached_property
     def loaded(self) -> LoadedConfig:
-        from agents_state.configload import load_config
+        from agents_state.configload import flag_layer, load_config
 
-        return load_config(self.root)
+        return load_config(self.root, flag_layer(self.sets) if self.sets else None)
 
     @property
     def config(self) -> Config:
@@ -117,12 +126,21 @@ class App:
 
         if state is None:
             return no_workflow_action()
-        from agents_state.contextsize import context_tokens, transcript_of
+        from agents_state.contextsize import context_usage, transcript_of, window_for
         from agents_state.store.toolcalls import count
 
         transcript = transcript_of(str(self.root))
-        tokens = context_tokens(transcript) if transcript else None
-        return next_action(state, self.config, utcnow(), count(str(self.root)), tokens)
+        found = context_usage(transcript) if transcript else None
+        tokens = found[0] if found else None
+        window = window_for(found[1], self.config.compaction.contextWindows) if found else None
+        usage = None
+        if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
+            from agents_state.views.usage import budget_usage  # issue 24
+
+            usage = budget_usage(str(self.root), state)
+        return next_action(
+            state, self.config, utcnow(), count(str(self.root)), tokens, usage, window
+        )
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -231,6 +249,10 @@ class App:
         def event() -> ev.Event:
             data = artifact if artifact is not None else self._existing_artifact(phase_id)
             name = shown or f".agents/phases/{spec.artifact}"
+            if spec.artifact.endswith(".md"):
+                from agents_state.jsonio import check_markdown
+
+                check_markdown(data, name)
             issues, blocking = self._review_counts(phase_id, data, name)
             run = self._test_run(phase_id, data, name)
             same = artifact is not None and self._stored(spec.artifact) == artifact

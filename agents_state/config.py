@@ -140,12 +140,52 @@ class StagesCfg(_Strict):
     FINAL: FinalStageCfg = field(default_factory=FinalStageCfg)
 
 
+def _window(v: int | None) -> int | None:
+    if v is not None and v < 1000:
+        raise ValueError("must be a window of at least 1000 tokens")
+    return v
+
+
+def _windows(v: dict[str, int]) -> dict[str, int]:
+    for n in v.values():
+        _window(n)
+    return v
+
+
 class CompactionCfg(_Strict):
     betweenStages: bool = True
     betweenPhases: bool = False
     toolCallThreshold: int = field(default=50, ge=1)
     contextPercent: int = field(default=70, ge=1, le=100)  # of the window (design 000)
-    contextWindowTokens: int = field(default=200_000, ge=1000)
+    # None: the window of the model in use, read from the transcript (issue 24)
+    contextWindowTokens: Annotated[int | None, After(_window)] = None
+    # model id prefix -> window, over the built-in table (contextsize.MODEL_WINDOWS)
+    contextWindows: Annotated[dict[str, int], After(_windows)] = field(default_factory=dict)
+
+
+def _positive(v: int | None) -> int | None:
+    if v is not None and v < 1:
+        raise ValueError("must be a number of tokens of at least 1")
+    return v
+
+
+STAGE_NAMES = ("EXPLORE", "PLAN", "IMPLEMENT", "TEST", "FINAL")
+
+
+def _stage_budgets(v: dict[str, int]) -> dict[str, int]:
+    for name, n in v.items():
+        if name not in STAGE_NAMES:
+            raise ValueError(f"unknown stage {name!r}; use one of {', '.join(STAGE_NAMES)}")
+        _positive(n)
+    return v
+
+
+class BudgetCfg(_Strict):
+    """Token budgets (issue 24): a wave or fan-out that would start over one asks the user."""
+
+    maxTokens: Annotated[int | None, After(_positive)] = None  # the whole workflow
+    stages: Annotated[dict[str, int], After(_stage_budgets)] = field(default_factory=dict)
+    warnPercent: int = field(default=80, ge=1, le=100)
 
 
 class RetriesCfg(_Strict):
@@ -160,6 +200,7 @@ class Config(_Strict):
     stages: StagesCfg = field(default_factory=StagesCfg)
     compaction: CompactionCfg = field(default_factory=CompactionCfg)
     retries: RetriesCfg = field(default_factory=RetriesCfg)
+    budget: BudgetCfg = field(default_factory=BudgetCfg)
     # permission profiles (issue 5): agent type -> profile, and custom profiles
     agentProfiles: dict[str, str] = field(default_factory=dict)
     toolProfiles: dict[str, dict[str, Any]] = field(default_factory=dict)

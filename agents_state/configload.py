@@ -3,7 +3,9 @@
 1. built-in defaults   2. ``~/.claude/subagents-config.json``   3. ``.claude/subagents-config.json``
 4. ``.agents/config.json``   5. ``AGENTS_STATE_CFG_<path>`` environment variables (path parts
 joined by ``__``, e.g. ``AGENTS_STATE_CFG_stages__PLAN__planning__mode=single``; values are JSON
-when they parse as JSON, else strings)   6. command-line flags.
+when they parse as JSON, else strings)   6. command-line flags: ``--set KEY=VALUE``, repeatable,
+before or after the subcommand (dotted keys, ``--set stages.PLAN.planning.mode=single``; values
+as for the environment), each pair validated on its own so that an error names it.
 """
 
 from __future__ import annotations
@@ -17,9 +19,18 @@ from agents_state.errors import ConfigError
 from agents_state.jsonio import loads_strict, read_input_bytes
 from agents_state.records.base import Record, RecordError
 
-__all__ = ["ENV_PREFIX", "LoadedConfig", "config_files", "load_config", "validate_file"]
+__all__ = [
+    "ENV_PREFIX",
+    "FLAGS_LAYER",
+    "LoadedConfig",
+    "config_files",
+    "flag_layer",
+    "load_config",
+    "validate_file",
+]
 
 ENV_PREFIX = "AGENTS_STATE_CFG_"
+FLAGS_LAYER = "command line (--set)"
 
 
 class LoadedConfig:
@@ -98,21 +109,49 @@ def _read_layer(path: Path, shown: str) -> dict[str, Any]:
 
 
 def _env_layer() -> dict[str, Any]:
-    import json
-
     out: dict[str, Any] = {}
     for name, raw in sorted(os.environ.items()):
         if not name.startswith(ENV_PREFIX):
             continue
         parts = name[len(ENV_PREFIX) :].split("__")
-        try:
-            value: Any = json.loads(raw)
-        except ValueError:
-            value = raw
+        value = _json_or_text(raw)
         node = out
         for p in parts[:-1]:
             node = node.setdefault(p, {})
         node[parts[-1]] = value
+    return out
+
+
+def _json_or_text(raw: str) -> Any:
+    import json
+
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def flag_layer(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` pairs as one layer (later pairs win); each pair is checked alone, so
+    the one-line error names the flag and the key (exit 5, as a bad file layer)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        parts = key.strip().split(".")
+        if not sep or not all(p.strip() for p in parts):
+            raise ConfigError(
+                "--set",
+                "",
+                f"{pair!r} is not KEY=VALUE with a dotted key, "
+                "e.g. --set stages.PLAN.planning.mode=single",
+            )
+        one: dict[str, Any] = {}
+        node = one
+        for p in parts[:-1]:
+            node = node.setdefault(p.strip(), {})
+        node[parts[-1].strip()] = _json_or_text(raw)
+        _validate(one, "--set")
+        out = _merge(out, one)
     return out
 
 
@@ -129,7 +168,7 @@ def load_config(root: Path, flags: dict[str, Any] | None = None) -> LoadedConfig
         _validate(env, "environment " + ENV_PREFIX + "*")
         layers.append(("environment", env))
     if flags:
-        layers.append(("flags", flags))
+        layers.append((FLAGS_LAYER, flags))
     for name, data in layers:
         merged = _merge(merged, data)
         sources.update(dict.fromkeys(_leaves(data), name))

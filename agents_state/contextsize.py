@@ -4,7 +4,9 @@ The hook payloads name the transcript (``transcript_path``, a JSONL file); each 
 carries the token usage of its request: ``input_tokens`` plus the cache reads and writes is what
 the context held.  ``post-tool-use`` remembers the main conversation's transcript path in
 ``.agents/transcript-path``; ``next`` reads the newest usage from the file's tail (a bounded
-read) and recommends compacting at ``compaction.contextThreshold`` of the window (design 000: 70%).
+read) and recommends compacting at ``compaction.contextPercent`` of the window (design 000: 70%):
+the window of the entry's model (``window_for``; 1M where the model has it, issue 24) unless
+``compaction.contextWindowTokens`` sets one.
 """
 
 from __future__ import annotations
@@ -12,7 +14,27 @@ from __future__ import annotations
 import json
 import os
 
-__all__ = ["PATH_FILE", "context_tokens", "remember_transcript", "transcript_of"]
+__all__ = [
+    "DEFAULT_WINDOW",
+    "MODEL_WINDOWS",
+    "PATH_FILE",
+    "context_tokens",
+    "context_usage",
+    "remember_transcript",
+    "transcript_of",
+    "window_for",
+]
+
+DEFAULT_WINDOW = 200_000
+# model id prefix -> context window (docs/decisions.md, issue 24): the models whose window is
+# 1M tokens; Claude Code's "[1m]" model ids (``sonnet[1m]``) too.  A model not listed gets
+# DEFAULT_WINDOW; ``compaction.contextWindows`` adds or overrides entries.
+MODEL_WINDOWS: dict[str, int] = {
+    "claude-opus-5": 1_000_000,
+    "claude-sonnet-5": 1_000_000,
+    "claude-opus-4-6": 1_000_000,
+    "claude-sonnet-4-6": 1_000_000,
+}
 
 PATH_FILE = "transcript-path"
 _TAIL = 256 * 1024
@@ -45,6 +67,24 @@ def transcript_of(root: str) -> str | None:
         return None
 
 
+def window_for(model: str | None, extra: dict[str, int] | None = None) -> int:
+    """The context window of ``model``: the longest matching prefix of the table."""
+    if not model:
+        return DEFAULT_WINDOW
+    low = model.strip().lower()
+    if "[1m]" in low:
+        return 1_000_000
+    table = {**MODEL_WINDOWS, **{k.lower(): v for k, v in (extra or {}).items()}}
+    best = max((p for p in table if low.startswith(p)), key=len, default=None)
+    return table[best] if best is not None else DEFAULT_WINDOW
+
+
+def _model(entry: object) -> str | None:
+    msg = entry.get("message") if isinstance(entry, dict) else None
+    model = msg.get("model") if isinstance(msg, dict) else None
+    return model if isinstance(model, str) and model else None
+
+
 def _usage_tokens(entry: object) -> int | None:
     if not isinstance(entry, dict) or entry.get("isSidechain"):
         return None
@@ -59,6 +99,12 @@ def _usage_tokens(entry: object) -> int | None:
 
 def context_tokens(transcript: str) -> int | None:
     """Tokens in context at the newest assistant entry of the transcript, or None."""
+    found = context_usage(transcript)
+    return found[0] if found else None
+
+
+def context_usage(transcript: str) -> tuple[int, str | None] | None:
+    """Tokens in context at the newest assistant entry, and its model; or None."""
     try:
         with open(transcript, "rb") as f:
             f.seek(0, os.SEEK_END)
@@ -74,5 +120,5 @@ def context_tokens(transcript: str) -> int | None:
             continue
         tokens = _usage_tokens(entry)
         if tokens is not None:
-            return tokens
+            return tokens, _model(entry)
     return None

@@ -13,7 +13,14 @@ from typing import Any
 
 from agents_state.errors import InvalidInputError, NotFoundError, StorageIOError
 
-__all__ = ["MAX_INPUT_BYTES", "loads_strict", "read_input_bytes", "read_text_input", "strip_bom"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "check_markdown",
+    "loads_strict",
+    "read_input_bytes",
+    "read_text_input",
+    "strip_bom",
+]
 
 MAX_INPUT_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -151,6 +158,26 @@ def read_text_input(source: str, limit: int = MAX_INPUT_BYTES) -> str:
         data = read_input_bytes(Path(source), source, limit)
     try:
         return strip_bom(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInputError(
+            shown, "", f"is not valid UTF-8 (byte {e.start}); save it as UTF-8"
+        ) from None
+
+
+def check_markdown(data: bytes, shown: str) -> None:
+    """A Markdown artifact is UTF-8 text with something in it (issue 27): an empty, whitespace-only
+    or binary file is refused in one line naming it (exit 5), never recorded as a phase's result."""
+    text = strip_bom(data)
+    if not text.strip():
+        what = "is empty" if not text else "has only whitespace"
+        raise InvalidInputError(shown, "", f"{what}; write the phase's findings into it")
+    nul = text.find(b"\0")
+    if nul >= 0:
+        raise InvalidInputError(
+            shown, "", f"is binary (a NUL at byte {nul}); a Markdown artifact is UTF-8 text"
+        )
+    try:
+        text.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InvalidInputError(
             shown, "", f"is not valid UTF-8 (byte {e.start}); save it as UTF-8"

@@ -15,6 +15,7 @@ from agents_state.types import Count, IsoTime, OptCount, Status
 
 __all__ = [
     "SCHEMA_VERSION",
+    "BudgetState",
     "Clarification",
     "Compaction",
     "Failure",
@@ -158,6 +159,15 @@ class Clarification(_Model):
     answeredAt: IsoTime | None = None
 
 
+class BudgetState(_Model):
+    """What the user answered when a budget was spent (issue 24): a raised limit, and the one
+    dispatch allowed over it (``"1.3"``, ``"2.1 wave 2"``)."""
+
+    maxTokens: OptCount = None
+    stages: dict[str, int] = field(default_factory=dict)
+    allowOnce: str | None = None
+
+
 class State(_Model):
     version: int = SCHEMA_VERSION
     revision: Count = 0
@@ -174,6 +184,7 @@ class State(_Model):
     abortedAt: IsoTime | None = None
     clarify: Clarification | None = None
     clarifications: list[Clarification] = field(default_factory=list)
+    budget: BudgetState | None = None
     startedAt: IsoTime | None = None
     updatedAt: IsoTime | None = None
 

@@ -5,7 +5,7 @@ only: each is a dependency someone reading the code must follow.  The order (doc
 "Packages import one way"), lowest first; a module may import its own layer and the layers
 below it, never one above:
 
-    records -> base -> engine -> store -> handoff -> chains -> doctor -> views -> app
+    records -> base -> engine -> store -> usage -> handoff -> chains -> doctor -> views -> app
             -> hooks -> cli -> __main__
 
 ``base`` is the package's top-level modules (errors, types, models, the catalogue, config ...);
@@ -31,6 +31,7 @@ LAYERS = (
     "base",
     "engine",
     "store",
+    "usage",  # issue 24: the usage book is read and written through the store
     "handoff",
     "chains",
     "doctor",

@@ -157,3 +157,20 @@ def test_status_and_next_load_no_transition_code(root: Path) -> None:
         assert "agents_state.engine.ready" in modules
         loaded = {"agents_state.engine.phases", "agents_state.engine.events", "shutil", "shlex"}
         assert sorted(loaded & modules) == [], args
+
+
+def test_only_engine_steps_of_the_main_conversation_load_the_usage_book(root: Path) -> None:
+    """Issue 24: a Read, or any call of a sub-agent, pays nothing for token usage; the main
+    conversation's Bash call of the engine books it (and so loads the book's code)."""
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    (root / "t.jsonl").write_text("")
+    base = {"hook_event_name": "PostToolUse", "cwd": str(root), "transcript_path": "t.jsonl"}
+    engine = {"tool_name": "Bash", "tool_input": {"command": "agents-state next"}}
+    cases = [
+        ({**base, "tool_name": "Read", "tool_input": {"file_path": "README.md"}}, False),
+        ({**base, **engine, "agent_id": "a1", "agent_type": "subagents:task-agent"}, False),
+        ({**base, **engine}, True),
+    ]
+    for payload, books in cases:
+        modules, _ = _imported(root, "hook", "post-tool-use", stdin=json.dumps(payload))
+        assert ("agents_state.usage.record" in modules) is books, payload

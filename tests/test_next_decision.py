@@ -13,6 +13,7 @@ from agents_state.engine.nextaction import decide
 from agents_state.views import nextaction as words
 
 ENGINE = Path(__file__).resolve().parent.parent / "agents_state" / "engine" / "nextaction.py"
+BUDGET = ENGINE.with_name("budget.py")  # the budget's question (issue 24)
 
 
 def test_a_wave_is_decided_without_words() -> None:
@@ -30,11 +31,11 @@ def test_a_wave_is_decided_without_words() -> None:
 def test_the_context_size_turns_any_step_into_compact() -> None:
     d = decide(_at_tasks({"a": []}), Config(), T0, context_tokens=10**9)
     assert d.kind == "compact" and d.words[0] == "compact_tokens"
-    assert d.extra == {"contextTokens": 10**9}
+    assert d.extra == {"contextTokens": 10**9, "contextWindow": 200_000}
 
 
 def test_every_sentence_the_engine_asks_for_is_worded_and_no_other() -> None:
-    source = ENGINE.read_text(encoding="utf-8")
+    source = ENGINE.read_text(encoding="utf-8") + BUDGET.read_text(encoding="utf-8")
     asked = set(re.findall(r'\("([a-z_]+)", (?:\{|facts\))', source))
     assert asked == set(words._WORDS) | set(words._NOTES)
     assert set(words._WORDS).isdisjoint(words._NOTES)

@@ -14,13 +14,25 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.chains.catalogue import TEMPLATES, ChainDef, Step
+from agents_state.chains.rules import (
+    SECURITY_CHECK,
+    VALIDATOR,
+    WRITER_SUMMARY_TOKENS,
+    capped_writer,
+)
 from agents_state.chains.state import MAX_WRITER_RETRIES, ChainState, StepRun, step_runs
 from agents_state.config import resolve_model
 from agents_state.engine.scoring import Sizing
 from agents_state.handoff.protocol import check_handoff
 from agents_state.types import format_time
 
-__all__ = ["CHAINS_DIR", "chain_action", "new_chain", "requests_for", "slot_paths"]
+__all__ = [
+    "CHAINS_DIR",
+    "chain_action",
+    "new_chain",
+    "requests_for",
+    "slot_paths",
+]
 
 CHAINS_DIR = ".agents/chains"
 EXPECTED = {
@@ -103,6 +115,13 @@ def _previous_summary(chain: ChainState) -> str | None:
     return chain.priorSummary
 
 
+def _research_summary(chain: ChainState) -> str | None:
+    i = chain.index_of("research")
+    if i is None or i >= chain.current or chain.steps[i].status != "completed":
+        return None
+    return chain.steps[i].summary
+
+
 def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -128,6 +147,8 @@ def _instructions(chain: ChainState, step: StepRun, instance: str | None) -> str
         parts.append(
             "Check the files in context.files_changed; STOP with the failures if any check fails."
         )
+    if step.agent == VALIDATOR:
+        parts.append(SECURITY_CHECK)
     if chain.retry and step.role == "write":
         parts.append(
             f"Attempt {chain.retry['attempt']}: fix the failures in context.retry_context first."
@@ -137,7 +158,10 @@ def _instructions(chain: ChainState, step: StepRun, instance: str | None) -> str
             f"Simplified retry after a timeout: {_lower(t.does)}; do the minimum, in few "
             "tool calls, and answer even with partial results (status partial)."
         ]
-    return " ".join(parts) + _ANSWER_WITH
+    answer = _ANSWER_WITH
+    if capped_writer(chain, step):
+        answer = answer.replace("at most 500 tokens", f"at most {WRITER_SUMMARY_TOKENS} tokens")
+    return " ".join(parts) + answer
 
 
 def _constraints(chain: ChainState) -> list[str]:
@@ -166,6 +190,11 @@ def requests_for(chain: ChainState) -> list[dict[str, Any]]:
         writer = chain.index_of("write")
         if step.role == "validate" and writer is not None and writer < chain.current:
             context["files_changed"] = chain.steps[writer].files
+        research = _research_summary(chain)
+        if step.role == "write" and research is not None:
+            # design 002: the writer works from the researcher's summary, also when an analyzer
+            # ran between them (the 4-agent code chain; issue 27)
+            context["previous_findings"] = context["research_summary"] = research
         if step.id == "write" and chain.retry:
             context["retry_context"] = dict(chain.retry)
         suffix = f"-{_slug(instance)}" if instance else ""

@@ -21,7 +21,7 @@ from agents_state.chains.action import CHAINS_DIR, new_chain, requests_for, slot
 from agents_state.chains.catalogue import ChainDef, get_chain, plan_steps, size_feature
 from agents_state.chains.state import ChainEvent, ChainOutcome, ChainState, chain_apply
 from agents_state.errors import NotFoundError, StateFileError, UsageError
-from agents_state.handoff.reduce import Handoff
+from agents_state.handoff.reduce import Handoff, digest
 from agents_state.records.problems import field_problems
 from agents_state.store.files import Store
 from agents_state.store.fsops import check_dir, make_dir, read_regular
@@ -200,10 +200,25 @@ def start_chain(
 
 
 def apply_event(
-    chains: ChainStore, chain_id: str, event: ChainEvent, now: datetime
+    chains: ChainStore,
+    chain_id: str,
+    event: ChainEvent,
+    now: datetime,
+    check: Callable[[ChainState], None] | None = None,
 ) -> ChainOutcome:
+    """Apply ``event`` under the lock; ``check`` (if any) judges the chain read there first,
+    unless the event repeats the last response (a no-op)."""
+
     def mutate(current: ChainState | None, _ids: list[str]) -> ChainOutcome:
         assert current is not None
+        h = event.handoff
+        repeat = (
+            h is not None
+            and bool(current.history)
+            and current.history[-1].get("digest") == digest(h)
+        )
+        if check is not None and not repeat:
+            check(current)
         return chain_apply(current, event, now)
 
     return chains.commit(chain_id, mutate)

@@ -10,7 +10,7 @@ import importlib
 
 import click
 
-from agents_state.cli.options import store_option
+from agents_state.cli.options import set_option, store_option
 
 __all__ = ["COMMANDS", "cli", "main"]
 
@@ -40,6 +40,8 @@ COMMANDS: dict[str, str] = {
     "schema": "agents_state.cli.cmd_schema:schema",
     "completion": "agents_state.cli.completion:completion",
     "store": "agents_state.cli.cmd_store:store",
+    "budget": "agents_state.cli.cmd_budget:budget",
+    "report": "agents_state.cli.cmd_report:report",
 }
 
 
@@ -87,6 +89,7 @@ def _version() -> str:
     help="Print pure JSON on stdout (same as --json after the subcommand).",
 )
 @store_option
+@set_option
 @click.pass_context
 def cli(ctx: click.Context, root: str | None, as_json: bool) -> None:
     """agents-state: durable workflow state for coding-agent orchestration.

@@ -34,7 +34,10 @@ def _now() -> datetime:
     return utcnow()
 
 
-def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
+def print_chain(
+    c: Any, message: str, as_json: bool, *, notes: tuple[str, ...] = (), **extra: Any
+) -> None:
+    """The chain's message, its ``notes`` (text only: each its own line) and its next action."""
     from agents_state.chains.action import chain_action
     from agents_state.views.render import render_action
 
@@ -55,6 +58,8 @@ def print_chain(c: Any, message: str, as_json: bool, **extra: Any) -> None:
     from agents_state.safetext import escape
 
     click.echo(escape(message))
+    for note in notes:
+        click.echo(escape(note))
     step = c.step
     click.echo(
         f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
@@ -182,15 +187,12 @@ def start(
         analyze=opts["analyze"],
     )
     c = out.chain
-    message = out.message
-    if not as_json:
-        reasons = c.sizing.get("reasons") or []
-        if reasons:
-            message += (
-                f"\nsizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
-                + "; ".join(reasons)
-            )
-    print_chain(c, message, as_json)
+    reasons = c.sizing.get("reasons") or []
+    notes: tuple[str, ...] = ()
+    if reasons:
+        sized = f"sizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
+        notes = (sized + "; ".join(reasons),)
+    print_chain(c, out.message, as_json, notes=notes)
     return 0
 
 
@@ -293,12 +295,16 @@ def record(
             f"step {step.id} of {c.id} runs {step.count} sub-agent(s): give "
             f"{step.count} response file(s), got {len(sources)}"
         )
-    handoffs = []
+    from agents_state.chains.answers import check_answers
+
+    answers = []
     for s in sources:
         text, shown = read_source(s, sys.stdin.buffer.read() if s == "-" else None)
-        handoffs.append(validate(text, shown, kind))
+        answers.append((shown, validate(text, shown, kind)))
+    handoffs = [h for _shown, h in answers]
     h = handoffs[0] if len(handoffs) == 1 else aggregate(handoffs)
-    out = apply_event(chains, chain_id, ChainEvent("respond", handoff=h), _now())
+    event = ChainEvent("respond", handoff=h)
+    out = apply_event(chains, chain_id, event, _now(), lambda now: check_answers(now, answers))
     return _after(ctx, chains, out, as_json, handoff=h.to_json())
 
 

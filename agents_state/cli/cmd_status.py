@@ -31,17 +31,24 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
             click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
         return 0
     action = app.next_action(state)
+    from agents_state.views.usage import usage_of
+
+    usage = usage_of(str(app.root), state, utcnow())  # tokens and time (issue 24)
     if as_json:
         from agents_state.views.summary import summarize
 
-        emit_json(
-            {
-                "workflow": summarize(state, utcnow(), app.policy.lease_seconds, verbose),
-                "next": action,
-            }
-        )
+        workflow = summarize(state, utcnow(), app.policy.lease_seconds, verbose)
+        if not verbose:  # per agent and per task with --verbose: the size stays bounded
+            usage["agentCount"] = len(usage.pop("agents"))
+            usage["taskCount"] = len(usage.pop("tasks"))
+        workflow["usage"] = usage
+        emit_json({"workflow": workflow, "next": action})
         return 0
     from agents_state.views.render import render_status
+    from agents_state.views.usage import usage_lines
 
-    click.echo(render_status(state, action, utcnow(), app.policy.lease_seconds, verbose))
+    text = render_status(state, action, utcnow(), app.policy.lease_seconds, verbose)
+    head, sep, tail = text.rpartition("\nNEXT")
+    cost = "\n".join(usage_lines(usage))
+    click.echo(f"{head}\n{cost}{sep}{tail}" if sep else f"{text}\n{cost}")
     return 0

@@ -188,7 +188,7 @@ def done(
       agents-state task done task-3 --summary "login route and tests"
     """
     from agents_state.engine.events import TaskDone
-    from agents_state.jsonio import read_input_bytes
+    from agents_state.jsonio import check_markdown, read_input_bytes
     from agents_state.store.paths import safe_name
 
     app = app_from(ctx)
@@ -196,6 +196,7 @@ def done(
     data: bytes | None = None
     if result_file:
         data = read_input_bytes(Path(result_file), result_file)
+        check_markdown(data, result_file)
         result = f".agents/phases/2.1-result-{safe_name(task_id, 'task id')}.md"
 
     def write(state: object, out: object) -> None:

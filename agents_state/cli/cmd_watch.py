@@ -140,7 +140,11 @@ def _frame(app: App, watcher: StateWatcher, sig: Signature, verbose: bool) -> tu
 
     action = app.next_action(state)
     body = render_status(state, action, now, app.policy.lease_seconds, verbose)
-    return _header(str(state.revision), changed, watcher) + "\n" + body, not state.active
+    from agents_state.views.usage import usage_lines, usage_of
+
+    cost = usage_lines(usage_of(str(app.root), state, now))[0]  # the running total (issue 24)
+    head = _header(str(state.revision), changed, watcher)
+    return f"{head}\n{cost}\n{body}", not state.active
 
 
 def _changed_at(sig: Signature) -> str:

@@ -19,6 +19,7 @@ __all__ = [
     "input_path",
     "json_option",
     "print_outcome",
+    "set_option",
     "store_option",
 ]
 
@@ -67,6 +68,31 @@ def store_option(cmd: F) -> F:
     )(cmd)
 
 
+def _set_cb(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+    if value:
+        obj = ctx.find_root().ensure_object(dict)
+        obj["set"] = (*obj.get("set", ()), *value)
+
+
+SET_HELP = (
+    "Set a configuration value for this command, over every file and the environment "
+    "(repeatable; a dotted key, a JSON value or text): --set stages.PLAN.planning.mode=single"
+)
+
+
+def set_option(cmd: F) -> F:
+    """The global ``--set KEY=VALUE`` (before or after the subcommand), defined once."""
+    return click.option(
+        "--set",
+        "sets",
+        metavar="KEY=VALUE",
+        multiple=True,
+        expose_value=False,
+        callback=_set_cb,
+        help=SET_HELP,
+    )(cmd)
+
+
 def add_global_options(cmd: click.Command) -> click.Command:
     """Accept ``--root DIR`` and ``--store URL`` after the subcommand too
     (``agents-state status --root DIR``)."""
@@ -77,6 +103,17 @@ def add_global_options(cmd: click.Command) -> click.Command:
         cmd.params.append(
             click.Option(
                 ["--store"], expose_value=False, callback=_store_cb, metavar="URL", help=STORE_HELP
+            )
+        )
+    if not any("--set" in p.opts for p in cmd.params):
+        cmd.params.append(
+            click.Option(
+                ["--set"],
+                metavar="KEY=VALUE",
+                multiple=True,
+                expose_value=False,
+                callback=_set_cb,
+                help=SET_HELP,
             )
         )
     if not any("--root" in p.opts for p in cmd.params):
@@ -97,7 +134,9 @@ def app_from(ctx: click.Context) -> App:
     from agents_state.app import App
 
     obj = ctx.find_root().obj or {}
-    return App.open(obj.get("root"), obj.get("store"), obj.get("commits"))
+    return App.open(
+        obj.get("root"), obj.get("store"), obj.get("commits"), tuple(obj.get("set", ()))
+    )
 
 
 def emit_json(data: Any) -> None:

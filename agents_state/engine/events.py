@@ -13,6 +13,7 @@ __all__ = [
     "Abort",
     "Answer",
     "Block",
+    "BudgetAnswer",
     "Clarify",
     "Compact",
     "Event",
@@ -186,3 +187,15 @@ class TaskFail(Event):
     error: str
     agent: str | None = None
     attempt: int | None = None
+
+
+@dataclass(eq=False)
+class BudgetAnswer(Event):
+    """The user's answer when a token budget is spent (issue 24): ``raise`` sets a new limit
+    (of the workflow, or of ``stage``); ``once`` lets the dispatch ``key`` start over it."""
+
+    name: ClassVar[str] = "budget"
+    choice: str
+    max_tokens: int | None = None
+    stage: str | None = None
+    key: str | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
+from agents_state.engine.budget import answer_budget
 from agents_state.engine.context import Ctx, Handlers, Outcome, check_phase_id
 from agents_state.engine.gate import retry_tests, skip_tests
 from agents_state.engine.table import phase_target, workflow_target
@@ -144,3 +145,6 @@ def _answer(c: Ctx, e: ev.Answer) -> Outcome:
     state.clarifications.append(state.clarify)
     state.clarify = None
     return Outcome(state, "answer recorded; the step runs again with it")
+
+
+HANDLERS.on(ev.BudgetAnswer)(answer_budget)  # the user's answer to a spent budget (issue 24)

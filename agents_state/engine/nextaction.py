@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config, resolve_model
+from agents_state.engine.fallback import as_task_agent, claimed, with_fallback
 from agents_state.engine.ledger import phase_records
 from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.engine.scoring import score_task
@@ -56,6 +57,9 @@ KINDS = (
     "blocked",
     "start",
 )
+
+# asked by ``engine.budget`` when a budget is spent; its answers say nothing to the agents
+BUDGET_QUESTION = "The token budget is spent: raise it, go on once, or stop?"
 
 Words = tuple[str, dict[str, Any]]  # a sentence's key in ``views.nextaction`` and its facts
 Note = Words  # one of the notes that follow a phase's instructions
@@ -119,12 +123,13 @@ def _model(name: str) -> dict[str, str | None]:
 
 
 def _agents(count: int, kind: str | None, model: str) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "count": count,
         "type": kind,
         "subagentType": SUBAGENT_TYPES.get(kind or ""),
         **_model(model),
     }
+    return with_fallback(out)
 
 
 def _reads(state: State, phase: Phase) -> list[str]:
@@ -141,16 +146,18 @@ def decide(
     now: datetime,
     tool_calls: int = 0,
     context_tokens: int | None = None,
+    context_window: int | None = None,
 ) -> Decision:
     action = _decide(state, config, now)
     comp = config.compaction
-    full = comp.contextWindowTokens * comp.contextPercent // 100
+    window = comp.contextWindowTokens or context_window or 200_000  # issue 24
+    full = window * comp.contextPercent // 100
     current = get_phase(state.currentPhase) if state.currentPhase else None
     if context_tokens is not None and context_tokens >= full and action.kind not in _NOT_NOW:
         facts = {
             "tokens": context_tokens,
-            "percent": round(100 * context_tokens / comp.contextWindowTokens),
-            "window": comp.contextWindowTokens,
+            "percent": round(100 * context_tokens / window),
+            "window": window,
             "advice": comp.contextPercent,
         }
         return Decision(
@@ -159,6 +166,7 @@ def decide(
             ("compact_tokens", facts),
             "agents-state compact",
             contextTokens=context_tokens,
+            contextWindow=window,
         )
     limit = comp.toolCallThreshold
     if tool_calls >= limit and action.kind not in _NOT_NOW:
@@ -238,7 +246,7 @@ def _rework_notes(state: State, phase: Phase) -> tuple[list[Note], list[str]]:
         if p.reviews == phase.id and state.phase(p.id).reviewRounds > 0:
             notes.append(("review_found", {"review": p.id, "artifact": p.artifact}))
             reads.append(f".agents/phases/{p.artifact}")
-    answered = [c for c in state.clarifications if c.answer]
+    answered = [c for c in state.clarifications if c.answer and c.questions != [BUDGET_QUESTION]]
     for c in answered[-3:]:
         notes.append(("user_answered", {"questions": list(c.questions), "answer": c.answer}))
     notes.extend(_earlier_outcomes(state, phase))
@@ -294,12 +302,17 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "agents-state next",
             until=retry_at,
         )
-    if phase.id == SIZING_PHASE:
+    if phase.id == SIZING_PHASE and config.stages.PLAN.planning.mode != "single":
+        # issue 27: the flag is on the command itself, with the estimate as its value, so the
+        # command runs as printed; the brainstorm's own count replaces it
+        estimate, _model_name = _agent_plan(state, config, get_phase(SIZED_PHASE))
+        command += f" --plan-agents {estimate}"
         most = config.stages.PLAN.planning.maxParallelAgents
-        notes = [("plan_agents", {"most": most}), *notes]
+        notes = [("plan_agents", {"most": most, "estimate": estimate}), *notes]
     facts["notes"] = notes
     as_agent = inline_as_agent(config, phase.id)
     if as_agent is not None:
+        facts["agents"] = _agents(1, as_agent[0], as_agent[1])
         return Decision(
             "dispatch_agents",
             phase,
@@ -307,7 +320,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             command,
             read=read,
             write=write,
-            agents=_agents(1, as_agent[0], as_agent[1]),
+            agents=facts["agents"],
         )
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
@@ -326,7 +339,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         )
     if phase.kind is PhaseKind.REVIEW:
         review = config.review_for(phase.id)
-        facts["severity"] = review.blockingSeverity
+        facts.update(severity=review.blockingSeverity, agents=_agents(1, "reviewer", review.tool))
         return Decision(
             "review",
             phase,
@@ -334,17 +347,17 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             command,
             read=read,
             write=write,
-            agents=_agents(1, "reviewer", review.tool),
+            agents=facts["agents"],
         )
     if phase.id == TEST_RUN and config.stages.TEST.commands:
         facts["names"] = list(config.stages.TEST.commands)
-        return Decision(
+        return Decision(  # no write: the engine writes 3.1's results itself (issue 27)
             "run_commands",
             phase,
             ("run_tests", facts),
             "agents-state phase run 3.1",
             read=read,
-            write=write,
+            write=None,
         )
     if phase.id == TEST_RUN:
         return Decision("run_commands", phase, ("tests_by_hand", facts), command, read, write)
@@ -411,7 +424,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                 "id": t,
                 "title": tasks[t].title,
                 "complexity": tasks[t].complexity,
-                **_model(_task_model(config, tasks[t].complexity)),
+                **as_task_agent(_model(_task_model(config, tasks[t].complexity))),
                 "files": tasks[t].files,
             }
             for t in ready
@@ -424,8 +437,10 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
             "agents-state task done <task-id> --summary '<one line>'",
             read=[*_reads(state, phase), write],
             write=None,
-            agents=_agents(
-                len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
+            agents=as_task_agent(
+                _agents(
+                    len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
+                )
             ),
             tasks=listed,
             wave=wave_no,
@@ -439,7 +454,7 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     return Decision(
         "wait",
         phase,
-        ("tasks_wait", {"reason": nothing_ready_reason(pstate, now)}),
+        ("tasks_wait", {"reason": nothing_ready_reason(pstate, now), "claimed": claimed(pstate)}),
         "agents-state next",
         until=waits[0] if waits else None,
         wave=wave_no,

@@ -74,7 +74,7 @@ _RESUME = {"retry", "skip", "abort"}
 
 WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
     "pending": frozenset(
-        {"phase_start", "phase_complete", "phase_fail", "stop", "abort"} | _TASK_EVENTS
+        {"phase_start", "phase_complete", "phase_fail", "stop", "abort", "budget"} | _TASK_EVENTS
     ),
     "in_progress": frozenset(
         {
@@ -88,6 +88,7 @@ WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
             "answer",
             "abort",
             "retry",
+            "budget",
         }
         | _TASK_EVENTS
     ),
@@ -112,7 +113,10 @@ def new_state(event: ev.Start, now: datetime) -> State:
             )
             for p in phases_of(stage)
         }
-        stages[stage] = StageState(phases=phases)
+        # design 004 records EXPLORE's count on the stage itself (its one phase's count)
+        one = next(iter(phases.values())) if len(phases) == 1 else None
+        only = one.agentCount if one is not None and one.status != "skipped" else None
+        stages[stage] = StageState(phases=phases, agentCount=only)
     first = next((p for p in PHASES if p.id not in event.skipped), None)
     state = State(
         task=event.task,
@@ -254,6 +258,8 @@ def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
         _check_tasks_done(state, e.phase)
     if e.agent_count is not None:
         phase.agentCount = e.agent_count
+        if len(phases_of(spec.stage)) == 1:
+            state.stages[spec.stage].agentCount = e.agent_count
     if e.next_agent_count is not None and spec.role is PhaseRole.SIZES_NEXT:
         state.phase(PHASE_IDS[PHASE_IDS.index(e.phase) + 1]).agentCount = e.next_agent_count
     if e.issues is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents_state.models import State
-from agents_state.workflow import TEST_RUN
+from agents_state.workflow import TASK_PHASE, TEST_RUN
 
 __all__ = ["explain", "options"]
 
@@ -49,12 +49,24 @@ def explain(state: State) -> dict[str, Any]:
             f"The workflow is in progress at phase {phase} (if the process driving it died, "
             "just continue with: agents-state next)."
         )
+        claimed = _claimed(state)
+        if claimed:  # issue 27: their agents died with the driver; `next` would wait out the lease
+            text += (
+                f" Task(s) {', '.join(claimed)} are claimed by task agents: if those died too, "
+                "take the tasks back with: agents-state resume --retry (else they wait for "
+                "their lease to end)."
+            )
     return {
         "status": state.status,
         "phase": phase,
         "explanation": text,
         "options": options(state, phase),
     }
+
+
+def _claimed(state: State) -> list[str]:
+    tasks = state.phase(TASK_PHASE).tasks or {}
+    return [t for t, s in tasks.items() if s.status == "in_progress"]
 
 
 def options(state: State, phase: str | None) -> list[dict[str, str]]:

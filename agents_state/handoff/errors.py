@@ -89,6 +89,40 @@ def _message(problem: FieldProblem) -> str:
     return problem.msg
 
 
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation can hold (``X | None``, ``list[X]``, ``Annotated[X, ...]`` ...)."""
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def _fields_at(title: str, loc: tuple[Any, ...]) -> frozenset[str] | None:
+    """The fields allowed where ``loc`` ends, walking from the model named ``title``; None when
+    the walk loses its way (a dict of anything, a union of two models)."""
+    top = getattr(hm, title, None)
+    models = [top] if isinstance(top, type) and issubclass(top, BaseModel) else []
+    for part in loc:
+        if isinstance(part, int):
+            continue  # an item of a list: the same models
+        found = [m.model_fields[part] for m in models if part in m.model_fields]
+        models = [m for f in found for m in _models_in(f.annotation)]
+        if not models:
+            return None
+    if len(models) != 1:
+        return None
+    return frozenset(models[0].model_fields)
+
+
+def _did_you_mean(title: str, loc: tuple[Any, ...]) -> str:
+    """Issue 27: matched against the fields allowed where the key stands (all known fields when
+    the walk loses its way); ``closest`` never suggests the name itself."""
+    known = _fields_at(title, loc[:-1])
+    close = closest(str(loc[-1]), known if known is not None else _KNOWN)
+    return f" (did you mean {close}?)" if close else ""
+
+
 def pydantic_problems(exc: ValidationError) -> list[Problem]:
     out: list[Problem] = []
     seen: set[str] = set()
@@ -96,9 +130,7 @@ def pydantic_problems(exc: ValidationError) -> list[Problem]:
         path = problem.path
         message = _message(problem)
         if problem.kind == "extra_forbidden" and problem.loc:
-            close = closest(str(problem.loc[-1]), _KNOWN)
-            if close:
-                message += f" (did you mean {close}?)"
+            message += _did_you_mean(exc.title, tuple(problem.loc))
         key = f"{path}\0{message}"
         if key not in seen:
             seen.add(key)

@@ -16,6 +16,7 @@ with one line (``hooks.profile_check``).
 | subagent-start   | log which sub-agent started (``.agents/subagents.jsonl``)           |
 | subagent-stop    | log it; record a handoff response found in its last message         |
 | session-start    | inject the workflow context after startup / resume / clear / compact|
+| stop             | book the main conversation's token usage (``usage/``, issue 24)     |
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ EVENTS: dict[str, str] = {
     "subagent-start": "agents_state.hooks.subagent",
     "subagent-stop": "agents_state.hooks.subagent",
     "session-start": "agents_state.hooks.session_start",
+    "stop": "agents_state.hooks.usage",
 }
 
 

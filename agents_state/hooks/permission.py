@@ -8,7 +8,8 @@ This hook answers ``permissionDecision: "allow"`` for exactly three things, and 
 - **Bash**: one ``agents-state`` invocation: the first word is ``agents-state`` and the command
   holds no shell operator, substitution, redirection, quoting escape or newline
   (``; & | < > $ ` ( ) { } \\``); every argument that names a path (has a ``/`` or starts
-  with ``..``) resolves inside the project; ``watch`` and ``hook`` are left to the user.  A
+  with ``..``) resolves inside the project; ``watch`` and ``hook`` are left to the user, and
+  so is ``budget --raise`` / ``--once`` (a model must not lift its own budget).  A
   sub-agent of this plugin gets only ``task``, ``handoff``, ``status``, ``next`` and ``context``,
   and only when its profile allows Bash.
 - **Write / Edit / MultiEdit** from the main conversation: the resolved path (symlinks followed)
@@ -79,10 +80,14 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         return None
     if not words or words[0] != "agents-state":
         return None
+    if any(w == "--set" or w.startswith("--set=") for w in words[1:]):
+        return None  # a configuration value can name the commands `phase run` runs (issue 27)
     sub = _subcommand(words[1:])
     allowed = _SUBAGENT_COMMANDS if sub_agent else None
     if sub in _MAIN_HELD_BACK or (allowed is not None and sub not in allowed):
         return None
+    if sub == "budget" and any(w.startswith(("--raise", "--once")) for w in words):
+        return None  # the user's answer to a spent budget: Claude Code asks them (issue 24)
     for word in words[1:]:
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
         if value.startswith("~") or "://" in value:  # a URL (a server store) goes elsewhere

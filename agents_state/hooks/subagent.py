@@ -36,6 +36,8 @@ LOG_NAME = "subagents.jsonl"
 
 def _log(root: str, entry: dict[str, Any]) -> None:
     # one whole line, never through a link or into a FIFO, never joined to a torn last line
+    if not os.path.isdir(os.path.join(root, ".agents")):
+        return  # the PostgreSQL store needs no .agents/ folder: no local log then
     append_line(os.path.join(root, ".agents", LOG_NAME), orjson.dumps(entry), f".agents/{LOG_NAME}")
 
 
@@ -138,4 +140,10 @@ def handle(event: str, explicit_root: str | None) -> None:
         if event == "subagent-stop":
             _on_stop(root, payload, entry)
     finally:
+        if event == "subagent-stop":  # tokens and time of this agent (issue 24)
+            from agents_state.hooks.usage import on_subagent_stop
+
+            tokens = on_subagent_stop(root, payload)
+            if tokens is not None:
+                entry["tokens"] = tokens  # all its responses so far, from its transcript
         _log(root, entry)

@@ -1,5 +1,8 @@
 """PostToolUse: count tool calls in ``.agents/toolcalls.log`` (``store/toolcalls``).
 
+In the main conversation it also remembers the transcript (compaction advice) and, after a Bash
+call of ``agents-state``, books the conversation's token usage (``hooks/usage``, issue 24).
+
 The hook only decides what to record; the store appends the line.  ``session-start`` clears the
 log on startup, clear and compact.
 """
@@ -18,7 +21,23 @@ from agents_state.store.toolcalls import (
     reset,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["COMPACT_AFTER_CALLS", "LOG_NAME", "count", "counts", "handle", "record", "reset"]
+
+
+def _engine_step(payload: dict[str, Any]) -> bool:
+    """A Bash call of the engine: where the workflow moves and budgets are checked, so the
+    conversation's usage is booked then (and at Stop), not at every Read or Grep."""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return (
+        payload.get("tool_name") == "Bash"
+        and isinstance(command, str)
+        and ("agents-state" in command)
+    )
 
 
 def handle(event: str, explicit_root: str | None) -> None:
@@ -45,3 +64,7 @@ def handle(event: str, explicit_root: str | None) -> None:
             remember_transcript(root, transcript)  # for the 70% compaction advice (issue 15)
         except OSError:
             pass
+        if _engine_step(payload):  # the orchestrator's tokens, by phase (issue 24)
+            from agents_state.hooks.usage import on_main
+
+            on_main(root, transcript)

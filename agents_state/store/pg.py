@@ -369,6 +369,17 @@ class PgStore:
         except psycopg.Error:
             self.close()
 
+    def write_side(self, name: str, data: bytes) -> None:
+        """A file kept beside the workflow that is not a phase artifact (``usage/book.json``,
+        issue 24): stored with the artifacts under a name with a folder, which ``store copy``
+        does not carry to ``phases/``; inside ``locked`` it is part of that transaction."""
+        sql = (
+            "INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s) "
+            "ON CONFLICT (workflow, name) DO UPDATE SET data = EXCLUDED.data"
+        )
+        with self.errors("write"):
+            (self._tx or self.connect()).execute(sql, (self.workflow, name, data))
+
     def write_artifact(self, name: str, data: bytes) -> str:
         """Store a phase artifact; inside ``commit`` it is part of the same transaction."""
         from agents_state.store.paths import safe_name

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config
+from agents_state.engine.fallback import FALLBACK_AGENT_MODEL
 from agents_state.engine.nextaction import Decision, Note, decide, no_workflow
 from agents_state.models import State
 
@@ -48,9 +49,17 @@ def next_action(
     now: datetime,
     tool_calls: int = 0,
     context_tokens: int | None = None,
+    usage: tuple[int, dict[str, int]] | None = None,
+    context_window: int | None = None,
 ) -> dict[str, Any]:
-    """The next action, decided by the engine and worded here."""
-    return render(decide(state, config, now, tool_calls, context_tokens))
+    """The next action, decided by the engine and worded here; ``usage``: the tokens used by
+    the workflow and by stage, for the budgets (issue 24)."""
+    d = decide(state, config, now, tool_calls, context_tokens, context_window)
+    if usage is not None:
+        from agents_state.engine.budget import budget_gate
+
+        d = budget_gate(state, config, d, usage[0], usage[1])
+    return render(d)
 
 
 def no_workflow_action() -> dict[str, Any]:
@@ -71,6 +80,10 @@ def render(d: Decision) -> dict[str, Any]:
         "instructions": _WORDS[key](facts),
     }
     out.update(d.extra)
+    if d.kind != "ask_user" and isinstance(d.extra.get("budget"), dict):  # issue 24
+        from agents_state.views.usage import budget_note
+
+        out["instructions"] += budget_note(d.extra["budget"])
     return out
 
 
@@ -87,8 +100,9 @@ def _skipped_tasks(f: dict[str, Any]) -> str:
 
 _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
     "plan_agents": lambda f: (
-        "When the brainstorm finds the plan areas, record their number with "
-        f"--plan-agents N (1 to {f['most']}) on the command."
+        f"When the brainstorm finds the plan areas, put their number in place of {f['estimate']} "
+        f"after --plan-agents on the command (1 to {f['most']}; {f['estimate']} is the estimate "
+        "from the task's wording)."
     ),
     "review_found": lambda f: (
         f"Review {f['review']} found blocking issues: address every issue "
@@ -116,11 +130,26 @@ def _completed(f: dict[str, Any]) -> str:
     return f"Workflow completed: {state.task}. " + final_summary(state)
 
 
+def _codex(agents: dict[str, Any]) -> str:
+    """Issue 27: a Codex model is an MCP tool: call it, or the fallback agent without it."""
+    fallback = agents.get("fallback")
+    if not fallback:
+        return ""
+    return (
+        f" {agents['model']} is the Codex MCP tool {agents['modelId']}, not an Agent model: "
+        "call it with this step's request (files to read, what to write); if that tool is not "
+        f"available in this session, dispatch {fallback['subagentType']} with model "
+        f'"{fallback["agentModel"]}" instead.'
+    )
+
+
 def _phase_agents(f: dict[str, Any]) -> str:
     agents = f["agents"]
     wait = WAIT_FOR_AGENTS.format(
-        n=agents["count"], type=agents["subagentType"], model=agents["agentModel"] or "inherit"
-    )
+        n=agents["count"],
+        type=agents["subagentType"],
+        model=agents["agentModel"] or FALLBACK_AGENT_MODEL,
+    ) + _codex(agents)
     if f["answered"]:
         wait += f" Answers noted so far: {f['answered']}."
     instructions: str = f["instructions"]
@@ -175,17 +204,20 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "until the time, then run the command." + _notes(f["notes"])
     ),
     "phase_as_agent": lambda f: (
-        f"Task: {f['task']}. " + f["instructions"] + " One agent does "
-        "this phase and writes the artifact." + _notes(f["notes"])
+        f"Task: {f['task']}. " + f["instructions"] + " One agent does this phase and hands its "
+        "result back (agents never write .agents/): write it to the artifact yourself, then run "
+        "the command." + _codex(f["agents"]) + _notes(f["notes"])
     ),
     "phase_agents": _phase_agents,
     "review": lambda f: (
         f"Task: {f['task']}. " + f["instructions"] + f" Format: {_REVIEW_FORMAT}. "
-        f"Issues of severity {f['severity']} or above send the work back." + _notes(f["notes"])
+        f"Issues of severity {f['severity']} or above send the work back."
+        + _codex(f["agents"])
+        + _notes(f["notes"])
     ),
     "run_tests": lambda f: (
-        f"Run the configured commands ({', '.join(f['names'])}); "
-        "agents-state runs them and records the results." + _notes(f["notes"])
+        f"Run the configured commands ({', '.join(f['names'])}) with the command: it runs "
+        "them and records the results itself." + _notes(f["notes"])
     ),
     "tests_by_hand": lambda f: (
         "No test commands are configured: run the project's lint and "
@@ -209,5 +241,15 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "tasks_wait": lambda f: (
         f"Nothing to dispatch: {f['reason']}. Wait for the running task "
         "agents (or until the time), then run the command."
+        + (  # issue 27: a driver killed between claim and done comes back to this wait
+            " If the session that launched them died (a crash, a kill), its agents died too: "
+            "take their tasks back now with: agents-state resume --retry"
+            if f.get("claimed")
+            else ""
+        )
     ),
 }
+_WORDS["budget_spent"] = lambda f: (  # issue 24
+    f"Not dispatched: {f['reason']}, before {f['key']}. Do not choose yourself: ask the user "
+    "which option to take, then run that option's command only."
+)

@@ -97,6 +97,12 @@ def _model_line(agents: dict[str, Any]) -> str:
     configured = f"{agents['model']} = {agents['modelId']}"
     if agents.get("agentModel"):
         return f'  model: "{agents["agentModel"]}" (Agent tool model; configured {configured})'
+    if agents.get("fallback"):
+        fb = agents["fallback"]
+        return (
+            f"  model: {configured} (an MCP tool, not an Agent model: call it; if it is not "
+            f'available, {fb["subagentType"]} with Agent model "{fb["agentModel"]}")'
+        )
     if "agentModel" in agents:
         return f"  model: {configured} (not a sub-agent model: call that MCP tool instead)"
     return f"  model: {agents['model']} ({agents['modelId']})"

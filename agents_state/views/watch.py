@@ -1,4 +1,5 @@
-"""The watchdog adapter: wake up when ``.agents/state.json`` may have changed.
+"""The watchdog adapter: wake up when ``.agents/state.json`` may have changed (or the usage
+book beside it, ``usage.json``, whose running total the view shows).
 
 Writers never modify the state file in place: they write a temp file and ``os.replace`` it onto
 ``state.json``, so the event that matters is a *move into* ``state.json`` (``FileMovedEvent`` with
@@ -27,6 +28,7 @@ from typing import Any
 __all__ = ["Signature", "StateWatcher", "signature"]
 
 STATE_NAME = "state.json"
+USAGE_NAME = "usage.json"  # the token usage the hooks book (issue 24): its total is shown too
 Signature = tuple[int, int, int] | None
 
 
@@ -44,7 +46,7 @@ def _touches_state(event: Any) -> bool:
         p = getattr(event, attr, "") or ""
         if isinstance(p, bytes):
             p = os.fsdecode(p)
-        if os.path.basename(p) == STATE_NAME:
+        if os.path.basename(p) in (STATE_NAME, USAGE_NAME):
             return True
     return False
 
@@ -63,6 +65,8 @@ class StateWatcher:
     ) -> None:
         self.dir = agents_dir
         self.path = agents_dir / STATE_NAME
+        self.usage_path = agents_dir / USAGE_NAME
+        self.last_usage: Signature = None
         self.use_events = use_events
         self.poll_interval = poll_interval
         self.debounce = debounce
@@ -123,6 +127,7 @@ class StateWatcher:
 
     def seen(self, sig: Signature) -> None:
         self.last = sig
+        self.last_usage = signature(self.usage_path)
 
     def wait(self, timeout: float) -> Signature | None:
         """The new signature once it differs from the last seen, or None after ``timeout``."""
@@ -135,7 +140,9 @@ class StateWatcher:
             if self._wake.wait(min(left, self.poll_interval)):
                 self._settle()
             sig = signature(self.path)
-            if sig != self.last:
+            if sig != self.last or (
+                sig is not None and signature(self.usage_path) != self.last_usage
+            ):
                 return sig
 
     def _settle(self) -> None:

@@ -44,7 +44,11 @@ WRITER = {
 }
 QA_PASS = {
     "decision": "PROCEED",
-    "checks": {"types": {"passed": True}, "tests": {"passed": True, "coverage": 90}},
+    "checks": {
+        "types": {"passed": True},
+        "tests": {"passed": True, "coverage": 90},
+        "security": {"passed": True, "issues": []},
+    },
     "summary": "All checks passed",
 }
 QA_FAIL = {
@@ -52,6 +56,7 @@ QA_FAIL = {
     "checks": {
         "types": {"passed": True},
         "tests": {"passed": False, "failed": ["loginUser should return token"]},
+        "security": {"passed": True},
     },
 }
 REVIEW = {

@@ -63,8 +63,11 @@ def test_three_row_add_feature_from_the_data_flow_example() -> None:
 def test_sizing_is_shown_with_its_reasons(root: Path) -> None:
     w = Walk(root)
     out = w.run("chain", "start", "code", "Fix typo in README", "--files", "1", "--tasks", "1")
-    assert "chain code-1 started: 1 sub-agent: the writer alone" in out
-    assert "sizing: 1 sub-agent(s) (simple): estimated modules, effort from the feature text" in out
+    lines = out.splitlines()
+    assert lines[0] == "chain code-1 started: 1 sub-agent: the writer alone"  # issue 27: no "\\n"
+    assert lines[1].startswith(
+        "sizing: 1 sub-agent(s) (simple): estimated modules, effort from the feature text"
+    )
     assert "NEXT: dispatch 1 domain-writer agent(s)" in out
     data = w.js(
         "chain",

@@ -184,3 +184,44 @@ def test_handoff_unknown_key_is_refused_with_did_you_mean(root: Path) -> None:
         "required field missing; context_sumary: unknown field (did you "
         "mean context_summary?)\n",
     )
+
+
+MARKDOWN_CASES = [
+    (b"", "is empty; write the phase's findings into it"),
+    (b" \n\t\r\n", "has only whitespace; write the phase's findings into it"),
+    (b"\xef\xbb\xbf\n", "has only whitespace; write the phase's findings into it"),
+    (b"# notes\x00\x01\x02", "is binary (a NUL at byte 7); a Markdown artifact is UTF-8 text"),
+    (b"\x89PNG\r\n\x1a\n", "is not valid UTF-8 (byte 0); save it as UTF-8"),
+    (b"# caf\xe9", "is not valid UTF-8 (byte 5); save it as UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("body", "problem"), MARKDOWN_CASES)
+@pytest.mark.parametrize("how", ["file", "in place"])
+def test_issue_27_empty_or_binary_markdown_artifact_is_refused(
+    root: Path, body: bytes, problem: str, how: str
+) -> None:
+    walk_to(root, "1.1")
+    before = state_bytes(root)
+    if how == "file":
+        (root / "notes.md").write_bytes(body)
+        shown, args = str(root / "notes.md"), ["--artifact", str(root / "notes.md")]
+    else:  # written where the next action said, then `phase complete` without --artifact
+        (root / ".agents/phases/1.1-brainstorm.md").write_bytes(body)
+        shown, args = ".agents/phases/1.1-brainstorm.md", []
+    code, out, err = sh(root, "phase", "complete", "1.1", *args)
+    assert (code, out, err) == (5, "", f"agents-state: error: {shown}: {problem}\n")
+    assert state_bytes(root) == before
+
+
+def test_issue_27_empty_task_result_is_refused(root: Path) -> None:
+    walk_to(root, "2.1")
+    (root / "tasks.json").write_text(json.dumps({"tasks": [{"id": "t1", "title": "one"}]}))
+    assert sh(root, "tasks", "load", "tasks.json")[0] == 0
+    assert sh(root, "task", "claim", "--agent", "w1")[0] == 0
+    before = state_bytes(root)
+    (root / "result.md").write_text("\n")
+    code, out, err = sh(root, "task", "done", "t1", "--result", "result.md")
+    problem = "has only whitespace; write the phase's findings into it"
+    assert (code, out, err) == (5, "", f"agents-state: error: result.md: {problem}\n")
+    assert state_bytes(root) == before

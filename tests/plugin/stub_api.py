@@ -17,8 +17,16 @@ from typing import Any
 
 Block = dict[str, Any]
 Script = Callable[[dict[str, Any]], list[Block] | None]
+# the usage of reply number n (from 1) to a request body; the default is the same for every reply
+Usage = Callable[[int, dict[str, Any]], dict[str, int]]
+FLAT_USAGE = {
+    "input_tokens": 10,
+    "output_tokens": 10,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 0,
+}
 
-__all__ = ["StubAPI", "request_text", "tool_results"]
+__all__ = ["FLAT_USAGE", "StubAPI", "Usage", "request_text", "tool_results"]
 
 
 def request_text(body: dict[str, Any]) -> str:
@@ -74,8 +82,9 @@ def tool_results(body: dict[str, Any]) -> dict[str, str]:
 class StubAPI:
     """Run with ``with StubAPI(script) as api: ... api.url ... api.requests``."""
 
-    def __init__(self, script: Script | None = None) -> None:
+    def __init__(self, script: Script | None = None, usage: Usage | None = None) -> None:
         self.script: Script = script or (lambda body: None)
+        self.usage: Usage = usage or (lambda n, body: dict(FLAT_USAGE))
         self.requests: list[dict[str, Any]] = []
         self.other_requests: list[str] = []
         self._ids = itertools.count(1)
@@ -183,12 +192,7 @@ class StubAPI:
             "content": content,
             "stop_reason": "tool_use" if uses_tool else "end_turn",
             "stop_sequence": None,
-            "usage": {
-                "input_tokens": 10,
-                "output_tokens": 10,
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-            },
+            "usage": self.usage(n, body),
         }
 
 
@@ -222,7 +226,7 @@ def _events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                "usage": {"output_tokens": 10},
+                "usage": {"output_tokens": message["usage"]["output_tokens"]},
             },
         ),
         ("message_stop", {"type": "message_stop"}),

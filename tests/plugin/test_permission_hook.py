@@ -50,6 +50,8 @@ ENGINE_STEPS = [
     "agents-state --root . status",
     "agents-state compact",
     'agents-state dispatch "Add OAuth login"',
+    "agents-state budget",  # what is left (issue 24)
+    "agents-state report",
 ]
 
 
@@ -95,6 +97,10 @@ NOT_ENGINE_STEPS = [
     "agents-state --json --root . hook session-start",
     "agents-state hook pre-tool-use",
     'agents-state dispatch "unterminated',
+    # the user's answers to a spent budget: a model must not lift its own budget (issue 24)
+    "agents-state budget --raise 2000000",
+    "agents-state budget --raise=2000000 --stage PLAN",
+    "agents-state --root . budget --once",
     "rm -rf .agents",
     "",
 ]

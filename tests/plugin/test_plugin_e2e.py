@@ -126,7 +126,7 @@ def test_forged_heredoc_delimiter_is_refused_whole(root: Path) -> None:
 
 
 def test_no_workflow_is_a_normal_answer(root: Path) -> None:
-    for command in ("status", "resume", "next", "stop", "dispatch"):
+    for command in ("status", "resume", "next", "stop", "dispatch", "report"):
         with StubAPI() as api:
             proc = claude(root, f"/subagents:{command}", api)
         assert proc.returncode == 0, proc.stderr

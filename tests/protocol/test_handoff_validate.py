@@ -183,6 +183,21 @@ BAD: list[tuple[str, Any, str | None]] = [
         {**_REQ, "context": {**_REQ["context"], "relevant_file": ["a"]}},
         "f: context.relevant_file: unknown field (did you mean relevant_files?)",
     ),
+    (  # issue 27: "status" is a field of responses, not of a request: never its own suggestion
+        "request field from elsewhere",
+        {**_REQ, "status": "complete"},
+        "f: status: unknown field",
+    ),
+    (
+        "request context near miss of a field allowed there only",
+        {**_REQ, "context": {**_REQ["context"], "summary": "x"}},
+        "f: context.summary: unknown field",
+    ),
+    (
+        "request context near miss",
+        {**_REQ, "context": {**_REQ["context"], "research_sumary": "x"}},
+        "f: context.research_sumary: unknown field (did you mean research_summary?)",
+    ),
     (
         "retry attempt",
         {

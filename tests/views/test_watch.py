@@ -9,6 +9,7 @@ import pty
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -20,6 +21,13 @@ from agents_state.store.codec import encode_state
 from agents_state.views.watch import StateWatcher, signature
 from views.states import fresh, until_phase
 
+DEFAULT_SIGINT = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+
 
 class Watch:
     """``agents-state watch`` in a child process; every output line with its arrival time."""
@@ -29,7 +37,10 @@ class Watch:
     ) -> None:
         self.lines: list[tuple[float, str]] = []
         self.raw = b""
-        cmd = [CLI, "--root", str(root), "watch", *args]
+        # Ctrl-C at a terminal reaches a foreground job whose SIGINT is at its default; a
+        # parent that ignores SIGINT (``trap '' INT``, a background job of a script) would
+        # hand its children SIG_IGN, so the child starts through a shim that restores it.
+        cmd = [*DEFAULT_SIGINT, CLI, "--root", str(root), "watch", *args]
         full_env = {**os.environ, **(env or {})}
         if tty:
             master, slave = pty.openpty()
@@ -187,6 +198,21 @@ def test_watch_in_a_pseudo_terminal(
         w.close()
 
 
+def test_watch_stops_on_ctrl_c_when_the_test_runner_ignores_sigint(root: Path) -> None:
+    """Issue 27: the suite ran under a parent that ignores SIGINT (``trap '' INT``) hung here."""
+    _at_tasks_phase(root, 3)
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # what such a parent hands down
+    try:
+        w = Watch(root, "--plain")
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        w.wait_for("wave 1/1 [")
+        assert w.interrupt() == 0
+    finally:
+        w.close()
+
+
 def test_watch_exits_when_the_workflow_ends(root: Path) -> None:
     _at_tasks_phase(root, 3)
     w = Watch(root, "--plain", "--exit-on-done")
@@ -236,3 +262,26 @@ def test_lost_events_are_caught_by_the_safety_poll(
         assert watcher.events_seen == 0
     finally:
         watcher.stop()
+
+
+def test_watch_shows_the_running_total_of_tokens(root: Path) -> None:
+    """Issue 24: the tokens booked so far, from the recorded sub-agent's transcript."""
+    from clitools import DATA
+
+    from agents_state.usage.record import record_agent
+
+    _at_tasks_phase(root, 3)
+    state = json.loads((root / ".agents" / "state.json").read_text())
+    record_agent(str(root), state, "a1", "subagents:task-agent", str(DATA / "usage/agent.jsonl"))
+    w = Watch(root, "--plain", "--exit-on-done")
+    try:
+        w.wait_for("Cost: 100k tokens, ")
+        # another agent stops: only the usage book changes, and the total is redrawn
+        second = root / "a2.jsonl"  # its own transcript
+        second.write_bytes((DATA / "usage/agent.jsonl").read_bytes())
+        record_agent(str(root), state, "a2", "subagents:task-agent", str(second))
+        w.wait_for("Cost: 200k tokens, ")
+        assert run_cli(root, "resume", "--abort").returncode == 0
+        assert w.proc.wait(timeout=10) == 0
+    finally:
+        w.close()

@@ -1,0 +1,43 @@
+"""What a next action decides when its model is not an Agent model, or its agents may be gone
+(issue 27; docs/decisions.md), pure; ``views.nextaction`` words it.
+
+A Codex model (``codex-high``, ``codex-xhigh``) is an MCP tool: a step configured with it keeps the
+tool as its first choice and names the agent and model to use when the tool is absent; a task,
+whose agent must run its own ``task done`` (an MCP tool cannot), runs as a task agent with the
+fallback model and names the tool to consult.  A wait on claimed tasks says how to take them back
+when the session that launched their agents died.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FALLBACK_AGENT_MODEL", "as_task_agent", "claimed", "with_fallback"]
+
+FALLBACK_AGENT_MODEL = "opus"  # the strongest family the Agent tool takes
+
+
+def with_fallback(agents: dict[str, Any]) -> dict[str, Any]:
+    """``agents`` plus ``fallback`` (the step's own agent, with the fallback model) when its model
+    is not an Agent model."""
+    if agents.get("agentModel") is None and agents.get("subagentType"):
+        agents["fallback"] = {
+            "subagentType": agents["subagentType"],
+            "agentModel": FALLBACK_AGENT_MODEL,
+        }
+    return agents
+
+
+def as_task_agent(model: dict[str, Any]) -> dict[str, Any]:
+    """A task's model fields: a Codex model runs as a task agent with the fallback model, which
+    may consult the tool (its ``task done`` is the agent's to run)."""
+    if model.get("agentModel") is not None:
+        return model
+    out = {k: v for k, v in model.items() if k != "fallback"}
+    return {**out, "agentModel": FALLBACK_AGENT_MODEL, "consult": model["modelId"]}
+
+
+def claimed(phase: Any) -> bool:
+    """Whether a task of the phase is claimed (in progress): a driver killed between ``task
+    claim`` and ``task done`` comes back to a wait on it."""
+    return any(t.status == "in_progress" for t in (phase.tasks or {}).values())

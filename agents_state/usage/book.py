@@ -1,0 +1,225 @@
+"""The usage book ``.agents/usage.json``: what each part of a workflow cost (issue 24, pure).
+
+Shape (plain JSON, written only by ``usage.record`` under the store's lock)::
+
+    {"version": 1, "workflow": "<state.startedAt>",
+     "transcripts": {"<path>": {"offset": 123, "ids": ["msg_..."]}},
+     "agents": {"<agent_id>": {"type": "subagents:task-agent", "phase": "2.1", "task": "t2",
+                               "startedAt": "...", "endedAt": "...", "messages": 3,
+                               "tokens": {"<model>": {"input": 1, "output": 2,
+                                                      "cacheRead": 3, "cacheWrite": 4}}}},
+     "main": {"<phase>": {"messages": 2, "tokens": {"<model>": {...}}}},
+     "notes": ["..."]}
+
+``agents`` come from each sub-agent's own transcript (SubagentStop); ``main`` from the
+orchestrating conversation's transcript (PostToolUse), each response attributed to the phase
+that was current at its time stamp.  A response counts all four kinds of tokens; ``total``
+adds them (docs/decisions.md).  A book of another workflow (another ``startedAt``) is
+started afresh.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agents_state.usage.transcript import Chunk, Msg
+
+__all__ = [
+    "KINDS",
+    "MAX_NOTES",
+    "add_agent",
+    "add_main",
+    "fresh",
+    "note",
+    "phase_at",
+    "phase_windows",
+    "remember",
+    "summary",
+    "total",
+]
+
+KINDS = ("input", "output", "cacheRead", "cacheWrite")
+MAX_NOTES = 20
+
+
+def fresh(workflow: str | None) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "workflow": workflow,
+        "transcripts": {},
+        "agents": {},
+        "main": {},
+        "notes": [],
+    }
+
+
+def note(book: dict[str, Any], text: str) -> bool:
+    """Add a note once; whether it is new."""
+    notes = book.setdefault("notes", [])
+    if text in notes:
+        return False
+    notes.append(text)
+    del notes[:-MAX_NOTES]
+    return True
+
+
+def total(tokens: dict[str, Any]) -> int:
+    """All tokens of a ``{model: {kind: n}}`` map."""
+    return sum(int(per.get(k, 0)) for per in tokens.values() for k in KINDS)
+
+
+def _add(tokens: dict[str, Any], msg: Msg) -> None:
+    per = tokens.setdefault(msg.model, dict.fromkeys(KINDS, 0))
+    for k in KINDS:
+        per[k] = int(per.get(k, 0)) + msg.tokens[k]
+
+
+def phase_windows(state: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+    """``(startedAt, phase, completedAt)`` of every started phase, by start time (raw state)."""
+    out = []
+    for stage in (state.get("stages") or {}).values():
+        if not isinstance(stage, dict):
+            continue
+        for pid, ph in (stage.get("phases") or {}).items():
+            if isinstance(ph, dict) and isinstance(ph.get("startedAt"), str):
+                done = ph.get("completedAt")
+                out.append((ph["startedAt"][:19], str(pid), done[:19] if done else None))
+    out.sort()
+    return out
+
+
+def phase_at(windows: list[tuple[str, str, str | None]], at: str, current: str | None) -> str:
+    """The phase that was current at ``at``: the first started phase not completed before it.
+
+    Times are compared to the second (the state's resolution); a response written in the
+    second a phase completed belongs to that phase, which the command completing it followed."""
+    at = at[:19]
+    for _start, pid, done in windows:
+        if done is None or at <= done:
+            return pid
+    return current or (windows[-1][1] if windows else "-")
+
+
+def remember(book: dict[str, Any], path: str, chunk: Chunk) -> None:
+    book["transcripts"][path] = {"offset": chunk.offset, "ids": chunk.ids}
+    if chunk.odd_usage or chunk.bad_lines:
+        note(
+            book,
+            f"{path}: skipped {chunk.odd_usage + chunk.bad_lines} line(s) of an unknown shape",
+        )
+
+
+def add_agent(
+    book: dict[str, Any],
+    agent_id: str,
+    agent_type: str,
+    phase: str,
+    task: str | None,
+    chunk: Chunk,
+) -> dict[str, Any]:
+    """Add what ``chunk`` read from the agent's transcript to its entry (created if new)."""
+    entry: dict[str, Any] = book["agents"].setdefault(
+        agent_id,
+        {"type": agent_type, "phase": phase, "task": task, "messages": 0, "tokens": {}},
+    )
+    if task and not entry.get("task"):
+        entry["task"], entry["phase"] = task, phase
+    if chunk.first_at and not entry.get("startedAt"):
+        entry["startedAt"] = chunk.first_at
+    if chunk.last_at:
+        entry["endedAt"] = chunk.last_at
+    for msg in chunk.msgs:
+        _add(entry["tokens"], msg)
+        entry["messages"] += 1
+    return entry
+
+
+def add_main(
+    book: dict[str, Any],
+    chunk: Chunk,
+    state: dict[str, Any],
+) -> int:
+    """Add the orchestrator's responses, each to the phase current at its time; responses
+    before the workflow started are not the workflow's.  Returns how many were added."""
+    windows = phase_windows(state)
+    started = str(state.get("startedAt") or "")[:19]
+    current = state.get("currentPhase")
+    added = 0
+    for msg in chunk.msgs:
+        if msg.sidechain or (started and msg.at and msg.at[:19] < started):
+            continue
+        pid = phase_at(windows, msg.at, current if isinstance(current, str) else None)
+        per = book["main"].setdefault(pid, {"messages": 0, "tokens": {}})
+        _add(per["tokens"], msg)
+        per["messages"] += 1
+        added += 1
+    return added
+
+
+def _seconds(start: str | None, end: str | None) -> float | None:
+    if not start or not end:
+        return None
+    from datetime import datetime
+
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return round(max(0.0, (b - a).total_seconds()), 3)
+
+
+def summary(book: dict[str, Any]) -> dict[str, Any]:
+    """Tokens per agent, task, phase, model and for the workflow (what ``status --json`` shows)."""
+    phases: dict[str, dict[str, Any]] = {}
+    tasks: dict[str, dict[str, Any]] = {}
+    models: dict[str, int] = {}
+    agents = {}
+
+    def slot(table: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+        return table.setdefault(key, {"tokens": 0, "agents": 0, "main": 0, "byKind": {}})
+
+    def count(target: dict[str, Any], tokens: dict[str, Any]) -> None:
+        target["tokens"] += total(tokens)
+        for per in tokens.values():
+            for k in KINDS:
+                target["byKind"][k] = target["byKind"].get(k, 0) + int(per.get(k, 0))
+
+    for aid, a in (book.get("agents") or {}).items():
+        n = total(a.get("tokens") or {})
+        agents[aid] = {
+            "type": a.get("type"),
+            "phase": a.get("phase"),
+            "task": a.get("task"),
+            "tokens": n,
+            "byModel": {m: total({m: t}) for m, t in (a.get("tokens") or {}).items()},
+            "messages": a.get("messages", 0),
+            "startedAt": a.get("startedAt"),
+            "endedAt": a.get("endedAt"),
+            "seconds": _seconds(a.get("startedAt"), a.get("endedAt")),
+        }
+        p = slot(phases, str(a.get("phase") or "-"))
+        count(p, a.get("tokens") or {})
+        p["agents"] += 1
+        if a.get("task"):
+            t = slot(tasks, str(a["task"]))
+            count(t, a.get("tokens") or {})
+            t["agents"] += 1
+        for m, t in (a.get("tokens") or {}).items():
+            models[m] = models.get(m, 0) + total({m: t})
+    for pid, m in (book.get("main") or {}).items():
+        p = slot(phases, pid)
+        count(p, m.get("tokens") or {})
+        p["main"] += total(m.get("tokens") or {})
+        for model, t in (m.get("tokens") or {}).items():
+            models[model] = models.get(model, 0) + total({model: t})
+    return {
+        "tokens": sum(p["tokens"] for p in phases.values()),
+        "byModel": models,
+        "phases": phases,
+        "tasks": tasks,
+        "agents": agents,
+        "notes": list(book.get("notes") or []),
+    }

@@ -1,0 +1,195 @@
+"""Recording usage from the hooks: read a transcript's new lines, book them, under the lock.
+
+Every update takes the store's lock on ``.agents/``, reads ``.agents/usage.json`` fresh, reads
+the transcript from the offset the book remembers, adds what is new and writes the book whole
+(temp file, fsync, rename), so that ten sub-agents stopping at once lose no count and no
+response is counted twice.  A transcript that is missing or unreadable is noted in the book and
+skipped; nothing here ever blocks the host (the callers catch and warn).
+
+With the PostgreSQL store (issue 17) the book is kept in the database (``PG_NAME``), updated
+under the workflow's row lock; the transcripts are the host's local files either way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import orjson
+
+from agents_state.usage import book as bk
+from agents_state.usage.transcript import Chunk, read_new
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+__all__ = ["PG_NAME", "USAGE_FILE", "read_book", "record_agent", "record_main", "task_in"]
+
+USAGE_FILE = "usage.json"
+PG_NAME = "usage/book.json"  # with the PostgreSQL store: beside the artifacts, not among them
+_SHOWN = f".agents/{USAGE_FILE}"
+TASK_PHASE = "2.1"  # workflow.TASK_PHASE, not imported on the hook path
+
+
+def _path(root: str) -> str:
+    return os.path.join(root, ".agents", USAGE_FILE)
+
+
+def _decode(raw: bytes | None) -> dict[str, Any] | None:
+    try:
+        data = orjson.loads(raw) if raw is not None else None
+    except orjson.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else None
+
+
+def read_book(root: str) -> dict[str, Any] | None:
+    """The book as stored, or ``None`` when there is none (or it cannot be read: usage is
+    advice, never a reason for a command to fail)."""
+    from agents_state.store.api import pg_from_env
+    from agents_state.store.fsops import read_regular
+
+    try:
+        pg = pg_from_env(root)
+        raw = pg.read_artifact(PG_NAME) if pg is not None else read_regular(_path(root), _SHOWN)
+    except Exception:
+        return None
+    return _decode(raw)
+
+
+def _fresh_if_needed(book: dict[str, Any] | None, state: dict[str, Any], present: bool) -> Any:
+    workflow = state.get("startedAt")
+    if book is None or book.get("workflow") != workflow:
+        unreadable = book is None and present
+        book = bk.fresh(workflow if isinstance(workflow, str) else None)
+        if unreadable:  # a hand edit gone wrong: counting goes on, and says so
+            bk.note(book, f"{_SHOWN} was unreadable and was started anew")
+    for key in ("transcripts", "agents", "main"):
+        if not isinstance(book.get(key), dict):
+            book[key] = {}
+    return book
+
+
+def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]], bool]) -> None:
+    from pathlib import Path
+
+    from agents_state.store.api import pg_from_env
+
+    pg = pg_from_env(root)
+    if pg is not None:  # the server store: the same row lock as every update of the workflow
+        with pg.locked():
+            raw = pg.read_artifact(PG_NAME)
+            book = _fresh_if_needed(_decode(raw), state, raw is not None)
+            if change(book):
+                pg.write_side(PG_NAME, orjson.dumps(book))
+        return
+    from agents_state.store.files import Store
+
+    store = Store(Path(root))
+    with store.locked():
+        try:
+            raw_file: bytes | None = _read_file(root)
+        except OSError:
+            raw_file = None
+        book = _fresh_if_needed(_decode(raw_file), state, os.path.lexists(_path(root)))
+        if change(book):
+            store.write_file(Path(_path(root)), orjson.dumps(book), _SHOWN)
+
+
+def _read_file(root: str) -> bytes | None:
+    from agents_state.store.fsops import read_regular
+
+    try:
+        return read_regular(_path(root), _SHOWN)
+    except FileNotFoundError:
+        return None
+
+
+def _read(book: dict[str, Any], path: str) -> Chunk | str:
+    """The new lines, or the note (``""`` when it was noted before)."""
+    seen = book["transcripts"].get(path)
+    offset = seen.get("offset", 0) if isinstance(seen, dict) else 0
+    ids = seen.get("ids", []) if isinstance(seen, dict) else []
+    try:
+        return read_new(
+            path, offset if isinstance(offset, int) else 0, ids if isinstance(ids, list) else []
+        )
+    except OSError as e:
+        text = f"{path}: not read ({e.strerror or e}); its usage is not counted"
+        return text if bk.note(book, text) else ""
+
+
+def task_in(state: dict[str, Any], named: str | None, prompt: str | None) -> str | None:
+    """The task of phase 2.1 an agent worked on: the one its handoff names, else the only one
+    its prompt names."""
+    stage = (state.get("stages") or {}).get("IMPLEMENT") or {}
+    phase = (stage.get("phases") or {}).get(TASK_PHASE) or {}
+    tasks = phase.get("tasks") or {}
+    if not isinstance(tasks, dict) or not tasks:
+        return None
+    if named in tasks:
+        return named
+    if not prompt:
+        return None
+    found = [
+        t
+        for t in tasks
+        if re.search(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", prompt) is not None
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def record_agent(
+    root: str,
+    state: dict[str, Any],
+    agent_id: str,
+    agent_type: str,
+    transcript: str,
+    named_task: str | None = None,
+) -> dict[str, Any] | None:
+    """Book a sub-agent's new usage on its entry; returns the entry (``None``: nothing read)."""
+    out: list[dict[str, Any]] = []
+
+    def change(book: dict[str, Any]) -> bool:
+        chunk = _read(book, transcript)
+        if isinstance(chunk, str):
+            return bool(chunk)  # a new note
+        task = task_in(state, named_task, chunk.prompt)
+        current = state.get("currentPhase")
+        current = current if isinstance(current, str) else None
+        started = str(state.get("startedAt") or "")[:19]
+        first = chunk.first_at or "9999"
+        if task:
+            phase = TASK_PHASE
+        elif first[:19] < started or not chunk.first_at:  # a clock apart: the phase now
+            phase = current or "-"
+        else:
+            phase = bk.phase_at(bk.phase_windows(state), first, current)
+        known = book["agents"].get(agent_id)
+        if isinstance(known, dict) and known.get("phase"):
+            phase = phase if task else str(known["phase"])
+        out.append(bk.add_agent(book, agent_id, agent_type, phase, task, chunk))
+        bk.remember(book, transcript, chunk)
+        return True
+
+    _update(root, state, change)
+    return out[0] if out else None
+
+
+def record_main(root: str, state: dict[str, Any], transcript: str) -> int:
+    """Book the orchestrating conversation's new responses; returns how many were added."""
+    added: list[int] = []
+
+    def change(book: dict[str, Any]) -> bool:
+        chunk = _read(book, transcript)
+        if isinstance(chunk, str):
+            return bool(chunk)
+        before = book["transcripts"].get(transcript)
+        added.append(bk.add_main(book, chunk, state))
+        bk.remember(book, transcript, chunk)
+        return bool(chunk.msgs) or before is None or chunk.bad_lines + chunk.odd_usage > 0
+
+    _update(root, state, change)
+    return added[0] if added else 0

@@ -1,0 +1,388 @@
+"""Issue 24: token usage read from transcripts written by the real CLI (tests/data/usage/,
+recorded by tests/plugin/record_usage.py), booked per agent, task and phase, to the token."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clitools import CLI, DATA, cli_json, run_cli, walk_to, wave_of
+
+from agents_state.usage import book as bk
+from agents_state.usage.record import read_book, record_agent, record_main, task_in
+from agents_state.usage.transcript import read_new
+
+USAGE = DATA / "usage"
+EXPECTED: dict[str, dict[str, int]] = json.loads((USAGE / "expected.json").read_text())
+AGENT_IDS = ("msg_stub_2", "msg_stub_3", "msg_stub_4")
+MAIN_IDS = ("msg_stub_1", "msg_stub_5")
+
+
+def tokens(*ids: str) -> dict[str, int]:
+    """What the stub sent for these responses, in the book's names."""
+    out = dict.fromkeys(bk.KINDS, 0)
+    for i in ids:
+        u = EXPECTED[i]
+        out["input"] += u["input_tokens"]
+        out["output"] += u["output_tokens"]
+        out["cacheRead"] += u["cache_read_input_tokens"]
+        out["cacheWrite"] += u["cache_creation_input_tokens"]
+    return out
+
+
+def grand(*ids: str) -> int:
+    return sum(tokens(*ids).values())
+
+
+def state(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / ".agents" / "state.json").read_text())
+    return data
+
+
+# -- the reader -------------------------------------------------------------------------------
+
+
+def test_each_response_counts_once_though_the_cli_writes_it_on_several_lines() -> None:
+    lines = (USAGE / "agent.jsonl").read_text().splitlines()
+    assistant = [ln for ln in lines if '"type":"assistant"' in ln]
+    assert len(assistant) == 5  # msg_stub_2 and _3 are two lines each (text, then tool call)
+    chunk = read_new(str(USAGE / "agent.jsonl"))
+    assert [m.id for m in chunk.msgs] == list(AGENT_IDS)
+    for m in chunk.msgs:
+        assert m.tokens == tokens(m.id)
+        assert m.model == "claude-opus-5-5" and m.sidechain
+    assert chunk.prompt == "Implement task t2 of the plan: add the health route."
+    assert chunk.offset == (USAGE / "agent.jsonl").stat().st_size
+    assert (chunk.bad_lines, chunk.odd_usage, chunk.partial) == (0, 0, False)
+    main = read_new(str(USAGE / "main.jsonl"))
+    assert [m.id for m in main.msgs] == list(MAIN_IDS)
+    assert not any(m.sidechain for m in main.msgs)
+
+
+def test_reading_on_from_the_offset_reads_only_what_is_new(tmp_path: Path) -> None:
+    lines = (USAGE / "agent.jsonl").read_bytes().splitlines(keepends=True)
+    cut = next(i for i, ln in enumerate(lines) if b"msg_stub_3" in ln)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(lines[:cut]))
+    first = read_new(str(path))
+    assert [m.id for m in first.msgs] == ["msg_stub_2"]
+    path.write_bytes(b"".join(lines))
+    second = read_new(str(path), first.offset, first.ids)
+    assert [m.id for m in second.msgs] == ["msg_stub_3", "msg_stub_4"]
+    assert second.prompt is None  # the prompt was read the first time
+    assert second.ids == list(AGENT_IDS)
+    again = read_new(str(path), 0, second.ids)  # a re-read (file rewritten) counts no id twice
+    assert again.msgs == []
+
+
+def test_a_truncated_last_line_is_left_for_the_next_read(tmp_path: Path) -> None:
+    whole = (USAGE / "agent.jsonl").read_bytes()
+    cut = (USAGE / "agent-truncated.jsonl").read_bytes()
+    chunk = read_new(str(USAGE / "agent-truncated.jsonl"))
+    assert chunk.partial
+    assert chunk.offset == cut.rfind(b"\n") + 1
+    last_line = whole[chunk.offset :]
+    assert b"msg_stub_4" in last_line  # the cut line is the last response: not counted yet
+    assert [m.id for m in chunk.msgs] == ["msg_stub_2", "msg_stub_3"]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(whole)  # the host finished writing the line
+    rest = read_new(str(path), chunk.offset, chunk.ids)
+    assert [m.id for m in rest.msgs] == ["msg_stub_4"] and not rest.partial
+
+
+def test_unknown_shapes_are_skipped_and_counted() -> None:
+    chunk = read_new(str(USAGE / "agent-odd.jsonl"))
+    assert [m.id for m in chunk.msgs] == list(AGENT_IDS)
+    assert chunk.odd_usage == 1  # {"usage": "lots"}
+    b = bk.fresh(None)
+    bk.remember(b, "x.jsonl", chunk)
+    assert b["notes"] == ["x.jsonl: skipped 1 line(s) of an unknown shape"]
+
+
+def test_a_missing_transcript_raises_oserror_for_the_caller_to_note(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        read_new(str(tmp_path / "gone.jsonl"))
+    (tmp_path / "dir.jsonl").mkdir()
+    with pytest.raises(OSError):
+        read_new(str(tmp_path / "dir.jsonl"))
+
+
+# -- attribution ------------------------------------------------------------------------------
+
+
+def test_phase_at_picks_the_phase_current_at_the_time() -> None:
+    s = {
+        "stages": {
+            "EXPLORE": {
+                "phases": {
+                    "0": {
+                        "startedAt": "2026-01-01T10:00:00Z",
+                        "completedAt": "2026-01-01T10:05:00Z",
+                    }
+                }
+            },
+            "PLAN": {"phases": {"1.1": {"startedAt": "2026-01-01T10:05:00Z"}}},
+        }
+    }
+    w = bk.phase_windows(s)
+    assert bk.phase_at(w, "2026-01-01T10:04:59.999Z", None) == "0"
+    assert bk.phase_at(w, "2026-01-01T10:05:00.500Z", None) == "0"  # the completing second
+    assert bk.phase_at(w, "2026-01-01T10:05:01.000Z", None) == "1.1"
+    assert bk.phase_at(w, "2026-01-01T09:00:00Z", None) == "0"
+    assert bk.phase_at([], "2026-01-01T09:00:00Z", "1.2") == "1.2"
+
+
+def test_task_in_prefers_the_handoff_then_a_unique_mention() -> None:
+    tasks: dict[str, Any] = {"t1": {}, "t2": {}, "t10": {}}
+    s = {"stages": {"IMPLEMENT": {"phases": {"2.1": {"tasks": tasks}}}}}
+    assert task_in(s, "t1", "work on t2") == "t1"
+    assert task_in(s, None, "Implement task t2 of the plan") == "t2"
+    assert task_in(s, None, "t1 and t2") is None  # two named: nobody can tell
+    assert task_in(s, None, "task t10-x") is None and task_in(s, None, "t10.") == "t10"
+    assert task_in(s, "zz", None) is None
+    assert task_in({}, "t1", "t1") is None
+
+
+def _at_phase_0(root: Path) -> dict[str, Any]:
+    """A workflow whose phase 0 ran from before the fixtures' time until their first second."""
+    assert run_cli(root, "dispatch", "Add a health endpoint").returncode == 0
+    s = state(root)
+    s["startedAt"] = "2026-11-25T17:00:00Z"
+    explore = s["stages"]["EXPLORE"]["phases"]["0"]
+    explore.update(status="completed", startedAt="2026-11-25T17:00:00Z")
+    explore["completedAt"] = "2026-11-25T17:16:06Z"
+    s["stages"]["PLAN"]["phases"]["1.1"].update(
+        status="in_progress", startedAt="2026-11-25T17:16:06Z"
+    )
+    s["currentPhase"], s["currentStage"] = "1.1", "PLAN"
+    (root / ".agents" / "state.json").write_text(json.dumps(s))
+    return s
+
+
+def _retimed(tmp_path: Path, name: str, ids: tuple[str, ...], at: str) -> Path:
+    """A copy of a fixture whose lines of the responses ``ids`` carry the time ``at``."""
+    out = []
+    for line in (USAGE / name).read_text().splitlines(keepends=True):
+        if any(f'"id":"{i}"' in line for i in ids):
+            e = json.loads(line)
+            e["timestamp"] = at
+            line = json.dumps(e, separators=(",", ":")) + "\n"
+        out.append(line)
+    path = tmp_path / name
+    path.write_text("".join(out))
+    return path
+
+
+def test_main_conversation_usage_goes_to_the_phase_of_its_time(root: Path, tmp_path: Path) -> None:
+    s = _at_phase_0(root)
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_5",), "2026-11-25T17:20:00.000Z")
+    assert record_main(str(root), s, str(path)) == 2
+    book = read_book(str(root))
+    assert book is not None
+    assert book["main"]["0"]["tokens"] == {"claude-opus-5-5": tokens("msg_stub_1")}
+    assert book["main"]["1.1"]["tokens"] == {"claude-opus-5-5": tokens("msg_stub_5")}
+    assert record_main(str(root), s, str(path)) == 0  # nothing new: nothing counted twice
+    again = read_book(str(root))
+    assert again is not None and again["main"] == book["main"]
+    summary = bk.summary(book)
+    assert summary["tokens"] == grand(*MAIN_IDS)
+    assert summary["phases"]["0"]["main"] == grand("msg_stub_1")
+
+
+def test_responses_before_the_workflow_started_are_not_its(root: Path, tmp_path: Path) -> None:
+    s = _at_phase_0(root)
+    s["startedAt"] = "2026-11-25T17:18:00Z"
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_5",), "2026-11-25T17:20:00.000Z")
+    assert record_main(str(root), s, str(path)) == 1
+    book = read_book(str(root))
+    assert book is not None and list(book["main"]) == ["1.1"]
+
+
+def test_an_agent_is_booked_on_its_task_and_its_stops_add_up(root: Path, tmp_path: Path) -> None:
+    wave_of(root, 3)
+    s = state(root)
+    s["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]["t2"] = {"title": "health route"}
+    lines = (USAGE / "agent-truncated.jsonl").read_bytes()
+    path = tmp_path / "agent.jsonl"
+    path.write_bytes(lines)  # the first stop sees the file as it was being written
+    entry = record_agent(str(root), s, "a1", "subagents:task-agent", str(path))
+    assert entry is not None
+    assert (entry["task"], entry["phase"], entry["messages"]) == ("t2", "2.1", 2)
+    path.write_bytes((USAGE / "agent.jsonl").read_bytes())
+    entry = record_agent(str(root), s, "a1", "subagents:task-agent", str(path))
+    assert entry is not None and entry["messages"] == 3
+    book = read_book(str(root))
+    assert book is not None
+    summary = bk.summary(book)
+    assert summary["agents"]["a1"]["tokens"] == grand(*AGENT_IDS)
+    assert summary["tasks"]["t2"]["tokens"] == grand(*AGENT_IDS)
+    assert summary["tasks"]["t2"]["byKind"] == tokens(*AGENT_IDS)
+    assert summary["phases"]["2.1"]["tokens"] == grand(*AGENT_IDS)
+    assert summary["agents"]["a1"]["seconds"] == pytest.approx(0.184)
+    assert summary["tokens"] == grand(*AGENT_IDS)
+
+
+def test_a_missing_transcript_is_noted_once(root: Path, tmp_path: Path) -> None:
+    walk_to(root, "0")
+    s = state(root)
+    gone = str(tmp_path / "gone.jsonl")
+    assert record_agent(str(root), s, "a1", "subagents:explore-agent", gone) is None
+    assert record_main(str(root), s, gone) == 0
+    book = read_book(str(root))
+    assert book is not None
+    assert book["notes"] == [
+        f"{gone}: not read (No such file or directory); its usage is not counted"
+    ]
+    assert book["agents"] == {}
+
+
+def test_a_new_workflow_starts_a_new_book(root: Path, tmp_path: Path) -> None:
+    s = _at_phase_0(root)
+    record_main(str(root), s, str(USAGE / "main.jsonl"))
+    s["startedAt"] = "2026-11-26T00:00:00Z"
+    record_agent(str(root), s, "a9", "subagents:explore-agent", str(USAGE / "agent.jsonl"))
+    book = read_book(str(root))
+    assert book is not None
+    assert book["workflow"] == "2026-11-26T00:00:00Z"
+    assert book["main"] == {} and list(book["agents"]) == ["a9"]
+
+
+# -- the hooks, as Claude Code runs them ------------------------------------------------------
+
+
+def hook(root: Path, event: str, data: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    data = {"session_id": "s", "transcript_path": "/nowhere", "cwd": str(root), **data}
+    proc = subprocess.run(
+        [CLI, "hook", event],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def handoff(task: str) -> str:
+    h = {
+        "task_id": task,
+        "phase": "implement",
+        "status": "complete",
+        "decision": "PROCEED",
+        "context_summary": f"{task} done",
+        "issues": [],
+    }
+    return "Done.\n```json\n" + json.dumps(h) + "\n```"
+
+
+def test_ten_agents_stopping_at_once_lose_no_count(root: Path, tmp_path: Path) -> None:
+    ids = wave_of(root, 10)
+    paths = []
+    # padded with lines that carry no usage, so that each hook reads for a while under the lock
+    # (without the lock, updates overlap and counts are lost: checked when this test was written)
+    pad = b"".join(
+        b'{"type":"attachment","timestamp":"2026-11-25T17:16:06.300Z","n":%d,"x":"%s"}\n'
+        % (i, b"y" * 200)
+        for i in range(20000)
+    )
+    for t in ids:
+        p = tmp_path / f"agent-{t}.jsonl"
+        p.write_bytes((USAGE / "agent.jsonl").read_bytes() + pad)
+        paths.append(p)
+
+    def stop(i: int) -> subprocess.CompletedProcess[str]:
+        return hook(
+            root,
+            "subagent-stop",
+            {
+                "hook_event_name": "SubagentStop",
+                "agent_id": f"agent-{i}",
+                "agent_type": "subagents:task-agent",
+                "agent_transcript_path": str(paths[i]),
+                "last_assistant_message": handoff(ids[i]),
+                "stop_hook_active": False,
+            },
+        )
+
+    with ThreadPoolExecutor(10) as pool:
+        procs = list(pool.map(stop, range(10)))
+    assert all(p.stderr == "" for p in procs), [p.stderr for p in procs]
+    brief = cli_json(root, "status")["workflow"]["usage"]
+    assert (brief["agentCount"], brief["taskCount"]) == (10, 10)  # bounded without --verbose
+    assert "agents" not in brief and "tasks" not in brief
+    out = cli_json(root, "status", "--verbose")["workflow"]["usage"]
+    assert out["tokens"] == brief["tokens"] == 10 * grand(*AGENT_IDS)
+    assert {t: v["tokens"] for t, v in out["tasks"].items()} == dict.fromkeys(
+        ids, grand(*AGENT_IDS)
+    )
+    assert sorted(out["agents"]) == sorted(f"agent-{i}" for i in range(10))
+    assert out["phases"]["2.1"]["agents"] == 10
+    log = [json.loads(ln) for ln in (root / ".agents" / "subagents.jsonl").read_text().splitlines()]
+    assert sorted(e["tokens"] for e in log) == [grand(*AGENT_IDS)] * 10  # on each stop line
+
+
+def test_main_conversation_hooks_book_the_orchestrator(root: Path, tmp_path: Path) -> None:
+    _at_phase_0(root)
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_5",), "2026-11-25T17:20:00.000Z")
+    lines = path.read_bytes().splitlines(keepends=True)
+    cut = next(i for i, ln in enumerate(lines) if b"msg_stub_5" in ln)
+    path.write_bytes(b"".join(lines[:cut]))
+    post = {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "agents-state next --json"},
+        "transcript_path": str(path),
+    }
+    hook(root, "post-tool-use", {**post, "tool_name": "Read", "tool_input": {}})
+    assert not (root / ".agents" / "usage.json").exists()  # a Read books nothing
+    hook(root, "post-tool-use", post)  # an engine step books what the conversation spent
+    book = json.loads((root / ".agents" / "usage.json").read_text())
+    assert list(book["main"]) == ["0"]
+    path.write_bytes(b"".join(lines))
+    hook(root, "stop", {"hook_event_name": "Stop", "transcript_path": str(path)})
+    hook(root, "stop", {"hook_event_name": "Stop", "transcript_path": str(path)})
+    # a sub-agent's tool call books nothing of the main transcript
+    hook(root, "post-tool-use", {**post, "agent_id": "x", "agent_type": "subagents:task-agent"})
+    text = run_cli(root, "status").stdout.splitlines()
+    cost = text.index(next(ln for ln in text if ln.startswith("Cost: ")))
+    assert text[cost].endswith(" (from the host's transcripts)")
+    assert text[cost].startswith("Cost: 67k tokens, ")  # 11,120 + 55,560
+    assert text[cost + 1] == "  0        11k tokens   16m06s"  # 17:00:00 to 17:16:06
+    assert text[cost + 2].startswith("  1.1      56k tokens ")
+    assert text[cost + 3].startswith("NEXT: ")
+    out = cli_json(root, "status")["workflow"]["usage"]
+    assert out["phases"]["0"]["tokens"] == grand("msg_stub_1")
+    assert out["phases"]["0"]["seconds"] == 966.0
+    assert out["phases"]["1.1"]["tokens"] == grand("msg_stub_5")
+    assert out["tokens"] == grand(*MAIN_IDS)
+
+
+def test_hooks_outside_a_workflow_book_nothing(root: Path) -> None:
+    (root / ".agents").mkdir()
+    hook(root, "stop", {"hook_event_name": "Stop", "transcript_path": str(USAGE / "main.jsonl")})
+    hook(
+        root,
+        "subagent-stop",
+        {
+            "agent_id": "a",
+            "agent_type": "subagents:task-agent",
+            "agent_transcript_path": str(USAGE / "agent.jsonl"),
+        },
+    )
+    assert not (root / ".agents" / "usage.json").exists()
+
+
+def test_an_unreadable_book_is_started_anew_with_a_note(root: Path) -> None:
+    s = _at_phase_0(root)
+    (root / ".agents" / "usage.json").write_text("{not json")
+    record_agent(str(root), s, "a1", "subagents:explore-agent", str(USAGE / "agent.jsonl"))
+    book = read_book(str(root))
+    assert book is not None
+    assert book["notes"] == [".agents/usage.json was unreadable and was started anew"]
+    assert bk.summary(book)["tokens"] == grand(*AGENT_IDS)

@@ -38,8 +38,9 @@ EVENTS: dict[str, str] = {
 
 
 # Seconds a hook may spend waiting for the store (its lock, a server), below the host's timeout
-# for it in hooks/hooks.json (10 s for tool calls, 15 s for sub-agents) with room for the start-up
-# and libpq's whole-second connect timeout: an answer after the host gave up is lost (issue 23).
+# for it in hooks/hooks.json (10 s for tool calls and Stop, 15 s for sub-agents) with room for
+# the start-up and libpq's whole-second connect timeout: an answer after the host gave up is
+# lost (issue 23).
 HOOK_BUDGETS: dict[str, float] = {
     "pre-tool-use": 7.0,
     "permission": 7.0,
@@ -48,6 +49,7 @@ HOOK_BUDGETS: dict[str, float] = {
     "subagent-start": 11.0,
     "subagent-stop": 11.0,
     "session-start": 60.0,
+    "stop": 7.0,
 }
 
 

@@ -105,6 +105,9 @@ class TasksCfg(_Strict):
     useComplexityScoring: bool = True
     complexityModels: ComplexityModels = field(default_factory=ComplexityModels)
     leaseSeconds: int = field(default=900, ge=10, le=86400)
+    # issue 22: a git worktree per task (in a git repository) or none at all
+    isolation: Literal["worktree", "none"] = "worktree"
+    deleteMergedBranches: bool = False
 
 
 class ImplementStageCfg(_Strict):

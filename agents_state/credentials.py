@@ -78,6 +78,10 @@ CATALOGUE: tuple[tuple[str, str], ...] = (
     (".vault-token", "Vault token"),
     # the environment of a running process (tokens are passed there)
     ("proc/*/environ", "process environment"),
+    ("proc/*/task/*/environ", "process environment"),
+    # a remote URL there can hold a token (https://user:TOKEN@host/...)
+    (".git/config", "git configuration (remote URLs can hold tokens)"),
+    (".git/modules/*/config", "git configuration (remote URLs can hold tokens)"),
     # registries and package managers
     (".docker/config.json", "Docker registry credentials"),
     (".npmrc", "npm token"),
@@ -106,6 +110,8 @@ CATALOGUE: tuple[tuple[str, str], ...] = (
     (".my.cnf", "MySQL credentials"),
     (".password-store/**", "pass password store"),
     (".config/op/**", "1Password CLI"),
+    # the host's own login (also matched by name above; listed so the sandbox masks it)
+    ("~/.claude/.credentials.json", "Claude Code login"),
     (".local/share/keyrings/**", "desktop keyring"),
 )
 

@@ -20,6 +20,8 @@ __all__ = [
     "Compaction",
     "Failure",
     "FailureContext",
+    "GitInfo",
+    "MergeIntent",
     "PhaseState",
     "StageState",
     "State",
@@ -77,6 +79,12 @@ class TaskState(_Model):
     lastError: str | None = None
     summary: str | None = None
     result: str | None = None
+    # git isolation (issue 22): the task's branch, its head when done, and its merge
+    branch: str | None = None
+    head: str | None = None
+    merge: Literal["pending", "merged", "nochange", "conflict"] | None = None
+    mergeCommit: str | None = None
+    conflictFiles: list[str] | None = None
 
 
 class Wave(_Model):
@@ -168,6 +176,25 @@ class BudgetState(_Model):
     allowOnce: str | None = None
 
 
+class MergeIntent(_Model):
+    """A merge run about to start: the tasks in merge order and the integration head before it."""
+
+    tasks: StrList = field(default_factory=list)
+    head: str = ""
+    at: IsoTime | None = None
+
+
+class GitInfo(_Model):
+    """Worktree isolation of phase 2.1 (issue 22): the integration branch and where it began."""
+
+    branch: str
+    base: str
+    worktrees: str = ".agents/worktrees"
+    fromChanges: bool = False  # the base is a commit of the user's uncommitted changes
+    deleteMerged: bool = False  # task branches are deleted once merged
+    intent: MergeIntent | None = None
+
+
 class State(_Model):
     version: int = SCHEMA_VERSION
     revision: Count = 0
@@ -184,6 +211,7 @@ class State(_Model):
     abortedAt: IsoTime | None = None
     clarify: Clarification | None = None
     clarifications: list[Clarification] = field(default_factory=list)
+    git: GitInfo | None = None
     budget: BudgetState | None = None
     startedAt: IsoTime | None = None
     updatedAt: IsoTime | None = None

@@ -68,6 +68,7 @@ class Profile:
         "description",
         "git_write",
         "name",
+        "network",
         "protect_secrets",
         "tools",
     )
@@ -81,9 +82,10 @@ class Profile:
         description: str,
         bash_allow: tuple[tuple[str, ...], ...] = (),  # a project's extra Bash commands
         git_write: bool = False,  # Bash may also stage, commit, push, branch (hooks.gitwrite)
+        network: bool = False,  # contained Bash may reach the network (hooks.sandbox)
     ) -> None:
         self.name, self.aliases, self.tools = name, aliases, tools
-        self.git_write = git_write
+        self.git_write, self.network = git_write, network
         self.protect_secrets, self.description, self.bash_allow = (
             protect_secrets,
             description,
@@ -208,7 +210,9 @@ def get_profile(spec: str, custom: dict[str, Any] | None = None) -> Profile | No
     if profile is None and isinstance(entry, dict):
         profile = _custom(base, entry)
     elif profile is not None and isinstance(entry, dict):
-        profile = profile.replace(bash_allow=_bash_allow(entry))
+        profile = profile.replace(
+            bash_allow=_bash_allow(entry), network=entry.get("network") is True
+        )
     if profile is None:
         return None
     if not extra:
@@ -239,6 +243,7 @@ def _custom(name: str, data: dict[str, Any]) -> Profile | None:
         bool(data.get("protectSecrets", True)),
         str(data.get("description", "custom profile")),
         _bash_allow(data),
+        network=data.get("network") is True,
     )
 
 

@@ -39,6 +39,10 @@ WRITERS: dict[tuple[str, str], str] = {
     "asks, outside .agents/",
     ("cli/runner.py", "fdopen"): "phase run writes the test commands' output to its temp log",
     ("cli/runner.py", "os.open"): "phase run gives the commands /dev/null as stdin",
+    ("gitwork/rooms.py", "unlink"): "removes the lock files a killed git left in the engine's "
+    "own worktrees, under .agents/git.lock (issue 22)",
+    ("gitwork/rooms.py", "rmtree"): "deletes merged tasks' worktrees (moved aside under "
+    ".agents/worktrees/ first), under .agents/git.lock (issue 22)",
 }
 
 

@@ -72,6 +72,20 @@ def test_profile_show_lists_and_explains(root: Path) -> None:
     assert combined.stdout.splitlines()[1] == "  tools: Read, Grep, Glob, " + _CCLSP_READ + ", Bash"
     every = json.loads(invoke(["--root", str(root), "profile", "show", "--json"]).stdout)
     assert [p["name"] for p in every][:2] == ["reader", "researcher"]
+    # issue 23: which profiles' Bash runs contained
+    assert {p["name"]: p["bashContained"] for p in every} == {
+        "reader": False,
+        "researcher": False,
+        "validator": True,
+        "committer": True,
+        "writer": False,
+        "orchestrator": False,
+    }
+    validator = invoke(["--root", str(root), "profile", "show", "validator"]).stdout
+    assert validator.splitlines()[3] == (
+        "  Bash runs in a bubblewrap sandbox: credential files read empty, writes only in the "
+        "project, no network (docs/plugin.md)"
+    )
 
 
 def test_profile_check_allows_denies_and_names_unknown_profiles(root: Path) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -248,11 +248,51 @@ def _workflow_scenarios() -> None:
     blocking = done("1.3", blocking_issues=1)
     _walk("1.2", Policy(review_max_retries={"1.3": 0}), done("1.2"), stop, blocking)
     _walk("1.3", one_round, stop, blocking)  # 1.2 skipped: nothing to rework
+    fail = done(TEST_RUN, tests_passed=False, failed_commands=("pytest",))
+    _walk(TEST_RUN, Policy(max_per_phase=0), stop, fail)  # stopped, out of fix rounds: blocked
+    # each of the other workflow moves once, whatever the random walks reach in this order
+    _walk(last, one_round, done(last))
+    _walk("1.2", Policy(review_max_retries={"1.3": 0}), done("1.2"), blocking)
+    for resume in (ev.Retry(), ev.Skip(), ev.Abort()):
+        _walk(first, one_round, stop, resume)
+    _walk(first, one_round, ev.Abort())
+    _walk(first, one_round, start(first), ev.Block(reason="r"), ev.Abort())
+    _walk(first, Policy(max_per_phase=0), pf, ev.Abort())
+    _walk(first, one_round, stop, done(first))  # stopped before the step: recorded, then stops
+    _walk(first, one_round, stop, pf)  # the same with a retry left
+    load = ev.TasksLoad(tasks=(("a", {"dependencies": []}),), waves=(("a",),))
+    claim, task_fail = ev.TaskClaim(agent="w"), ev.TaskFail(task_id="a", error="x")
+    _walk(TASK_PHASE, Policy(max_per_task=0), load, claim, task_fail)
     # stopped before the last step, the last test run failed: blocked, not completed
     state = new_state(ev.Start(task="t", skipped=PHASE_IDS[:-1]), T0)
     state.phase(TEST_RUN).passed, state.phase(TEST_RUN).status = False, "completed"
     state = apply(state, stop, T0).state
     assert apply(state, done(last), T0).state.status == "blocked"
+    _task_walks()
+
+
+def _task_walks() -> None:
+    """Every task move and the task phase's own, by fixed walks (issue 26): the random machines
+    reach them too, but which ones a run reaches had come to depend on the order of the tests."""
+    two = ev.TasksLoad(
+        tasks=(("a", {"dependencies": []}), ("b", {"dependencies": ["a"]})), waves=(("a",), ("b",))
+    )
+    other = ev.TasksLoad(tasks=(("c", {"dependencies": []}),), waves=(("c",),))
+    one_retry, no_retry = Policy(max_per_task=1, lease_seconds=30), Policy(max_per_task=0)
+    claim, late = ev.TaskClaim(agent="w"), T0 + timedelta(seconds=60)
+    fail_a = ev.TaskFail(task_id="a", error="x")
+    _walk(TASK_PHASE, one_retry, two, ev.TaskStart(task_id="a", agent="w"), ev.TaskDone("a"))
+    _walk(TASK_PHASE, one_retry, two, ev.TaskDone("a"), ev.TaskDone("b"))  # done claims; last
+    _walk(TASK_PHASE, one_retry, two, claim, fail_a, fail_a)  # in progress, then pending: fail
+    _walk(TASK_PHASE, no_retry, two, fail_a, ev.Retry(), fail_a, ev.Skip())  # pending: exhausted
+    _walk(TASK_PHASE, one_retry, two, claim, ev.Retry())  # the driver died: released
+    _walk(TASK_PHASE, one_retry, two, other)  # nothing claimed yet: loaded again
+    state = new_state(
+        ev.Start(task="t", skipped=tuple(PHASE_IDS[: PHASE_IDS.index(TASK_PHASE)])), T0
+    )
+    state = apply(state, two, T0, one_retry).state
+    state = apply(state, claim, T0, one_retry).state
+    assert apply(state, ev.TaskClaim(agent="v"), late, one_retry).data["task"] == "a"  # stale
 
 
 @dataclass(frozen=True)
@@ -391,4 +431,5 @@ def test_each_event_type_has_one_handler() -> None:
 
     events = {c for c in vars(ev).values() if isinstance(c, type) and issubclass(c, ev.Event)}
     tasks = {ev.TasksLoad, ev.TaskClaim, ev.TaskStart, ev.TaskDone, ev.TaskFail}
+    tasks |= {ev.MergeBegin, ev.MergeRecord}  # worktree isolation (issue 22)
     assert HANDLERS.kinds == events - tasks - {ev.Event, ev.Start}

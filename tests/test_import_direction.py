@@ -6,7 +6,7 @@ only: each is a dependency someone reading the code must follow.  The order (doc
 below it, never one above:
 
     records -> base -> engine -> store -> usage -> handoff -> chains -> doctor -> views -> app
-            -> hooks -> cli -> __main__
+            -> gitwork -> hooks -> cli -> __main__
 
 ``base`` is the package's top-level modules (errors, types, models, the catalogue, config ...);
 the three top-level modules that use a subpackage sit in that subpackage's layer.  Both checks
@@ -37,6 +37,7 @@ LAYERS = (
     "doctor",
     "views",
     "app",
+    "gitwork",
     "hooks",
     "cli",
     "__main__",

@@ -13,6 +13,7 @@ from agents_state.engine.nextaction import decide
 from agents_state.views import nextaction as words
 
 ENGINE = Path(__file__).resolve().parent.parent / "agents_state" / "engine" / "nextaction.py"
+MERGES = ENGINE.with_name("mergeaction.py")  # the merge and resolve steps (issue 22)
 BUDGET = ENGINE.with_name("budget.py")  # the budget's question (issue 24)
 
 
@@ -35,7 +36,7 @@ def test_the_context_size_turns_any_step_into_compact() -> None:
 
 
 def test_every_sentence_the_engine_asks_for_is_worded_and_no_other() -> None:
-    source = ENGINE.read_text(encoding="utf-8") + BUDGET.read_text(encoding="utf-8")
+    source = "".join(p.read_text(encoding="utf-8") for p in (ENGINE, BUDGET, MERGES))
     asked = set(re.findall(r'\("([a-z_]+)", (?:\{|facts\))', source))
     assert asked == set(words._WORDS) | set(words._NOTES)
     assert set(words._WORDS).isdisjoint(words._NOTES)

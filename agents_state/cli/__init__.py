@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "phase": "agents_state.cli.cmd_phase:phase",
     "tasks": "agents_state.cli.cmd_tasks:tasks",
     "task": "agents_state.cli.cmd_tasks:task",
+    "merge": "agents_state.cli.cmd_merge:merge",
     "compact": "agents_state.cli.cmd_compact:compact",
     "context": "agents_state.cli.cmd_compact:context",
     "config": "agents_state.cli.cmd_config:config",

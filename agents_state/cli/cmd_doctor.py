@@ -51,7 +51,10 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
         else:
             _render(d.findings, Repair(), d.findings, False)
         return 5 if errors else 0
+    from agents_state.gitwork.orphans import check_git
+
     d = diagnose(root, store=app.file_store)
+    check_git(d)
     found = d.findings
     done = Repair()
     for _ in range(2):  # a restored state may reveal what the damaged one hid
@@ -60,7 +63,10 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
         step = do_repair(d)
         done.done += step.done
         done.lost += step.lost
+        if d.git_orphans is not None and any(f.code == "git_orphans" for f in d.findings):
+            done.done += _repair_git(app)
         d = diagnose(root, store=app.file_store)
+        check_git(d)
     left = d.findings
     errors = [f for f in left if f.severity == "error"]
     if as_json:
@@ -76,6 +82,16 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
     else:
         _render(found, done, left, repair)
     return 5 if errors else 0
+
+
+def _repair_git(app: Any) -> list[str]:
+    """Outside the state's lock, under the git lock (the merge queue's order): look again."""
+    from agents_state.gitwork.orphans import find_orphans, remove_orphans
+    from agents_state.gitwork.rooms import git_lock
+
+    with git_lock(app):
+        found = find_orphans(app.root, app.state())
+        return remove_orphans(app.root, found) if found is not None else []
 
 
 def _render(found: Any, done: Any, left: Any, repair: bool) -> None:

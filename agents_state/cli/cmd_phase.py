@@ -154,7 +154,13 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
             hint="run: agents-state resume",
         )
     cfg = app.config.stages.TEST
-    data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, app.root)
+    where = app.root
+    if state.git is not None:  # the TEST gate judges the merged result (issue 22)
+        from agents_state.engine.worktrees import INTEGRATION_DIR
+        from agents_state.gitwork.rooms import work_dir
+
+        where = work_dir(app, state.git, INTEGRATION_DIR)
+    data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, where)
     out = app.complete_phase(TEST_RUN, data)
     print_outcome(app, out.message, as_json, state=out.state)
     return 0

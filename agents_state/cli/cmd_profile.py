@@ -62,6 +62,7 @@ def show(name: str | None, as_json: bool) -> int:
                 "aliases": list(p.aliases),
                 "tools": list(p.tools),
                 "protectSecrets": p.protect_secrets,
+                "bashContained": p.protect_secrets and "Bash" in p.tools,  # issue 23
                 "description": p.description,
                 "agents": agents,
             }
@@ -75,6 +76,11 @@ def show(name: str | None, as_json: bool) -> int:
         click.echo(f"  tools: {', '.join(row['tools'])}")
         if row["protectSecrets"]:
             click.echo("  no .env or credential files")
+        if row["bashContained"]:
+            click.echo(
+                "  Bash runs in a bubblewrap sandbox: credential files read empty, writes only "
+                "in the project, no network (docs/plugin.md)"
+            )
         if row["agents"]:
             click.echo(f"  default for: {', '.join(row['agents'])}")
     return 0

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.cli.completion import task_ids
 from agents_state.cli.options import app_from, emit_json, json_option
 from agents_state.workflow import TASK_PHASE
+
+if TYPE_CHECKING:
+    from agents_state.app import App
 
 __all__ = ["task", "tasks"]
 
@@ -45,16 +49,25 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     from agents_state.cli.options import input_path, print_outcome
     from agents_state.engine.events import TasksLoad
     from agents_state.engine.waves import parse_tasks, plan_waves
+    from agents_state.gitwork.steps import after_load, isolation_note
     from agents_state.jsonio import loads_strict, read_input_bytes
 
     app = app_from(ctx)
     data = loads_strict(read_input_bytes(input_path(file, app.root), file), file)
     defs = parse_tasks(data, file)
-    waves = plan_waves(defs, wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents)
+    git, preset = _load_git(app)
+    size = wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents
+    if git is None:  # no isolation: tasks whose files overlap never share a wave (issue 22)
+        from agents_state.engine.waves import plan_waves_apart
+
+        waves = plan_waves_apart(defs, size)
+    else:
+        waves = plan_waves(defs, size)
     event = TasksLoad(
         tasks=tuple((t.id, t.as_state()) for t in defs),
         waves=tuple(tuple(w) for w in waves),
         source=file,
+        git=git,
     )
     body = orjson.dumps(
         {"tasks": [{"id": t.id, **t.as_state()} for t in defs]}, option=orjson.OPT_INDENT_2
@@ -64,8 +77,24 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
         app.store.write_artifact("2.1-tasks.json", body)
 
     out = app.run(event, write)
-    print_outcome(app, out.message, as_json, state=out.state, waves=[list(w) for w in waves])
+    after_load(app, out.state)
+    message = out.message + (isolation_note(out.state) if out.changed else "")
+    if out.changed and out.state.git is None:
+        message += "; isolation off: tasks share the working tree" + (
+            "" if preset else ", so tasks whose files overlap run in different waves"
+        )
+    print_outcome(app, message, as_json, state=out.state, waves=[list(w) for w in waves])
     return 0
+
+
+def _load_git(app: App) -> tuple[dict[str, Any] | None, bool]:
+    """The isolation block for the load, and whether the state already lists the waves."""
+    state = app.state()
+    if state is None:
+        return None, False
+    from agents_state.gitwork.rooms import load_git
+
+    return load_git(app, state), bool(state.phase(TASK_PHASE).waves)
 
 
 @click.group()
@@ -83,23 +112,29 @@ def _agent(agent: str | None) -> str:
     return agent or os.environ.get("AGENTS_STATE_AGENT") or f"pid-{os.getppid()}"
 
 
-def _report(out: object, as_json: bool) -> int:
+def _report(out: object, as_json: bool, room: dict[str, Any] | None = None) -> int:
+    """Print an outcome; ``room`` adds the task's worktree and branch (or a fuller message)."""
     from agents_state.engine.phases import Outcome
 
     assert isinstance(out, Outcome)
+    room = dict(room or {})
+    message = room.pop("message", out.message)
     if as_json:
         emit_json(
             {
-                "message": out.message,
+                "message": message,
                 "changed": out.changed,
                 "revision": out.state.revision,
                 **out.data,
+                **room,
             }
         )
     else:
         from agents_state.safetext import escape
 
-        click.echo(escape(out.message))
+        click.echo(escape(message))
+        if room:
+            click.echo(escape(f"work in {room['worktree']} (branch {room['branch']})"))
     return 0
 
 
@@ -118,11 +153,13 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
       agents-state task claim --agent worker-1 --json
     """
     from agents_state.engine.events import TaskClaim
+    from agents_state.gitwork.steps import after_claim
 
     app = app_from(ctx)
     out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
+    tid = out.data["task"]
+    room = after_claim(app, out.state, tid)
     if as_json:
-        tid = out.data["task"]
         t = (out.state.phase(TASK_PHASE).tasks or {})[tid]
         emit_json(
             {
@@ -134,11 +171,12 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
                 "description": t.description,
                 "files": t.files,
                 "complexity": t.complexity,
+                **room,
                 "revision": out.state.revision,
             }
         )
         return 0
-    return _report(out, as_json)
+    return _report(out, as_json, room)
 
 
 @task.command()
@@ -154,9 +192,11 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
       agents-state task start task-3 --agent worker-1
     """
     from agents_state.engine.events import TaskStart
+    from agents_state.gitwork.steps import after_claim
 
     app = app_from(ctx)
-    return _report(app.run(TaskStart(task_id=task_id, agent=agent)), as_json)
+    out = app.run(TaskStart(task_id=task_id, agent=agent))
+    return _report(out, as_json, after_claim(app, out.state, task_id))
 
 
 @task.command()
@@ -203,8 +243,23 @@ def done(
         if data is not None:
             app.store.write_artifact(f"2.1-result-{task_id}.md", data)
 
-    event = TaskDone(task_id=task_id, agent=agent, summary=summary, result=result, attempt=attempt)
-    return _report(app.run(event, write), as_json)
+    from agents_state.gitwork.steps import after_done, before_done
+
+    branch, head = before_done(app, task_id, summary)
+    event = TaskDone(
+        task_id=task_id,
+        agent=agent,
+        summary=summary,
+        result=result,
+        attempt=attempt,
+        branch=branch,
+        head=head,
+    )
+    out = app.run(event, write)
+    merged = after_done(app, out)
+    if merged is None:
+        return _report(out, as_json)
+    return _report(merged, as_json, {"message": f"{out.message}; {merged.message}"})
 
 
 @task.command()

@@ -63,7 +63,9 @@ def dispatch(
         print_outcome(app, f"Workflow in progress: {state.task}", as_json, state=state)
         return 0
     out = app.dispatch(task, replace=replace)
-    print_outcome(app, out.message, as_json, state=out.state)
+    from agents_state.gitwork.steps import dispatch_note
+
+    print_outcome(app, out.message + dispatch_note(app), as_json, state=out.state)
     return 0
 
 

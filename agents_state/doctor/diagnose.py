@@ -63,6 +63,7 @@ class Diagnosis:
     leftovers: list[str] = field(default_factory=list)  # migration sources still in place
     under_lock: bool = False  # diagnosed by ``--repair`` while it holds the lock
     archived_leftovers: list[Path] = field(default_factory=list)  # in phases/, copied in archive/
+    git_orphans: Any = None  # gitwork.orphans.Orphans: worktrees and branches no longer named
 
     def add(
         self, code: str, severity: Severity, message: str, repair: str, repairable: bool = True

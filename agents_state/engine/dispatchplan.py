@@ -32,7 +32,7 @@ def dispatch_plan(cfg: Config, task: str) -> dict[str, Any]:
     """The whole plan ``dispatch --dry-run`` shows: every stage and phase, who runs it and
     what it writes, with the agent counts ``dispatch`` would start with."""
     from agents_state.config import resolve_model
-    from agents_state.engine.nextaction import inline_as_agent
+    from agents_state.engine.agents import inline_as_agent
     from agents_state.workflow import STAGES, PhaseKind, artifact_path, phases_of
 
     sized = dispatch_sizing(cfg, task)

@@ -17,6 +17,8 @@ __all__ = [
     "Clarify",
     "Compact",
     "Event",
+    "MergeBegin",
+    "MergeRecord",
     "PhaseComplete",
     "PhaseFail",
     "PhaseStart",
@@ -151,6 +153,7 @@ class TasksLoad(Event):
     tasks: tuple[tuple[str, dict[str, Any]], ...]
     waves: tuple[tuple[str, ...], ...]
     source: str = "tasks file"  # the file as the caller named it, for error messages
+    git: dict[str, Any] | None = None  # worktree isolation: the integration branch (issue 22)
 
     def record(self) -> dict[str, Any]:
         return {"event": self.name, "tasks": len(self.tasks), "waves": len(self.waves)}
@@ -178,6 +181,28 @@ class TaskDone(Event):
     summary: str | None = None
     result: str | None = None
     attempt: int | None = None
+    branch: str | None = None  # worktree isolation: the task's branch and its head (issue 22)
+    head: str | None = None
+
+
+@dataclass(eq=False)
+class MergeBegin(Event):
+    """The merge queue is about to merge these tasks, in this order, onto integration ``head``."""
+
+    name: ClassVar[str] = "merge_begin"
+    tasks: tuple[str, ...]
+    head: str
+
+
+@dataclass(eq=False)
+class MergeRecord(Event):
+    """What the merge queue did: per task (id, outcome, commit, head, conflicting files)."""
+
+    name: ClassVar[str] = "merge_record"
+    results: tuple[tuple[str, str, str | None, str | None, tuple[str, ...]], ...]
+
+    def record(self) -> dict[str, Any]:
+        return {"event": self.name, "merges": {r[0]: r[1] for r in self.results}}
 
 
 @dataclass(eq=False)

@@ -13,8 +13,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from agents_state.config import Config, resolve_model
-from agents_state.engine.fallback import as_task_agent, claimed, with_fallback
+from agents_state.config import Config
+from agents_state.engine.agents import (
+    AGENT_TOOL_MODELS,
+    agent_tool_model,
+    agents_for,
+    inline_as_agent,
+    model_of,
+)
+from agents_state.engine.fallback import as_task_agent, claimed
 from agents_state.engine.ledger import phase_records
 from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
 from agents_state.engine.scoring import score_task
@@ -92,44 +99,6 @@ class Decision:
 
 def no_workflow() -> Decision:
     return Decision("start", None, ("no_workflow", {}), 'agents-state dispatch "<task>"')
-
-
-# Claude Code sub-agent types of the plugin, by the engine's agent type
-SUBAGENT_TYPES = {
-    "explore": "subagents:explore-agent",
-    "plan": "subagents:plan-agent",
-    "task": "subagents:task-agent",
-    "reviewer": "subagents:pr-reviewer",
-}
-
-
-# The Agent tool's ``model`` takes a family, never a versioned id (Claude Code 2.1.330)
-AGENT_TOOL_MODELS = ("sonnet", "opus", "haiku", "inherit")
-
-
-def agent_tool_model(name: str) -> str | None:
-    """The value to pass as the Agent tool's ``model`` for a configured model, or ``None`` when
-    the model is not a sub-agent model (a Codex MCP tool)."""
-    low = name.strip().lower()
-    if low == "inherit":
-        return "inherit"
-    if low.startswith(("codex", "mcp__")):
-        return None
-    return next((f for f in AGENT_TOOL_MODELS[:3] if f in low), None)
-
-
-def _model(name: str) -> dict[str, str | None]:
-    return {"model": name, "modelId": resolve_model(name), "agentModel": agent_tool_model(name)}
-
-
-def _agents(count: int, kind: str | None, model: str) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "count": count,
-        "type": kind,
-        "subagentType": SUBAGENT_TYPES.get(kind or ""),
-        **_model(model),
-    }
-    return with_fallback(out)
 
 
 def _reads(state: State, phase: Phase) -> list[str]:
@@ -276,21 +245,14 @@ def _earlier_outcomes(state: State, phase: Phase) -> list[Note]:
     return notes
 
 
-def inline_as_agent(config: Config, phase_id: str) -> tuple[str, str] | None:
-    """(agent type, model) when the config runs an inline phase as an agent (1.1, 2.2)."""
-    if phase_id == SIZING_PHASE and not config.stages.PLAN.brainstorm.inline:
-        b = config.stages.PLAN.brainstorm
-        return "plan", b.model or config.stages.PLAN.planning.model or config.defaults.model
-    if phase_id == "2.2" and not config.stages.IMPLEMENT.simplify.inline:
-        sim = config.stages.IMPLEMENT.simplify
-        return "task", sim.model or config.defaults.model
-    return None
-
-
 def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> Decision:
     write = artifact_path(phase.id)
     command = f"agents-state phase complete {phase.id} --artifact {write}"
     notes, extra_reads = _rework_notes(state, phase)
+    if state.git is not None:  # after 2.1 the work is the integration branch (issue 22)
+        from agents_state.engine.mergeaction import merged_notes
+
+        notes += merged_notes(state, config.stages.FINAL.git.workflow, phase.id)
     read = _reads(state, phase) + extra_reads
     facts: dict[str, Any] = {"task": state.task, "instructions": phase.instructions}
     retry_at = state.phase(phase.id).retryAt
@@ -312,7 +274,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     facts["notes"] = notes
     as_agent = inline_as_agent(config, phase.id)
     if as_agent is not None:
-        facts["agents"] = _agents(1, as_agent[0], as_agent[1])
+        facts["agents"] = agents_for(1, as_agent[0], as_agent[1])
         return Decision(
             "dispatch_agents",
             phase,
@@ -324,7 +286,7 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         )
     if phase.kind is PhaseKind.AGENTS:
         count, model = _agent_plan(state, config, phase)
-        agents = _agents(count, phase.agent_type, model)
+        agents = agents_for(count, phase.agent_type, model)
         answered = len(phase_records(state, phase.id))
         facts.update(agents=agents, answered=answered)
         return Decision(
@@ -339,7 +301,9 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         )
     if phase.kind is PhaseKind.REVIEW:
         review = config.review_for(phase.id)
-        facts.update(severity=review.blockingSeverity, agents=_agents(1, "reviewer", review.tool))
+        facts.update(
+            severity=review.blockingSeverity, agents=agents_for(1, "reviewer", review.tool)
+        )
         return Decision(
             "review",
             phase,
@@ -417,6 +381,13 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
     ready = ready_tasks(pstate, now, lease)
     idx = current_wave(pstate)
     wave_no = (idx or 0) + 1
+    if state.git is not None and not ready:
+        from agents_state.engine.mergeaction import merge_step
+
+        merging = merge_step(state, pstate, wave_no)
+        if merging is not None:
+            kind, words, command, extra = merging
+            return Decision(kind, phase, words, command, **extra)
     if ready:
         tasks = pstate.tasks
         listed = [
@@ -424,8 +395,9 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
                 "id": t,
                 "title": tasks[t].title,
                 "complexity": tasks[t].complexity,
-                **as_task_agent(_model(_task_model(config, tasks[t].complexity))),
+                **as_task_agent(model_of(_task_model(config, tasks[t].complexity))),
                 "files": tasks[t].files,
+                **({"worktree": f"{state.git.worktrees}/{t}"} if state.git else {}),
             }
             for t in ready
         ]
@@ -433,12 +405,12 @@ def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         return Decision(
             "dispatch_agents",
             phase,
-            ("wave", {"wave": wave_no}),
+            ("wave", {"wave": wave_no, **({"isolated": True} if state.git else {})}),
             "agents-state task done <task-id> --summary '<one line>'",
             read=[*_reads(state, phase), write],
             write=None,
             agents=as_task_agent(
-                _agents(
+                agents_for(
                     len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
                 )
             ),

@@ -68,7 +68,8 @@ __all__ = [
     "new_state",
 ]
 
-_TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"}
+_MERGES = {"merge_begin", "merge_record"}
+_TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"} | _MERGES
 _LATE_REPORTS = {"task_done", "task_fail", "task_start"}
 _RESUME = {"retry", "skip", "abort"}
 

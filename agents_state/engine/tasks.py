@@ -19,7 +19,7 @@ from agents_state.engine.ready import DONE as _DONE
 from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
 from agents_state.engine.table import Guard, phase_target, task_target, workflow_target
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
-from agents_state.models import Failure, PhaseState, State, TaskState, Wave
+from agents_state.models import Failure, GitInfo, PhaseState, State, TaskState, Wave
 from agents_state.policy import Policy
 from agents_state.types import format_time, parse_time
 from agents_state.workflow import TASK_PHASE, get_phase
@@ -66,6 +66,15 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
         return _done(state, phase, event, now, policy)
     if isinstance(event, ev.TaskFail):
         return _fail(state, phase, event, now, policy)
+    if isinstance(event, ev.MergeBegin | ev.MergeRecord):
+        from agents_state.engine.merges import apply_merge_event
+
+        out, last = apply_merge_event(state, phase, event, now)
+        if last is None:
+            return out
+        closed = _after_task(out.state, phase, out.message, now, last, policy)
+        data = {**closed.data, **out.data}
+        return Outcome(closed.state, closed.message, True, data, data)
     raise TypeError(f"no handler for the event {event.name!r}")  # a bug: every event has one
 
 
@@ -100,6 +109,8 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
     kept = _known_waves(phase, e)
     if kept is None:
         _check_wave_order(e, e.waves, "the planned waves")
+    if e.git is not None:
+        state.git = GitInfo.model_validate(e.git)
     phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
     if kept is not None:
         return _load_into_waves(state, phase, kept, e, now)
@@ -328,6 +339,8 @@ def _done(
     task.status = task_target(f"task {e.task_id}", task.status, "task_done")
     task.completedAt = ts
     task.summary, task.result, task.lastError = e.summary, e.result, None
+    if state.git is not None:  # the merge queue merges it once its wave is done (issue 22)
+        task.branch, task.head, task.merge = e.branch, e.head, "pending"
     return _after_task(state, phase, f"{e.task_id} completed", now, e.task_id, policy)
 
 
@@ -340,7 +353,7 @@ def _after_task(
     if idx is None or phase.waves[idx].status in _DONE:
         return _outcome(state, message, task=tid)
     wave = phase.waves[idx]
-    if not all(phase.tasks[t].status in _DONE for t in wave.tasks):
+    if not _wave_finished(state, phase, wave):
         return _outcome(state, message, task=tid)
     wave.status = "completed"
     message += f"; wave {idx + 1} completed"
@@ -356,6 +369,18 @@ def _after_task(
     state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
     out = advance(Ctx(state, ts, policy, now), TASK_PHASE, message + f"; {_PHASE} completed")
     return _outcome(out.state, out.message, task=tid)
+
+
+def _wave_finished(state: State, phase: PhaseState, wave: Wave) -> bool:
+    """Every task of the wave done and, under worktree isolation, merged."""
+    tasks = phase.tasks or {}
+    if not all(tasks[t].status in _DONE for t in wave.tasks):
+        return False
+    if state.git is None:
+        return True
+    from agents_state.engine.worktrees import wave_merged
+
+    return wave_merged(phase, wave.tasks)
 
 
 def _fail(
@@ -445,9 +470,11 @@ def skip_failed_tasks(state: State, phase_id: str, ts: str) -> tuple[str, bool]:
     if unblocked:
         msg += f"; unblocked dependents: {', '.join(unblocked)}"
     for i, wave in enumerate(phase.waves or []):
-        if wave.status not in _DONE and all(tasks[t].status in _DONE for t in wave.tasks):
+        if wave.status not in _DONE and _wave_finished(state, phase, wave):
             wave.status = "completed"
             if i + 1 < len(phase.waves or []):
                 (phase.waves or [])[i + 1].status = "in_progress"
     done = all(s.status in _DONE for s in tasks.values())
+    if state.git is not None:  # and merged (issue 22)
+        done = done and all(w.status in _DONE for w in phase.waves or [])
     return msg, done

@@ -17,7 +17,16 @@ from agents_state.errors import InvalidInputError
 from agents_state.safetext import LIMITS
 from agents_state.strictkeys import check_keys
 
-__all__ = ["ID_RE", "TaskDef", "find_cycle", "late_dependencies", "parse_tasks", "plan_waves"]
+__all__ = [
+    "ID_RE",
+    "TaskDef",
+    "files_overlap",
+    "find_cycle",
+    "late_dependencies",
+    "parse_tasks",
+    "plan_waves",
+    "plan_waves_apart",
+]
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _COMPLEXITY = ("easy", "medium", "hard")
@@ -221,3 +230,56 @@ def late_dependencies(
         if late:
             return tid, late
     return None
+
+
+def _prefix(pattern: str) -> str:
+    cut = next((i for i, c in enumerate(pattern) if c in "*?[{\\"), len(pattern))
+    return pattern[:cut]
+
+
+def files_overlap(a: str, b: str) -> bool:
+    """Could two ``files`` entries (paths or globs) name the same file?  Errs on yes."""
+    from agents_state.globs import glob_regex, has_glob
+
+    a, b = a.strip().lstrip("./") or a, b.strip().lstrip("./") or b
+    if a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/"):
+        return True
+    ga, gb = has_glob(a), has_glob(b)
+    if ga and not gb:
+        return re.fullmatch(glob_regex(a), b) is not None
+    if gb and not ga:
+        return re.fullmatch(glob_regex(b), a) is not None
+    if ga and gb:  # two globs: overlap unless their literal starts part ways
+        pa, pb = _prefix(a), _prefix(b)
+        return pa.startswith(pb) or pb.startswith(pa)
+    return False
+
+
+def plan_waves_apart(tasks: list[TaskDef], max_parallel: int) -> list[list[str]]:
+    """``plan_waves`` for tasks that share one working tree (no isolation, issue 22): within a
+    level, each task goes to the first wave with room whose tasks name no overlapping file."""
+    level = _levels(tasks)  # graphlib.CycleError for a cyclic set: parse_tasks refuses those
+    size = max(1, max_parallel)
+    by_level: dict[int, list[TaskDef]] = {}
+    for t in tasks:
+        by_level.setdefault(level[t.id], []).append(t)
+    waves: list[list[str]] = []
+    for lv in sorted(by_level):
+        mine: list[tuple[list[str], list[str]]] = []  # (ids, files) per wave of this level
+        for t in by_level[lv]:
+            home = next(
+                (
+                    w
+                    for w in mine
+                    if len(w[0]) < size
+                    and not any(files_overlap(f, g) for f in t.files for g in w[1])
+                ),
+                None,
+            )
+            if home is None:
+                home = ([], [])
+                mine.append(home)
+            home[0].append(t.id)
+            home[1].extend(t.files)
+        waves.extend(w[0] for w in mine)
+    return waves

@@ -527,7 +527,8 @@ def _refused(arg: str, refused: frozenset[str]) -> bool:
         return False
     if not arg.startswith("--") and len(arg) > 2:  # a cluster of short options: -rn
         return any(f"-{letter}" in refused for letter in arg[1:])
-    return False
+    # GNU getopt and git take any unambiguous prefix of a long option: --rec, --dir=, --ou=
+    return len(head) > 2 and any(r.startswith(head) for r in refused if r.startswith("--"))
 
 
 def _cd(words: list[Word], guard: PathGuard, cwds: list[str]) -> BashVerdict | None:
@@ -555,6 +556,10 @@ def _pathspec(word: Word) -> Word:
 def _check_word(word: Word, guard: PathGuard, cwds: list[str]) -> str | None:
     """Every path the word could name, from every working directory it could be read in."""
     parts: list[str] = []
+    if word.text.startswith("-") and not word.text.startswith("--") and len(word.text) > 2:
+        # a value attached to a short option (date -f.npmrc, git commit -F.pgpass), after
+        # each letter of a cluster
+        parts.extend(word.text[i:] for i in range(2, len(word.text)))
     if "=" in word.text:
         parts.append(word.text.split("=", 1)[1])
     if ":" in word.text:

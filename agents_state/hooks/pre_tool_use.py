@@ -5,7 +5,9 @@ sub-agent's call is judged by ``profile_check.subagent_denial``: allowed silentl
 workflow is active or the agent type has no profile; otherwise checked on what it will touch,
 and denied -- fail closed -- when the hook cannot decide.  A denial is Claude Code's
 ``hookSpecificOutput`` with ``permissionDecision: deny`` and a one-line reason the model can act
-on; nothing is printed for an allow.
+on; nothing is printed for an allow.  An allowed Bash call of a profile that keeps agents off
+credentials is answered with ``updatedInput`` instead: the command rewritten to run in a
+bubblewrap sandbox, with no permission decision (``hooks.sandbox``, issue 23).
 """
 
 from __future__ import annotations
@@ -61,5 +63,9 @@ def handle(event: str, explicit_root: str | None) -> None:
             f"agents-state: the tool profile check failed ({type(e).__name__}: {e}); "
             "denied. Retry once; if it fails again, finish with decision STOP and say so."
         )
-    if reason is not None:
+    if isinstance(reason, str):
         emit(deny_output(reason))
+    elif reason is not None:  # a contained Bash call (hooks.sandbox): rewritten, not granted
+        from agents_state.hooks.sandbox import rewrite_output
+
+        emit(rewrite_output(payload["tool_input"], reason.command))

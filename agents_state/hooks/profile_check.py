@@ -7,6 +7,9 @@ Glob patterns, and Bash by allowlist.  When the hook cannot decide (the state or
 cannot be read, the profile name is unknown, the call runs outside the project, the input is
 not what Claude Code sends) it denies with one line saying why: it fails closed.
 
+A Bash call the allowlist lets through is then contained: the answer is a ``Rewrite`` that runs
+it in a bubblewrap sandbox (``hooks.sandbox``, issue 23).
+
 Calls from the main conversation are not judged here.
 """
 
@@ -19,6 +22,8 @@ from agents_state.hooks.workflow_root import Workflow, find_workflow
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from agents_state.hooks.sandbox import Rewrite
 
 __all__ = ["FILE_KEYS", "is_subagent", "subagent_denial", "undecodable_denial"]
 
@@ -48,8 +53,9 @@ def undecodable_denial(raw: bytes, problem: str, explicit_root: str | None) -> s
     )
 
 
-def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str | None:
-    """The deny reason for a sub-agent's call, or ``None`` to allow it."""
+def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str | Rewrite | None:
+    """The deny reason for a sub-agent's call, ``None`` to allow it, or the ``Rewrite`` that
+    runs an allowed Bash call of a contained profile in its sandbox (``hooks.sandbox``)."""
     workflow = find_workflow(explicit_root, payload.get("cwd"))
     if workflow is None:
         return None
@@ -70,7 +76,9 @@ def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str |
     return _judge(workflow, payload, agent_type, tool)
 
 
-def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str, tool: str) -> str | None:
+def _judge(
+    workflow: Workflow, payload: dict[str, Any], agent_type: str, tool: str
+) -> str | Rewrite | None:
     from agents_state.hooks.agentmap import ProfileUndecidable, agent_name, profile_for
     from agents_state.profiles import credential_denial, tool_allowed, tool_denial
 
@@ -86,6 +94,10 @@ def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str, tool: s
     cwd, why = _call_cwd(workflow.root, payload.get("cwd"))
     if why:
         return f"{_PREFIX}{why}; denied."
+    if name == "task-agent" and tool in _WRITE_TOOLS:
+        room = _outside_worktree(workflow.root, cwd, payload.get("tool_input"))
+        if room:
+            return f"{_PREFIX}{room}; denied."
     if not profile.protect_secrets:
         return None
     tool_input = payload.get("tool_input")
@@ -105,6 +117,29 @@ def _judge(workflow: Workflow, payload: dict[str, Any], agent_type: str, tool: s
     if unjudgeable:
         return f"{_PREFIX}{unjudgeable}; denied."
     return credential_denial(profile, found) if found else None
+
+
+_WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+
+
+def _outside_worktree(root: str, cwd: str, tool_input: object) -> str | None:
+    """Under worktree isolation (issue 22) a task agent writes only inside a task worktree."""
+    base = os.path.join(os.path.realpath(root), ".agents", "worktrees")
+    if not os.path.isdir(base) or not isinstance(tool_input, dict):
+        return None
+    target = next((tool_input[k] for k in FILE_KEYS if isinstance(tool_input.get(k), str)), None)
+    if target is None:
+        return None
+    real = os.path.realpath(os.path.join(cwd, target))
+    rel = os.path.relpath(real, base)
+    room = rel.split(os.sep, 1)[0]
+    if rel.startswith("..") or room in (".", "_integration") or os.sep not in rel:
+        return (
+            f"worktree isolation is on: a task agent writes only inside its task's worktree "
+            f"(.agents/worktrees/<task-id>/, printed by agents-state task start); {target} "
+            "is outside it"
+        )
+    return None
 
 
 def _call_cwd(root: str, cwd: object) -> tuple[str, str | None]:
@@ -156,16 +191,19 @@ def _touches(tool: str, tool_input: dict[str, Any], guard: Any) -> tuple[str | N
     return None, None
 
 
-def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | None:
+def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | Rewrite | None:
     from agents_state.hooks.bashguard import check_bash
     from agents_state.profiles import credential_denial
 
     command = tool_input.get("command")
     if not isinstance(command, str):
         return f"{_PREFIX}the Bash call has no command string; denied."
+    cwd = guard.cwd
     verdict = check_bash(command, guard, profile.bash_allow, profile.git_write)
-    if verdict is None:
-        return None
+    if verdict is None:  # the first answer lets it through: it runs contained (issue 23)
+        from agents_state.hooks.sandbox import contain
+
+        return contain(profile, guard.root, cwd, tool_input)
     if verdict.credential:
         return credential_denial(profile, verdict.why)
     git = (

@@ -30,6 +30,7 @@ CLASS_STYLES: dict[str, str] = {
     "stopped": "fill:#fbefff,stroke:#8250df,color:#3e1f79",
     "skipped": "fill:#eaeef2,stroke:#8c959f,color:#57606a,stroke-dasharray:4 3",
 }
+CONFLICT_STYLE = "fill:#fff8c5,stroke:#bf8700,color:#4d2d00,stroke-width:3px"
 # order matters: '#' first, since the other entities start with it
 _ENTITIES = (
     ("#", "#35;"),
@@ -87,8 +88,13 @@ def _waves(state: State, wave: int | None) -> tuple[list[str], bool]:
         for tid in w.tasks:
             t = tasks[tid]
             owner = f" · {t.owner}" if t.owner and t.status == "in_progress" else ""
-            label = escape_label(f"{_MARK[t.status]} {tid}: {t.title}{owner}")
-            lines.append(f'    {node[tid]}["{label}"]:::{t.status}')
+            if t.merge == "conflict":  # its merge was aborted: a resolve step waits (issue 22)
+                files = ", ".join(t.conflictFiles or [])
+                label = escape_label(f"⚡ {tid}: {t.title} · merge conflict: {files}")
+                lines.append(f'    {node[tid]}["{label}"]:::conflict')
+            else:
+                label = escape_label(f"{_MARK[t.status]} {tid}: {t.title}{owner}")
+                lines.append(f'    {node[tid]}["{label}"]:::{t.status}')
             shown.add(tid)
         lines.append("  end")
         lines.append(f"  class w{i + 1} wave_{w.status}")
@@ -114,6 +120,8 @@ def mermaid(state: State, pipeline: bool = False, wave: int | None = None) -> st
         lines.append('  none["no tasks loaded yet (phase 2.1)"]:::pending')
     for name, style in CLASS_STYLES.items():
         lines.append(f"  classDef {name} {style}")
+    if any(":::conflict" in ln for ln in body):
+        lines.append(f"  classDef conflict {CONFLICT_STYLE}")
     for name, style in CLASS_STYLES.items():
         stroke = style.split("stroke:")[1].split(",")[0]
         lines.append(f"  classDef wave_{name} fill:none,stroke:{stroke}")

@@ -17,7 +17,14 @@ from agents_state.engine.fallback import FALLBACK_AGENT_MODEL
 from agents_state.engine.nextaction import Decision, Note, decide, no_workflow
 from agents_state.models import State
 
-__all__ = ["COMPACT_STEPS", "WAIT_FOR_AGENTS", "next_action", "no_workflow_action", "render"]
+__all__ = [
+    "COMPACT_STEPS",
+    "ISOLATED",
+    "WAIT_FOR_AGENTS",
+    "next_action",
+    "no_workflow_action",
+    "render",
+]
 
 # One story with the workflow skill: the model cannot run /compact itself, so it records the
 # boundary first and the user (or Claude Code, when the context fills) compacts.
@@ -98,6 +105,15 @@ def _skipped_tasks(f: dict[str, Any]) -> str:
     return f"Skipped tasks (not implemented): {', '.join(skipped[:10])}{more}."
 
 
+_FINISH = {
+    "branch+PR": "push {branch} and open the pull request from it (it is the PR's branch)",
+    "branch": "leave the work on {branch} and tell the user its name",
+    "commit": "bring {branch} into the user's branch (git merge --ff-only {branch} when they "
+    "have not moved on; ask the user before touching their uncommitted changes)",
+    "none": "leave {branch} as it is and tell the user its name",
+}
+
+
 _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
     "plan_agents": lambda f: (
         f"When the brainstorm finds the plan areas, put their number in place of {f['estimate']} "
@@ -120,7 +136,36 @@ _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
         "The user accepted failing tests (3.1 skipped); say so in the review."
     ),
     "attempt_failed": lambda f: f"The previous attempt failed: {f['error']}",
+    "merged_work": lambda f: (
+        f"Worktree isolation: the merged work is on branch {f['branch']}, checked out in "
+        f"{f['worktrees']}/_integration; read, change and commit there (your own checkout does "
+        "not have it)."
+    ),
+    "finish_branch": lambda f: (
+        "To finish: " + _FINISH.get(f["workflow"], _FINISH["none"]).format(branch=f["branch"]) + "."
+    ),
 }
+
+
+# One story with the task-dispatcher skill and the task agent's file (issue 22)
+ISOLATED = (
+    ". Worktree isolation is on: give each agent the command agents-state task start "
+    "<task-id> to run first; it makes the task's own git worktree and prints the folder to "
+    "work in. The agent works only there (absolute paths; cd into it for every shell "
+    "command) and may commit there; task done commits what is left, and the last done of a "
+    "wave merges the wave into the integration branch"
+)
+
+
+def _resolve(f: dict[str, Any]) -> str:
+    files = ", ".join(f["files"]) or "(unknown files)"
+    return (
+        f"Task {f['task']}'s change conflicts with {f['branch']} in {files}; the integration "
+        "branch is unchanged and both changes are on their branches. Run the command: it "
+        "merges the integration branch into the task's worktree and names the files. Edit them "
+        "there so that both changes survive (or ask the user which to keep), then run: "
+        "agents-state merge"
+    )
 
 
 def _completed(f: dict[str, Any]) -> str:
@@ -237,7 +282,13 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "model), each with its task id. Each agent records its own result with the command (or: "
         "agents-state task fail <task-id> --error TEXT). Background agents answer one by one as "
         "task notifications: when all have answered, run: agents-state next"
+        + (ISOLATED if f.get("isolated") else "")
     ),
+    "merge_wave": lambda f: (
+        f"Wave {f['wave']} is done; merge its tasks into {f['branch']} (in task id order) with "
+        "the command, then run: agents-state next"
+    ),
+    "resolve_conflict": _resolve,
     "tasks_wait": lambda f: (
         f"Nothing to dispatch: {f['reason']}. Wait for the running task "
         "agents (or until the time), then run the command."

@@ -250,6 +250,10 @@ def _task_lines(ph: PhaseState, now: datetime) -> list[str]:
                 bits.append(f"for {age(t.claimedAt, now)}")
             if t.attempts > 1:
                 bits.append(f"attempt {t.attempts}")
+            if t.branch:
+                bits.append(f"branch {escape(t.branch)}")
+            if t.merge:
+                bits.append(f"merge {t.merge}")
             tail = f" ({', '.join(bits)})" if bits else ""
             lines.append(f"          {MARKS[t.status]} {escape(tid)} {escape(t.title)}{tail}")
     return lines
@@ -266,8 +270,34 @@ def _tasks_block(state: State, now: datetime, lease: int, verbose: bool) -> list
         ] + ["        task definitions not loaded yet (agents-state tasks load FILE)"]
     if not ph.tasks or not ph.waves:
         return []
-    lines = _wave_progress(ph) + _task_problems(ph, now, lease)
+    lines = _wave_progress(ph) + _isolation_lines(state, ph) + _task_problems(ph, now, lease)
     return lines + (_task_lines(ph, now) if verbose else [])
+
+
+def _isolation_lines(state: State, ph: PhaseState) -> list[str]:
+    """Worktree isolation and merges (issue 22), or that it is off."""
+    from agents_state.views.summary import isolation
+
+    iso = isolation(state, ph)
+    if iso["mode"] == "off":
+        return [
+            "        isolation: off (tasks share the working tree; tasks whose files overlap "
+            "run in different waves)"
+        ]
+    m = iso["merges"]
+    lines = [
+        f"        isolation: a git worktree per task, merged into {escape(iso['branch'])} "
+        f"({m.get('merged', 0)} merged, {m.get('nochange', 0)} without change, "
+        f"{m.get('pending', 0)} to merge, {m.get('conflict', 0)} in conflict)"
+    ]
+    if state.git is not None and state.git.intent is not None:
+        lines.append("        a merge run was interrupted: agents-state merge finishes it")
+    for tid, files in iso["conflicts"].items():
+        lines.append(
+            f"        ⚡ {escape(tid)} conflicts in {escape(', '.join(files))} "
+            f"(resolve: agents-state merge --resolve {escape(tid)})"
+        )
+    return lines
 
 
 def _stage_lines(state: State, now: datetime, lease: int, verbose: bool) -> list[str]:

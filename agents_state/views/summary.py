@@ -6,10 +6,29 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.engine.ready import current_wave, is_stale
-from agents_state.models import State
+from agents_state.models import PhaseState, State
 from agents_state.workflow import TASK_PHASE
 
-__all__ = ["summarize"]
+__all__ = ["isolation", "summarize"]
+
+
+def isolation(state: State, phase: PhaseState) -> dict[str, Any]:
+    """Worktree isolation of phase 2.1 (issue 22): the branch, merge counts and conflicts."""
+    if state.git is None:
+        return {"mode": "off"}
+    merges: dict[str, int] = {}
+    conflicts: dict[str, list[str]] = {}
+    for tid, t in (phase.tasks or {}).items():
+        if t.merge:
+            merges[t.merge] = merges.get(t.merge, 0) + 1
+        if t.merge == "conflict":
+            conflicts[tid] = t.conflictFiles or []
+    return {
+        "mode": "worktree",
+        "branch": state.git.branch,
+        "merges": merges,
+        "conflicts": conflicts,
+    }
 
 
 def summarize(state: State, now: datetime, lease: int, verbose: bool = False) -> dict[str, Any]:
@@ -25,6 +44,7 @@ def summarize(state: State, now: datetime, lease: int, verbose: bool = False) ->
         waves = phase.waves or []
         detail = data["stages"]["IMPLEMENT"]["phases"][TASK_PHASE]
         detail["taskCounts"] = counts
+        detail["isolation"] = isolation(state, phase)
         detail["staleTasks"] = stale
         detail["currentWave"] = (
             None if idx is None else {"index": idx + 1, "of": len(waves), "tasks": waves[idx].tasks}

@@ -312,7 +312,8 @@ def test_design004_example_state_waves_without_definitions(root: Path) -> None:
     )
     out = js(root, "tasks", "load", "t.json")
     assert out["message"] == (
-        "5 task definitions loaded into the 2 listed wave(s); 1 already completed"
+        "5 task definitions loaded into the 2 listed wave(s); 1 already completed; "
+        "isolation off: tasks share the working tree"  # not a git repository (issue 22)
     )
     state = json.loads(state_bytes(root))
     p21 = state["stages"]["IMPLEMENT"]["phases"]["2.1"]

@@ -89,3 +89,35 @@ def test_a_version_1_database_is_migrated_on_first_use_and_keeps_its_workflow(
         f"schema_version: is 99, newer than this agents-state knows "
         f"({SCHEMA_VERSION}); upgrade agents-state\n"
     )
+
+
+def test_a_chain_linked_to_a_task_completes_it_in_the_server_store(
+    root: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: the chain records on the workflow store it lives beside (the server), through
+    the command's own store, not an ``App`` it would build for itself."""
+    import json
+
+    from clitools import cli_json
+
+    monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
+    w = PgWalk(root, pg_url)
+    (root / ".agents").mkdir()
+    (root / ".agents" / "config.json").write_text(
+        json.dumps({"stages": {"PLAN": {"enabled": False}}, "compaction": {"betweenStages": False}})
+    )
+    w.run("dispatch", "Add user authentication")
+    w.run("phase", "complete", "0", "--artifact", "-", stdin="# explore\n")
+    (root / "tasks.json").write_text(json.dumps({"tasks": [{"id": "auth", "title": "Login"}]}))
+    w.run("tasks", "load", "tasks.json")
+    w.run("chain", "start", "code", "Add loginUser", "--task", "auth", *SIZE3)
+    w.respond("code-1", RESEARCH)
+    w.respond("code-1", WRITER)
+    assert w.respond("code-1", QA_PASS)["status"] == "completed"
+    state = PgStore(pg_url, root).load()
+    assert state is not None
+    tasks = state.phase("2.1").tasks or {}
+    assert tasks["auth"].status == "completed"
+    assert w.chain("code-1")["workflow"] == {"phase": "2.1", "task": "auth", "recorded": True}
+    assert not (root / ".agents" / "state.json").exists()  # nothing recorded on disk
+    assert cli_json(root, "status")["workflow"]["currentPhase"] == "2.2"

@@ -76,3 +76,21 @@ def test_skills_wait_for_background_agents_and_pass_the_agent_model() -> None:
         assert "sonnet-4.5 ->" not in text, name  # no hand mapping of aliases any more
     for name in ("explore-dispatcher", "plan-dispatcher"):
         assert "never a versioned id" in skill(name)
+
+
+def test_worktree_isolation_is_one_story() -> None:
+    """Issue 22: where the agent works, what it commits, what the engine does after."""
+    from agents_state.views.nextaction import ISOLATED
+
+    dispatcher, agent = skill("task-dispatcher"), (PLUGIN_ROOT / "agents" / "task-agent.md")
+    agent_text = agent.read_text()
+    for needle in ("agents-state task start <task-id>", "prints the folder to work in"):
+        assert needle in ISOLATED
+    assert "`agents-state task start <id>` to run first" in dispatcher
+    assert "prints the\n  folder to work in" in dispatcher
+    assert "`task done <id>` commits what the agent left uncommitted" in dispatcher
+    assert "`agents-state merge --resolve <id>`" in dispatcher
+    assert '`stages.IMPLEMENT.tasks.isolation: "none"`' in dispatcher
+    assert "If it prints `work in <folder>` (JSON: `worktree`)" in agent_text
+    assert "`task done` commits whatever you leave" in agent_text
+    assert "merges\n   your branch into the workflow's integration branch" in agent_text

@@ -61,7 +61,8 @@ def ask(
     cwd: str | Path | None = None,
     **extra: Any,
 ) -> str | None:
-    """The deny reason for a sub-agent's call, or ``None`` when it is allowed."""
+    """The deny reason for a sub-agent's call, or ``None`` when it is allowed (a contained Bash
+    call's rewrite counts as allowed: ``tests/protocol/test_sandbox*.py`` run it)."""
     payload = {
         "session_id": "s",
         "transcript_path": "/tmp/t.jsonl",
@@ -74,4 +75,5 @@ def ask(
         "agent_type": agent,
         **extra,
     }
-    return subagent_denial(payload, None)
+    answer = subagent_denial(payload, None)
+    return answer if answer is None or isinstance(answer, str) else None

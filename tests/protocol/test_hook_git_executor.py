@@ -129,8 +129,9 @@ REFUSED = [
     ),
     (
         "git push --exec=/tmp/x origin",
-        "'git push --exec=/tmp/x' is refused (push without force, "
-        "deletion, mirroring, all branches or tags, or another program)",
+        # a prefix of git's --exec-path (issue 23: GNU-style prefixes are the option)
+        "'git --exec=/tmp/x' is refused (it runs other programs, writes files or reads "
+        "whole folders)",
     ),
     (
         "git push -uf origin main",

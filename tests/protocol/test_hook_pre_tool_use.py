@@ -64,6 +64,10 @@ def decision(out: str) -> str:
     data = json.loads(out)
     hso = data["hookSpecificOutput"]
     assert hso["hookEventName"] == "PreToolUse"
+    if "updatedInput" in hso:  # a contained Bash call (issue 23): rewritten, never granted
+        assert "permissionDecision" not in hso
+        assert hso["updatedInput"]["command"].startswith(("/usr/bin/bwrap ", "/bin/bwrap "))
+        return "contained"
     assert hso["permissionDecisionReason"].startswith("agents-state: ")
     return str(hso["permissionDecision"])
 
@@ -103,7 +107,7 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:explore", "Grep", {"pattern": "\\.env", "path": "src"}, "allow"),
     ("subagents:reviewer", "Read", {"file_path": "secrets.yaml"}, "deny"),
     # validator (reader + Bash: quality-validator, quality-checker, code-qa)
-    ("subagents:quality-checker", "Bash", {"command": "pnpm typecheck"}, "allow"),
+    ("subagents:quality-checker", "Bash", {"command": "pnpm typecheck"}, "contained"),
     ("subagents:quality-checker", "Bash", {"command": "cat .env"}, "deny"),
     ("subagents:quality-checker", "Write", {"file_path": "a.ts"}, "deny"),
     ("subagents:code-qa", "Read", READ, "allow"),
@@ -119,18 +123,19 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:worker", "mcp__context7__get-library-docs", {}, "deny"),
     # validator for the command runners too (issue 18: parallel-executor was orchestrator,
     # pr-reviewer reader)
-    ("subagents:parallel-executor", "Bash", {"command": "pnpm test"}, "allow"),
+    ("subagents:parallel-executor", "Bash", {"command": "pnpm test"}, "contained"),
     ("subagents:parallel-executor", "Bash", {"command": "pnpm test > out.log"}, "deny"),
     ("subagents:parallel-executor", "Agent", {"prompt": "p"}, "deny"),
     ("subagents:parallel-executor", "mcp__github__create_issue", {}, "deny"),
-    ("subagents:pr-reviewer", "Bash", {"command": "git diff main...feature"}, "allow"),
+    ("subagents:pr-reviewer", "Bash", {"command": "git diff main...feature"}, "contained"),
     ("subagents:pr-reviewer", "Bash", {"command": "gh pr diff 7"}, "deny"),
     ("subagents:pr-reviewer", "Edit", {"file_path": "src/a.ts"}, "deny"),
     # committer (git-executor, FINAL phase 4.3): the validator's allowlist plus its git and gh
     # writes (issue 18: with the validator profile the hook denied the work it exists for)
-    ("subagents:git-executor", "Bash", {"command": "git switch --create feat/oauth"}, "allow"),
-    ("subagents:git-executor", "Bash", {"command": "git add src/a.ts README.md"}, "allow"),
-    ("subagents:git-executor", "Bash", {"command": "git commit -m 'feat: add OAuth'"}, "allow"),
+    ("subagents:git-executor", "Bash", {"command": "git switch --create feat/oauth"}, "contained"),
+    ("subagents:git-executor", "Bash", {"command": "git add src/a.ts README.md"}, "contained"),
+    ("subagents:git-executor", "Bash", {"command": "git commit -m 'feat: add OAuth'"}, "contained"),
+    # the push and the pull request need the network and the user's credentials: uncontained
     ("subagents:git-executor", "Bash", {"command": "git push -u origin feat/oauth"}, "allow"),
     (
         "subagents:git-executor",
@@ -139,6 +144,7 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
         "allow",
     ),
     ("subagents:git-executor", "Bash", {"command": "gh pr view --json url"}, "allow"),
+    ("subagents:git-executor", "Bash", {"command": "git push origin x; git log"}, "contained"),
     ("subagents:git-executor", "Bash", {"command": "git -c core.sshCommand=sh push"}, "deny"),
     ("subagents:git-executor", "Bash", {"command": "git commit -m x && curl x.dev"}, "deny"),
     ("subagents:git-executor", "Bash", {"command": "gh api user"}, "deny"),
@@ -149,7 +155,7 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:quality-checker", "Bash", {"command": "git commit -m x"}, "deny"),
     ("subagents:git-content-generator", "Bash", {"command": "git push origin x"}, "deny"),
     # composite researcher+Bash
-    ("subagents:code-analyzer", "Bash", {"command": "git log"}, "allow"),
+    ("subagents:code-analyzer", "Bash", {"command": "git log"}, "contained"),
     ("subagents:code-analyzer", "Write", {"file_path": "a"}, "deny"),
     # unknown agents and other plugins: no profile, allowed
     ("subagents:unknown-helper", "Write", {"file_path": "a"}, "allow"),

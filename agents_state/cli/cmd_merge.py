@@ -1,0 +1,59 @@
+"""merge: run the merge queue of phase 2.1 (worktree isolation), or prepare a conflict's fix."""
+
+from __future__ import annotations
+
+import click
+
+from agents_state.cli.completion import task_ids
+from agents_state.cli.options import app_from, json_option
+
+__all__ = ["merge"]
+
+
+@click.command()
+@click.option(
+    "--resolve",
+    "resolve_id",
+    metavar="ID",
+    shell_complete=task_ids,
+    help="Merge the integration branch into task ID's worktree, leaving its conflicts to fix.",
+)
+@json_option
+@click.pass_context
+def merge(ctx: click.Context, resolve_id: str | None, as_json: bool) -> int:
+    """Merge the done tasks of the current wave into the integration branch, in order.
+
+    Runs by itself when the last task of a wave is done; run it after a crash or after
+    resolving a conflict.  A conflict leaves the integration branch as it was.
+
+    \b
+    Example:
+      agents-state merge
+      agents-state merge --resolve task-3
+    """
+    from agents_state.cli.options import print_outcome
+
+    app = app_from(ctx)
+    if resolve_id is not None:
+        from agents_state.gitwork.queue import prepare_resolve
+
+        where, files = prepare_resolve(app, resolve_id)
+        message = (
+            f"{resolve_id}: the integration branch is merged into {where}; "
+            + (
+                f"resolve the conflicts in {', '.join(files)} keeping both changes, "
+                if files
+                else "no conflict is left, "
+            )
+            + "then run: agents-state merge"
+        )
+        print_outcome(app, message, as_json, worktree=where, files=files)
+        return 0
+    from agents_state.gitwork.queue import run_queue
+
+    out = run_queue(app)
+    if out is None:
+        print_outcome(app, "nothing to merge", as_json)
+        return 0
+    print_outcome(app, out.message, as_json, state=out.state, **out.data)
+    return 0

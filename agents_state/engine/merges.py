@@ -1,0 +1,62 @@
+"""Merge events of the task phase under worktree isolation (issue 22; pure).
+
+The merge queue (``gitwork.queue``) records a run in two transitions: ``merge_begin`` writes the
+intent (the tasks in merge order and the integration head before the run) and ``merge_record``
+writes what git did and clears it.  A run killed in between leaves the intent in the state:
+the next run finds it, asks git what landed, and finishes the rest.  A wave completes (and the
+next opens, or the phase ends) only in the transition that records its last merge.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from agents_state.engine import events as ev
+from agents_state.engine.context import Outcome
+from agents_state.errors import TransitionNotAllowedError
+from agents_state.models import MergeIntent, PhaseState, State
+from agents_state.types import format_time
+from agents_state.workflow import TASK_PHASE
+
+__all__ = ["apply_merge_event"]
+
+_OUTCOMES = ("merged", "nochange", "conflict", "pending")
+
+
+def apply_merge_event(
+    state: State, phase: PhaseState, event: ev.MergeBegin | ev.MergeRecord, now: datetime
+) -> tuple[Outcome, str | None]:
+    """The outcome, and the task whose wave may now be complete (for ``tasks``, which closes
+    the wave and opens the next), or None."""
+    if state.git is None:
+        raise TransitionNotAllowedError(
+            f"phase {TASK_PHASE}",
+            "without worktree isolation",
+            event.name.replace("_", " "),
+            hint="there is no integration branch to merge into",
+        )
+    git = state.git = state.git.model_copy()
+    if isinstance(event, ev.MergeBegin):
+        git.intent = MergeIntent(tasks=list(event.tasks), head=event.head, at=format_time(now))
+        message = f"merging {len(event.tasks)} task(s) into {git.branch}"
+        return Outcome(state, message, True, {"tasks": list(event.tasks)}, {}), None
+    git.intent = None
+    tasks = phase.tasks or {}
+    merged: list[str] = []
+    conflicts: list[str] = []
+    for tid, outcome, commit, head, files in event.results:
+        if outcome not in _OUTCOMES or tid not in tasks:
+            raise ValueError(f"bad merge result {tid!r}: {outcome!r}")
+        task = tasks[tid] = tasks[tid].model_copy()  # copy on write: tasks are shared
+        task.merge = outcome  # type: ignore[assignment]
+        task.mergeCommit = commit
+        task.head = head or task.head
+        task.branch = task.branch or f"{git.branch}-{tid}"
+        task.conflictFiles = list(files) if outcome == "conflict" else None
+        (conflicts if outcome == "conflict" else merged).append(tid)
+    message = f"merged {len(merged)} task(s) into {git.branch}"
+    if conflicts:
+        message += f"; conflict: {', '.join(conflicts)} (resolve: agents-state merge --resolve ID)"
+    data = {"merged": merged, "conflicts": conflicts}
+    last = event.results[-1][0] if event.results else None
+    return Outcome(state, message, True, data, data), last

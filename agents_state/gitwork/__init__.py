@@ -1,0 +1,7 @@
+"""Git isolation of phase 2.1 (issue 22): a worktree per task, merged back in dependency order.
+
+The shell around git (the names and the merge order are pure, in ``engine.worktrees``): ``git``
+runs the ``git`` program (explicit arguments, no shell); ``rooms`` makes the integration branch
+and the task worktrees; ``queue`` is the merge queue; ``steps`` is what the task commands add;
+``orphans`` is doctor's look at worktrees and branches the state no longer names.
+"""

@@ -1,0 +1,184 @@
+"""The merge queue: completed tasks merged into the integration branch by git itself.
+
+A run, under ``.agents/git.lock``: (1) repair the engine's integration worktree after a kill
+(stale lock files, a half-done merge, a half-written checkout: it is the engine's own, so it is
+reset to its branch head); (2) record the intent (``merge_begin``: the tasks in order and the
+head before); (3) merge each task's branch with ``--no-ff``; a conflict is aborted, so the
+branch stays as it was; (4) record what happened (``merge_record``), which completes the wave
+when every task of it is merged.  A run killed anywhere is finished by the next one: a task
+whose head the integration branch already holds is recorded with the merge commit that brought
+it (found from its parents), never merged twice; a task's own branch is never moved or deleted
+before its merge is recorded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agents_state.engine.worktrees import commit_message, merge_queue, task_branch
+from agents_state.gitwork.git import Git, GitError
+from agents_state.gitwork.rooms import (
+    commit_leftovers,
+    ensure_integration,
+    git_lock,
+    worktree_path,
+)
+from agents_state.workflow import TASK_PHASE
+
+if TYPE_CHECKING:
+    from agents_state.app import App
+    from agents_state.engine.context import Outcome
+    from agents_state.models import GitInfo
+
+__all__ = ["Result", "prepare_resolve", "repair_integration", "run_queue"]
+
+Result = tuple[str, str, str | None, str | None, tuple[str, ...]]
+
+
+def repair_integration(intg: Git, branch: str, interrupted: bool) -> str:
+    """Undo what a killed run left in the engine's integration worktree; returns its head.
+
+    ``interrupted``: the state holds an intent, so a run died after it began: the worktree is
+    checked for half-written files too (a clean finish leaves none, so that look is skipped)."""
+    from agents_state.gitwork.rooms import _clear_stale
+
+    git_dir, common, head = intg.out(
+        "rev-parse", "--absolute-git-dir", "--git-common-dir", "HEAD"
+    ).split("\n")
+    gd = Path(git_dir)
+    stale = _clear_stale(gd, intg.cwd / common / "refs" / "heads" / f"{branch}.lock")
+    merging = (gd / "MERGE_HEAD").exists()
+    if merging:
+        intg.run("merge", "--abort", ok=(0, 128))
+    moved = (gd / "HEAD").read_text().strip() != f"ref: refs/heads/{branch}"
+    if moved:
+        intg.run("checkout", "--quiet", "--force", branch)
+    if (interrupted or stale or merging or moved) and intg.dirty():
+        intg.run("reset", "--quiet", "--hard", "HEAD")
+        intg.run("clean", "--quiet", "-fd")
+    return intg.out("rev-parse", "HEAD") if moved else head
+
+
+def run_queue(app: App) -> Outcome | None:
+    """Merge what is due; None when nothing is (or there is no isolation)."""
+    from agents_state.engine import events as ev
+
+    with git_lock(app):
+        state = app.require()
+        if state.git is None:
+            return None
+        phase = state.phase(TASK_PHASE)
+        queue = merge_queue(state, phase)
+        if not queue:  # after phase 2.1 the integration worktree is the later phases' to edit
+            return None
+        intg = ensure_integration(app, state.git)
+        head = repair_integration(intg, state.git.branch, state.git.intent is not None)
+        tasks = phase.tasks or {}
+        for tid in queue:  # first, so that a refusal (conflict markers) writes nothing
+            task = tasks[tid]
+            if task.head is None or task.merge == "conflict":  # not committed by task done
+                commit_leftovers(worktree_path(app, state.git, tid), commit_message(tid, task))
+        intent = state.git.intent
+        if intent is None or intent.tasks != queue:
+            app.run(ev.MergeBegin(tuple(queue), head))
+        since = intent.head if intent is not None else head
+        heads = _heads(intg, state.git, queue)
+        conflicts: dict[str, tuple[str, ...]] = {}
+        for tid in queue:
+            tip = heads[tid]
+            if tip is not None and (files := _merge(intg, tid, tasks[tid].title, tip)):
+                conflicts[tid] = files
+        results = _results(intg, queue, heads, conflicts, since)
+        out = app.run(ev.MergeRecord(tuple(results)))
+        _tidy(app, state.git, results)
+        return out
+
+
+def _heads(intg: Git, git: GitInfo, queue: list[str]) -> dict[str, str | None]:
+    """Each task's branch head in one call (None: no branch, as no worktree was ever made)."""
+    refs = [f"refs/heads/{task_branch(git, t)}" for t in queue]
+    out = intg.run("rev-parse", *refs, ok=(0, 128)).stdout.split()
+    if len(out) == len(refs):
+        return dict(zip(queue, out, strict=True))
+    return {t: intg.rev(r) for t, r in zip(queue, refs, strict=True)}
+
+
+def _merge(intg: Git, tid: str, title: str, head: str) -> tuple[str, ...]:
+    """Merge one task's head; () when it merged (or had nothing new), else the conflict files
+    (the merge aborted: the integration branch is as it was)."""
+    message = f"Merge task {tid}: {title.strip() or 'task'}"
+    proc = intg.run("merge", "--no-ff", "--no-edit", "-m", message, head, ok=(0, 1))
+    if proc.returncode == 0:
+        return ()
+    files = intg.out("diff", "--name-only", "--diff-filter=U").splitlines()
+    intg.run("merge", "--abort", ok=(0, 128))
+    if intg.rev("MERGE_HEAD") is not None:
+        raise GitError(["merge", "--abort"], f"could not undo the merge of {head}")
+    if not files:
+        raise GitError(["merge", head], proc.stderr or proc.stdout)
+    return tuple(sorted(files))
+
+
+def _results(
+    intg: Git,
+    queue: list[str],
+    heads: dict[str, str | None],
+    conflicts: dict[str, tuple[str, ...]],
+    since: str,
+) -> list[Result]:
+    """What happened to each task, from the integration branch's own history: a task whose
+    head is the second parent of a merge commit since the run began (this run's or a killed
+    one's) is merged by it; one whose merge changed nothing had nothing new."""
+    merged_by: dict[str, str] = {}
+    for line in intg.out("rev-list", "--first-parent", "--parents", f"{since}..HEAD").splitlines():
+        parts = line.split()
+        for parent in parts[2:]:
+            merged_by.setdefault(parent, parts[0])
+    out: list[Result] = []
+    for tid in queue:
+        head = heads[tid]
+        if tid in conflicts:
+            out.append((tid, "conflict", None, head, conflicts[tid]))
+        elif head is not None and head in merged_by:
+            out.append((tid, "merged", merged_by[head], head, ()))
+        else:
+            out.append((tid, "nochange", None, head, ()))
+    return out
+
+
+def _tidy(app: App, git: GitInfo, results: list[Result]) -> None:
+    """Remove the worktrees of merged tasks (their branches stay unless ``deleteMerged``):
+    each folder is moved aside at once, then deleted, then git forgets them in one prune."""
+    from agents_state.gitwork.rooms import discard_worktrees
+
+    done = [tid for tid, outcome, *_ in results if outcome != "conflict"]
+    discard_worktrees(app, git, done)
+    if git.deleteMerged:
+        gone = [task_branch(git, t) for t, outcome, *_ in results if outcome == "merged"]
+        if gone:
+            Git(app.root).run("branch", "-D", *gone, ok=(0, 1))
+
+
+def prepare_resolve(app: App, task_id: str) -> tuple[str, list[str]]:
+    """Merge the integration branch into a conflicted task's branch, in its worktree, leaving
+    the conflict markers for an agent to resolve; returns the worktree and the files."""
+    from agents_state.errors import NotFoundError, TransitionNotAllowedError
+    from agents_state.gitwork.rooms import ensure_task_worktree, work_dir
+
+    with git_lock(app):
+        state = app.require()
+        task = (state.phase(TASK_PHASE).tasks or {}).get(task_id)
+        if state.git is None or task is None:
+            raise NotFoundError(f"no task '{task_id}' under worktree isolation")
+        if task.merge != "conflict":
+            raise TransitionNotAllowedError(
+                f"task {task_id}", f"merge {task.merge or 'not due'}", "resolve"
+            )
+        path = ensure_task_worktree(app, state.git, task_id)
+        g = Git(path)
+        if g.rev("MERGE_HEAD") is None:
+            commit_leftovers(path, commit_message(task_id, task))
+            g.run("merge", "--no-edit", state.git.branch, ok=(0, 1))
+        files = g.out("diff", "--name-only", "--diff-filter=U").splitlines()
+        return str(work_dir(app, state.git, task_id)), files

@@ -1,0 +1,197 @@
+"""The integration branch and the task worktrees (the shell: runs git, reads the config).
+
+The integration branch is made at ``tasks load`` from the user's HEAD, plus a commit of their
+uncommitted changes to tracked files when there are any (``git stash create``: nothing in the
+user's index, working tree or branch changes).  A task's worktree is made when the task is
+claimed or started, from the integration branch as it stands then, so a task of a later wave
+starts from the merged work of the waves before it.  Every git change the engine makes is
+taken under ``.agents/git.lock`` (never while holding the state's lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents_state.engine.worktrees import INTEGRATION_DIR, integration_branch, task_branch
+from agents_state.gitwork.git import Git, GitError, find_repo
+
+if TYPE_CHECKING:
+    from agents_state.app import App
+    from agents_state.models import GitInfo, State
+
+__all__ = [
+    "commit_leftovers",
+    "discard_worktrees",
+    "ensure_integration",
+    "ensure_task_worktree",
+    "git_lock",
+    "load_git",
+    "repo_of",
+    "worktree_path",
+]
+
+
+@contextmanager
+def git_lock(app: App) -> Iterator[None]:
+    from agents_state.errors import LockTimeoutError
+    from agents_state.store.lock import env_lock_timeout
+    from agents_state.store.lockfile import LockTimeout, acquire
+
+    path = app.root / ".agents" / "git.lock"
+    timeout = max(env_lock_timeout(), 120.0)
+    try:
+        release = acquire(path, timeout)
+    except LockTimeout:
+        raise LockTimeoutError(str(path), timeout, "another agents-state process") from None
+    try:
+        yield
+    finally:
+        release()
+
+
+def repo_of(app: App) -> Path | None:
+    return find_repo(app.root)
+
+
+def worktree_path(app: App, git: GitInfo, name: str) -> Path:
+    return app.root / git.worktrees / name
+
+
+def work_dir(app: App, git: GitInfo, name: str) -> Path:
+    """Where an agent works inside a worktree: the project's own folder within it."""
+    top = repo_of(app)
+    sub = app.root.resolve().relative_to(top.resolve()) if top else Path()
+    return worktree_path(app, git, name) / sub
+
+
+def load_git(app: App, state: State) -> dict[str, Any] | None:
+    """The ``git`` block for ``tasks load``: None without isolation (config, no repository)."""
+    if app.config.stages.IMPLEMENT.tasks.isolation == "none":
+        return None
+    if state.git is not None:
+        known: dict[str, Any] = state.git.model_dump(mode="json", exclude_none=True)
+        return known
+    top = repo_of(app)
+    if top is None:
+        return None
+    g = Git(top)
+    head = g.rev("HEAD")
+    assert head is not None  # find_repo checked it
+    stash = g.out("stash", "create")
+    base, changes = head, False
+    if stash:  # the user's uncommitted changes, as an ordinary commit on top of HEAD
+        base = g.out(
+            "commit-tree",
+            f"{stash}^{{tree}}",
+            "-p",
+            head,
+            "-m",
+            "agents-state: uncommitted changes at the start of phase 2.1",
+        )
+        changes = True
+    branch = integration_branch(state.startedAt)
+    taken = set(g.out("branch", "--list", "--format=%(refname:short)", f"{branch}*").split())
+    n = 1
+    while any(b == branch or b.startswith(branch + "-") for b in taken):  # an earlier workflow's
+        n += 1
+        branch = f"{integration_branch(state.startedAt)}.{n}"
+    return {
+        "branch": branch,
+        "base": base,
+        "fromChanges": changes,
+        "deleteMerged": app.config.stages.IMPLEMENT.tasks.deleteMergedBranches,
+    }
+
+
+def ensure_integration(app: App, git: GitInfo) -> Git:
+    """The integration branch (from its base if missing) and the engine's worktree of it."""
+    path = worktree_path(app, git, INTEGRATION_DIR)
+    if (path / ".git").exists():
+        return Git(path)
+    top = repo_of(app)
+    if top is None:
+        raise GitError(["rev-parse"], f"{app.root} is no longer inside a git repository")
+    main = Git(top)
+    if main.rev(f"refs/heads/{git.branch}") is None:
+        main.run("branch", git.branch, git.base)
+    main.run("worktree", "prune")
+    main.run("worktree", "add", "--quiet", str(path), git.branch)
+    return Git(path)
+
+
+def ensure_task_worktree(app: App, git: GitInfo, task_id: str) -> Path:
+    """The task's worktree on its own branch (made from the integration branch if missing)."""
+    path = worktree_path(app, git, task_id)
+    if (path / ".git").exists():
+        return path
+    intg = ensure_integration(app, git)
+    branch = task_branch(git, task_id)
+    intg.run("worktree", "prune")
+    if intg.rev(f"refs/heads/{branch}") is None:
+        intg.run("worktree", "add", "--quiet", "-b", branch, str(path), git.branch)
+    else:  # a reclaimed task keeps the work its branch already holds
+        intg.run("worktree", "add", "--quiet", str(path), branch)
+    return path
+
+
+def discard_worktrees(app: App, git: GitInfo, names: list[str]) -> None:
+    """Delete merged tasks' worktrees: each folder renamed into ``.trash-*`` (one step, so a
+    kill never leaves half a worktree under a task's name), deleted, then one ``worktree
+    prune``; trash a killed run left behind goes too."""
+    import shutil
+
+    base = app.root / git.worktrees
+    moved = []
+    for name in names:
+        path = base / name
+        if path.is_dir():
+            trash = base / f".trash-{name}"
+            shutil.rmtree(trash, ignore_errors=True)
+            path.rename(trash)
+            moved.append(trash)
+    moved += [p for p in base.glob(".trash-*") if p not in moved]
+    for trash in moved:
+        shutil.rmtree(trash, ignore_errors=True)
+    if moved:
+        Git(app.root).run("worktree", "prune")
+
+
+def commit_leftovers(path: Path, message: str) -> bool:
+    """Commit what the agent left uncommitted in its worktree; True if a commit was made.
+
+    A resolved merge (``task resolve``) is committed as that merge; conflict markers still in a
+    file refuse it."""
+    if not (path / ".git").exists():
+        return False
+    g = Git(path)
+    _clear_stale(g.git_dir())
+    if not g.dirty() and g.rev("MERGE_HEAD") is None:
+        return False
+    g.run("add", "-A")
+    left = g.run("diff", "--cached", "--check", ok=(0, 2)).stdout
+    if g.rev("MERGE_HEAD") is not None and "conflict marker" in left:
+        files = sorted({ln.split(":", 1)[0] for ln in left.splitlines() if "conflict marker" in ln})
+        raise GitError(
+            ["commit", str(path)],
+            f"conflict markers are still in {', '.join(files)}; resolve them first",
+        )
+    if g.rev("MERGE_HEAD") is not None:
+        g.run("commit", "--quiet", "--no-edit", "--no-verify")
+    else:
+        g.run("commit", "--quiet", "--no-verify", "-m", message)
+    return True
+
+
+def _clear_stale(git_dir: Path, *more: Path) -> bool:
+    """Lock files a killed git left in a worktree only the engine (under its lock) uses;
+    True if there were any."""
+    names = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "MERGE_HEAD.lock")
+    found = False
+    for path in (*(git_dir / n for n in names), *more):
+        if path.exists():
+            path.unlink(missing_ok=True)
+            found = True
+    return found

@@ -1,0 +1,240 @@
+"""Where the credential files are, for the sandbox to mask them (``hooks.sandbox``, issue 23).
+
+The project is walked (dependency and cache folders left out) and each file whose name could be
+in the catalogue is asked about (``credentials.credential_entry``); the home folder contributes
+its catalogue paths and its names, one level into its hidden folders and ``~/.config/*``, and
+``$CLAUDE_CONFIG_DIR``'s (the host's login lives there when it is set).  Hard links in the
+project to a credential file are found by a second walk, only when such a file has more than
+one link.
+
+A project's answer is remembered (``~/.cache/agents-state/scan-*.json``) with the modification
+time of every folder walked: a file created, removed or renamed changes its folder's time, so
+the next call checks those times (one ``stat`` per folder) instead of listing every file.  A
+folder changed within the last two seconds is not trusted to have a settled time, and the
+answer is then not remembered; nor is it when the cache would lie where the room can write.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from agents_state.credentials import credential_entry, home_entries
+from agents_state.hooks.walk import walk
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["SCAN_CAP", "SKIP_DIRS", "cache_dir", "find_secrets", "write_cache"]
+
+# folders the scan of the project does not enter: other people's code, caches, builds
+SKIP_DIRS = frozenset(
+    {
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".cache",
+    }
+)
+# files and folders the scan may visit; the walk's own deadline (hooks.walk, 5 s) is the real
+# bound.  Past either it gives up and the call is denied (fail closed); once done, the answer is
+# remembered, so a large project pays the walk once, not on every call
+SCAN_CAP = 1_000_000
+HOME_CAP = 5_000  # names looked at in the home folder on each call
+# hidden folders of the home folder that hold caches, packages and toolchains, not tokens
+HOME_SKIP = frozenset(
+    {".cache", ".local", ".npm", ".cargo", ".rustup", ".nvm", ".pyenv", ".git", ".vscode",
+     ".vscode-server", ".m2", ".gradle", ".pnpm-store", ".yarn", ".bun", ".deno", ".conda"}
+)  # fmt: skip
+_SETTLED_NS = 2_000_000_000  # a folder's time older than this is trusted
+
+
+def cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "agents-state")
+
+
+def find_secrets(root: str, home: str) -> list[str]:
+    """Every credential file or folder of the catalogue in the project and the home directory,
+    and the project's hard links to them (real paths).  Raises ``WalkCapError`` past
+    ``SCAN_CAP``."""
+    found: dict[str, None] = {}
+    for rel in home_entries():
+        path = os.path.join(home, rel)
+        if os.path.exists(path):
+            found[os.path.realpath(path)] = None
+    for path in _home_names(home):
+        if credential_entry(path, home) and os.path.exists(path):
+            found[os.path.realpath(path)] = None
+    cache = _cache_path(root, home)
+    remembered = _remembered(cache, root, home) if cache else None
+    if remembered is None:
+        remembered = _scan(root, home, cache)
+    found.update(dict.fromkeys(remembered))
+    return list(found)
+
+
+def _home_names(home: str) -> list[str]:
+    """The home folder's names, and one level into its hidden folders and ``~/.config/*``
+    (tools keep their tokens there) and ``$CLAUDE_CONFIG_DIR``; caches and toolchains left out,
+    ``HOME_CAP`` names at most."""
+    out: list[str] = []
+    config = os.environ.get("CLAUDE_CONFIG_DIR")  # the host's own folder, where it moved
+    folders = [home, *([config] if config and os.path.isabs(config) else [])]
+    seen = 0
+    while folders and seen < HOME_CAP:
+        folder = folders.pop(0)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        seen += len(names)
+        for name in names:
+            path = os.path.join(folder, name)
+            out.append(path)
+            nested = (folder == home and name.startswith(".")) or folder == f"{home}/.config"
+            if nested and name not in HOME_SKIP and os.path.isdir(path):
+                folders.append(path)
+    return out
+
+
+def _cache_path(root: str, home: str) -> str | None:
+    from zlib import crc32  # hashlib costs 2-3 ms to import; the file names its root anyway
+
+    folder = os.path.realpath(cache_dir())
+    if f"{folder}/".startswith(f"{root}/"):
+        return None  # the room could write it
+    key = crc32(f"{root}\0{home}".encode("utf-8", "surrogateescape"))
+    return os.path.join(folder, f"scan-{key:08x}.json")
+
+
+def _remembered(cache: str, root: str, home: str) -> list[str] | None:
+    from agents_state.hooks.hookjson import loads
+
+    try:
+        with open(cache, "rb") as f:
+            data = loads(f.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("root") != root or data.get("home") != home:
+        return None
+    dirs, files = data.get("dirs"), data.get("found")
+    if not isinstance(dirs, list) or not isinstance(files, list):
+        return None
+    for entry in dirs:
+        try:
+            rel, mtime = entry
+            if os.stat(f"{root}/{rel}" if rel else root).st_mtime_ns != mtime:
+                return None
+        except (OSError, TypeError, ValueError):
+            return None
+    return [f for f in files if isinstance(f, str)]
+
+
+def _scan(root: str, home: str, cache: str | None) -> list[str]:
+    start = time.time_ns()
+    dirs: list[tuple[str, int]] = []
+
+    def prune(rel: str) -> bool:
+        if rel.rsplit("/", 1)[-1] in SKIP_DIRS:
+            return True
+        try:
+            dirs.append((rel, os.stat(f"{root}/{rel}").st_mtime_ns))  # before it is listed
+        except OSError:
+            pass
+        return False
+
+    try:
+        dirs.append(("", os.stat(root).st_mtime_ns))
+    except OSError:
+        return []
+    found: dict[str, None] = {}
+    linked: set[tuple[int, int]] = set()
+    maybe = _prefilter(root, home)
+    for rel, entry, _linked in walk(root, SCAN_CAP, prune=prune):
+        path = f"{root}/{rel}"
+        if maybe(rel, entry.name) and credential_entry(path, home):
+            if not os.path.exists(path):
+                continue  # a dangling link: nothing to read
+            real = os.path.realpath(path)
+            found[real] = None
+            try:
+                st = os.stat(real)
+            except OSError:
+                continue
+            if st.st_nlink > 1:
+                linked.add((st.st_dev, st.st_ino))
+    if linked:  # other names of a credential file: a second walk, only when there are some
+        inodes = {ino for _, ino in linked}
+        for rel, entry, _linked in walk(root, SCAN_CAP, prune=_skipped):
+            try:
+                if entry.inode() not in inodes:
+                    continue
+                st = os.stat(f"{root}/{rel}")
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in linked:
+                found[os.path.realpath(f"{root}/{rel}")] = None
+    if cache and all(m < start - _SETTLED_NS for _, m in dirs):
+        _remember(cache, root, home, dirs, list(found))
+    return list(found)
+
+
+def _remember(
+    cache: str, root: str, home: str, dirs: list[tuple[str, int]], found: list[str]
+) -> None:
+    from agents_state.hooks.hookjson import dumps
+
+    data = dumps({"root": root, "home": home, "dirs": [list(d) for d in dirs], "found": found})
+    write_cache(cache, data)  # if it fails: scanned again next time
+
+
+def write_cache(path: str, data: bytes) -> bool:
+    """Write one of the sandbox's remembered files (``cache_dir``) whole, through the store's
+    atomic write; ``False`` when it cannot (the caller then does the work again next time)."""
+    from pathlib import Path  # only when something is remembered
+
+    from agents_state.errors import StorageIOError
+    from agents_state.store.fsops import atomic_write
+
+    try:
+        atomic_write(Path(path), data, path)
+    except (OSError, StorageIOError):
+        return False
+    return True
+
+
+def _prefilter(root: str, home: str) -> Callable[[str, str], bool]:
+    """A quick test that every credential file under ``root`` passes (a name the catalogue's
+    names match, or a folder that starts one of its paths): ``credential_entry`` then decides.
+    One compiled expression for thousands of files instead of the catalogue entry by entry."""
+    from agents_state.credentials import _markers, _name_fragments
+
+    markers = _markers()
+    parts = set(root.lower().split("/"))
+    if markers is None or not markers.isdisjoint(parts) or f"{home}/".startswith(f"{root}/"):
+        return lambda rel, name: True  # the root itself can match: judge every file
+    if "" in _name_fragments():
+        return lambda rel, name: True  # a name entry with no plain run: judge every file
+    # every name the catalogue's names match holds one of these runs (credentials._literal_run)
+    runs = sorted(_name_fragments(), key=len, reverse=True)
+    named = re.compile("|".join(re.escape(f) for f in runs), re.I).search
+
+    def maybe(rel: str, name: str) -> bool:
+        if named(name):
+            return True
+        return "/" in rel and not markers.isdisjoint(rel.lower().split("/")[:-1])
+
+    return maybe
+
+
+def _skipped(rel: str) -> bool:
+    return rel.rsplit("/", 1)[-1] in SKIP_DIRS

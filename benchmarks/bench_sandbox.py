@@ -1,0 +1,120 @@
+"""What containment adds to a Bash call of a restricted profile (issue 23; target: under 20 ms).
+
+Two parts, for projects of several sizes (source files in 50 folders, a ``.env``, a git
+repository whose remote URL holds a token):
+
+- the hook's extra time: ``sandbox.contain`` in process (find bubblewrap, the remembered probe,
+  the scan for credential files, the room's arguments), i.e. what the PreToolUse hook does after
+  the command-line check lets a validator's call through: the first call scans the project, the
+  later ones check the remembered scan's folder times (``hooks/secretscan.py``);
+- bubblewrap's start-up: the hook's rewritten ``true`` run by bash, against bash running ``true``
+  plainly (both whole processes, as the Bash tool runs them).
+
+Prints median / min / max in milliseconds, and the sum of the medians against the target.
+
+    .venv/bin/python benchmarks/bench_sandbox.py [--files 200,2000,10000] [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import compile_package
+
+TARGET_MS = 20.0
+
+
+def _project(root: Path, files: int) -> None:
+    (root / ".agents").mkdir(parents=True)
+    (root / ".agents" / "state.json").write_text(json.dumps({"status": "in_progress"}))
+    (root / ".env").write_text("KEY=1\n")
+    for i in range(files):
+        folder = root / "src" / f"m{i % 50}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.py").write_text("x = 1\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "remote", "add", "o", "https://u:tok@example.com/r.git"],
+        check=True,
+    )
+
+
+def _line(name: str, xs: list[float]) -> str:
+    return (
+        f"  {name:<46} median {statistics.median(xs):7.2f} ms   min {min(xs):7.2f}   "
+        f"max {max(xs):7.2f}"
+    )
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+def _bash_ms(line: str, cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(["bash", "-c", line], cwd=cwd, env=env, check=True, capture_output=True)
+    return (time.perf_counter() - start) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", default="200,2000,10000")
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    compile_package()
+    from agents_state.hooks import sandbox
+    from agents_state.profiles import get_profile
+
+    profile = get_profile("validator")
+    assert profile is not None
+    bwrap = sandbox.find_bwrap()
+    if bwrap is None:
+        raise SystemExit("bubblewrap is not installed (apt-get install bubblewrap)")
+    print(f"bubblewrap: {bwrap}; {args.runs} runs each; the validator profile, Bash 'true'")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")}
+    for files in [int(f) for f in args.files.split(",")]:
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+            root = Path(tmp).resolve() / "proj"
+            _project(root, files)
+            print(f"{files:,} source files:")
+            old = time.time() - 60  # settled folders, as a project's are between calls
+            for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
+                os.utime(folder, (old, old))
+            start = time.perf_counter()
+            first = sandbox.contain(profile, str(root), str(root), {"command": "true"})
+            assert isinstance(first, sandbox.Rewrite), first
+            print(f"  hook: contain(), first call (scans)        {_ms(start):7.2f} ms")
+            hook: list[float] = []
+            line = ""
+            for _ in range(args.runs):
+                start = time.perf_counter()
+                answer = sandbox.contain(profile, str(root), str(root), {"command": "true"})
+                hook.append((time.perf_counter() - start) * 1000)
+                assert isinstance(answer, sandbox.Rewrite), answer
+                line = answer.command
+            plain = [_bash_ms("true", root, env) for _ in range(args.runs)]
+            boxed = [_bash_ms(line, root, env) for _ in range(args.runs)]
+            start_up = [b - p for b, p in zip(sorted(boxed), sorted(plain), strict=True)]
+            print(_line("hook: contain(), later calls", hook))
+            print(_line("bash -c true, plainly", plain))
+            print(_line("bash -c <rewritten true>, in bubblewrap", boxed))
+            added = statistics.median(hook) + statistics.median(boxed) - statistics.median(plain)
+            verdict = "within" if added < TARGET_MS else "OVER"
+            print(
+                f"  containment adds {added:.1f} ms to the call (hook "
+                f"{statistics.median(hook):.1f} + bubblewrap start-up "
+                f"{statistics.median(start_up):.1f}); {verdict} the {TARGET_MS:g} ms target"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,9 +12,27 @@
 #      plugin update rebuilds it); ${CLAUDE_PLUGIN_DATA}/bin/agents-state links to it, and a line
 #      `export PATH=...` in $CLAUDE_ENV_FILE puts that bin/ (the engine alone, not the venv's
 #      python) on the PATH of commands and the Bash tool for this session.
-# Progress goes to stderr and ${CLAUDE_PLUGIN_DATA}/install.log; a failure is one line for the
-# user and the model (systemMessage and additionalContext).  Always exits 0: a session must start.
+# While it runs the host shows hooks.json's statusMessage (building, and how long it usually
+# takes); progress goes to stderr and ${CLAUDE_PLUGIN_DATA}/install.log; the outcome is one line
+# for the user and the model (systemMessage and additionalContext): built in how many seconds,
+# or why not and a command that installs the engine from this plugin's source (it is not on
+# PyPI).  Always exits 0: a session must start.
 set -u
+
+# PATH's absolute entries only, for everything this script runs: an empty entry, `.` or `bin`
+# would name whatever folder the session starts in (a cloned repository), and neither the engine
+# nor the Python that builds it is ever taken from there.
+absolute_path=
+old_ifs=$IFS
+IFS=:
+for dir in $PATH; do
+    case $dir in
+        /*) absolute_path=${absolute_path:+$absolute_path:}$dir ;;
+    esac
+done
+IFS=$old_ifs
+PATH=${absolute_path:-/usr/bin:/bin}  # an empty PATH would mean the working directory
+export PATH
 
 self=$(readlink -f -- "$0" 2>/dev/null || printf '%s' "$0")
 root=$(CDPATH='' cd -- "$(dirname -- "$self")/.." 2>/dev/null && pwd -P) || exit 0
@@ -25,7 +43,7 @@ payload=$(cat) || payload='{}'
 say() { printf 'agents-state: %s\n' "$*" >&2; }
 
 json_line() {  # the string $1 as a JSON string
-    printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\n\r' | sed 's/^/"/; s/$/"/'
+    printf '%s' "$1" | tr -d '\000-\037\177' | sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$/"/'
 }
 
 tell() {  # one line for the user (shown) and the model (context)
@@ -34,12 +52,33 @@ tell() {  # one line for the user (shown) and the model (context)
         "$line" "$line"
 }
 
+# CLAUDE_PLUGIN_DATA is where a venv is built and a program linked that later hooks run: a plain
+# absolute path (no '.' or '..', no control character, which would also break pip's script
+# headers and this hook's one-line JSON), and if it exists a real folder of this user, not a
+# symbolic link to somewhere else.  Prints why not.
+data_problem() {
+    case $data in
+        *[[:cntrl:]]*) echo "CLAUDE_PLUGIN_DATA has a control character in it"; return ;;
+        /*) ;;
+        *) echo "CLAUDE_PLUGIN_DATA must be an absolute path, not '$data'"; return ;;
+    esac
+    case $data/ in
+        */./*|*/../*) echo "CLAUDE_PLUGIN_DATA must not have '.' or '..' in it: '$data'"; return ;;
+    esac
+    if [ -L "$data" ]; then
+        echo "CLAUDE_PLUGIN_DATA '$data' is a symbolic link"
+    elif [ -e "$data" ] && [ ! -d "$data" ]; then
+        echo "CLAUDE_PLUGIN_DATA '$data' is not a folder"
+    elif [ -e "$data" ] && [ ! -O "$data" ]; then
+        echo "CLAUDE_PLUGIN_DATA '$data' belongs to another user"
+    fi
+}
+
 engine_on_path() {
     old_ifs=$IFS
     IFS=:
     for dir in $PATH; do
         IFS=$old_ifs
-        [ -n "$dir" ] || continue
         candidate=$dir/agents-state
         [ -f "$candidate" ] && [ -x "$candidate" ] || continue
         [ -n "$data" ] && [ "$dir" = "$data/bin" ] && continue
@@ -84,42 +123,125 @@ build() {
         || { echo "cannot copy the plugin source"; return 1; }
     cp "$root/README.md" "$src/" 2>/dev/null || : >"$src/README.md"
     cp "$root/LICENSE" "$src/" 2>/dev/null || :
-    say "installing the engine into $venv (first session after install or update; see $log)"
+    say "building the engine in $venv (first session after install or update; usually 15-40 s; log: $log)"
     {
         echo "== $(date -u '+%Y-%m-%dT%H:%M:%SZ') $py -m venv $venv"
         "$py" -m venv "$venv"
     } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "$py -m venv failed"; return 1; }
     {
         echo "== pip install (from $root)"
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$src"
-    } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "pip install failed"; return 1; }
+        # by a relative name from inside $data: pip reads a path as a requirement, and a ';' in
+        # it would start an environment marker
+        cd "$data" && "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "./${src##*/}"
+    } >>"$log" 2>&1 || { rm -rf "$src" "$venv"; echo "pip install failed, see $log"; return 1; }
     rm -rf "$src"
     "$venv/bin/agents-state" --version >>"$log" 2>&1 \
         || { rm -rf "$venv"; echo "the installed engine does not start"; return 1; }
     return 0
 }
 
-# Serialise sessions that start at the same moment: one builds, the others wait for it.
+# Serialise sessions that start at the same moment: one builds, the others wait for it.  The lock
+# is a folder holding `owner`: the pid, host and start identity (boot id and start time, so a
+# reused pid is not taken for the owner) of the shell that holds it.  A lock whose owner is dead
+# is taken over at once; a live owner's (or one that cannot be judged: another host, no owner
+# written) is waited for at most $AGENTS_STATE_INSTALL_WAIT seconds (default 90, at most 300:
+# well below the host's 600 s SessionStart timeout), then this session gives up with one line.
+this_host=$(uname -n 2>/dev/null) || this_host=unknown
+
+identity() {  # how process $1 is known while it lives (boot id and start time); nothing if dead
+    if [ -r /proc/sys/kernel/random/boot_id ]; then
+        stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+        # fields after the command name, which is in brackets and may hold spaces
+        set -f
+        # shellcheck disable=SC2086
+        set -- ${stat##*) }
+        set +f
+        [ "$#" -ge 20 ] && printf '%s %s\n' "$(cat /proc/sys/kernel/random/boot_id)" "${20}"
+    else
+        ps -o lstart= -p "$1" 2>/dev/null
+    fi
+}
+
+owner_fields() {  # the lock's owner as three lines: pid, host, identity (nothing if none yet)
+    cat "$lock/owner" 2>/dev/null
+}
+
+# "dead", "alive" or "unknown" for the owner written in $1 (owner_fields's output)
+owner_state() {
+    [ -n "$1" ] || {
+        # no owner: an older version's lock, or a holder killed between mkdir and writing it
+        if [ -n "$(find "$lock" -maxdepth 0 -mmin +15 2>/dev/null)" ]; then echo dead; else echo unknown; fi
+        return
+    }
+    o_pid=$(printf '%s\n' "$1" | sed -n 1p)
+    o_host=$(printf '%s\n' "$1" | sed -n 2p)
+    o_ident=$(printf '%s\n' "$1" | sed -n 3p)
+    case $o_pid in ''|*[!0-9]*) echo unknown; return ;; esac
+    [ "$o_host" = "$this_host" ] || { echo unknown; return; }
+    if [ -n "$o_ident" ]; then
+        now=$(identity "$o_pid")
+        if [ -n "$now" ] && [ "$now" = "$o_ident" ]; then echo alive; else echo dead; fi
+    elif kill -0 "$o_pid" 2>/dev/null; then
+        echo alive
+    else
+        echo dead
+    fi
+}
+
 locked() {
     lock=$data/install.lock
+    wait_max=${AGENTS_STATE_INSTALL_WAIT:-90}
+    case $wait_max in ''|*[!0-9]*) wait_max=90 ;; esac
+    [ "$wait_max" -le 300 ] || wait_max=300
+    me=$(exec sh -c 'echo "$PPID"')  # this subshell, not the script's $$
+    mine=$(printf '%s\n%s\n%s' "$me" "$this_host" "$(identity "$me")")
     waited=0
     until mkdir "$lock" 2>/dev/null; do
-        # a session killed while building leaves the lock behind: a build never takes 15 min
-        if [ -n "$(find "$lock" -maxdepth 0 -mmin +15 2>/dev/null)" ]; then
-            rmdir "$lock" 2>/dev/null
-            continue
+        if [ ! -e "$lock" ] && [ ! -L "$lock" ]; then
+            echo "cannot write to $data"
+            return 1
         fi
-        if [ "$waited" -ge 540 ]; then
-            echo "another session's install holds $lock (remove it if no install is running)"
+        seen=$(owner_fields)
+        state=$(owner_state "$seen")
+        if [ "$state" = dead ]; then
+            # one session takes over: the one whose claim folder inside this very lock is made
+            if mkdir "$lock/takeover" 2>/dev/null; then
+                if [ "$(owner_fields)" = "$seen" ]; then
+                    rm -rf "$lock"
+                else
+                    rmdir "$lock/takeover" 2>/dev/null
+                fi
+                continue
+            fi
+        fi
+        if [ "$waited" -ge "$wait_max" ]; then
+            o_pid=$(printf '%s\n' "$seen" | sed -n 1p)
+            o_host=$(printf '%s\n' "$seen" | sed -n 2p)
+            if [ "$state" = alive ]; then
+                echo "another session (pid $o_pid) is still installing the engine; it is ready in the next session"
+            elif [ -n "$o_pid" ]; then
+                echo "$lock is held by pid $o_pid on $o_host; remove it if no install runs there"
+            else
+                echo "another session's install holds $lock (remove it if no install is running)"
+            fi
             return 1
         fi
         sleep 1
         waited=$((waited + 1))
     done
+    printf '%s\n' "$mine" >"$lock/owner.tmp" && mv -f "$lock/owner.tmp" "$lock/owner" \
+        || { rm -rf "$lock"; echo "cannot write to $data"; return 1; }
+    trap 'release; exit 1' HUP INT TERM
     "$@"
     status=$?
-    rmdir "$lock" 2>/dev/null
+    release
+    trap - HUP INT TERM
     return "$status"
+}
+
+release() {  # remove the lock if it is still this session's
+    [ "$(owner_fields)" = "$mine" ] && rm -rf "$lock"
 }
 
 ensure() {
@@ -143,11 +265,15 @@ before=
 if ! engine_on_path; then
     if [ -z "$data" ]; then
         problem="CLAUDE_PLUGIN_DATA is not set, so the engine cannot be installed for the plugin"
+    elif problem=$(data_problem) && [ -n "$problem" ]; then
+        :
     elif ! mkdir -p "$data" 2>/dev/null; then
         problem="cannot create $data"
     else
         before=$(readlink "$data/bin/agents-state" 2>/dev/null)
+        started=$(date +%s)
         problem=$(locked ensure) && problem=
+        took=$(($(date +%s) - started))
         if [ -z "$problem" ]; then
             [ "$(readlink "$data/bin/agents-state")" = "$before" ] || installed=1
             if [ -n "${CLAUDE_ENV_FILE-}" ]; then
@@ -159,7 +285,9 @@ if ! engine_on_path; then
 fi
 
 if [ -n "$problem" ]; then
-    tell "agents-state: the engine is not installed ($problem); install it with: pip install agents-state (or: pip install '$root')"
+    # agents-state is not on PyPI: the commands install this plugin's own source
+    q=$(printf '%s' "$root" | sed "s/'/'\\\\''/g")
+    tell "agents-state: the engine is not installed ($problem); install it with: pipx install '$q' (or, in a Python 3.11+ venv: pip install '$q'), then start a new session"
     exit 0
 fi
 
@@ -167,6 +295,6 @@ out=$(printf '%s\n' "$payload" | "$launcher" hook session-start 2>/dev/null)
 if [ -n "$out" ]; then
     printf '%s\n' "$out"
 elif [ "$installed" = 1 ]; then
-    tell "agents-state: engine installed in $data (the subagents plugin's /subagents:dispatch is ready)"
+    tell "agents-state: engine built in ${took:-0} s and installed in $data (the subagents plugin's /subagents:dispatch is ready)"
 fi
 exit 0

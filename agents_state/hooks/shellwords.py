@@ -5,7 +5,8 @@
 double quotes, backslashes, ``~/`` at a word's start, the glob characters, and the operators
 ``; & && | || |& < > >> >| &> &>> N>&M``; anything that makes the words depend on the shell's
 state (``$``, backquotes, ``$(...)``, ``<(...)``, here-documents, ``{a..z}``, ``~user``,
-subshells) raises ``Unjudgeable`` with the reason.
+subshells, the shell's keywords where they start a command) raises ``Unjudgeable`` with the
+reason.  ``tests/protocol/test_shellwords_bash.py`` holds it to what bash itself does.
 """
 
 from __future__ import annotations
@@ -35,7 +36,13 @@ _OPERATORS = (
     ")",
 )
 _SEPARATORS = frozenset({";", "&", "&&", "||", "|", "|&", "\n"})
+_JOINS = frozenset({"&&", "||", "|", "|&"})  # bash reads on after them, past newlines
 _GLOB = "*?["
+_KEYWORDS = frozenset(
+    {"!", "[[", "]]", "{", "}", "case", "coproc", "do", "done", "elif", "else", "esac", "fi"}
+    | {"for", "function", "if", "in", "select", "then", "time", "until", "while"}
+)
+_NAME = frozenset("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
 class Unjudgeable(Exception):
@@ -48,6 +55,7 @@ class Word:
     pattern: str = ""  # the same with quoted glob characters escaped, for expansion
     globbed: bool = False  # an unquoted * ? [ or {a,b}: the shell expands it
     quoted: bool = False
+    assignment: bool = False  # NAME=, NAME+= or NAME[...]= unquoted at its start (bash's rule)
 
 
 @dataclass
@@ -66,13 +74,21 @@ def parse(line: str) -> list[SimpleCommand]:
     """The simple commands of ``line`` (split at ``;``, ``&&``, ``||``, ``|``, newlines)."""
     commands: list[SimpleCommand] = [SimpleCommand()]
     pending: str | None = None  # a redirection operator waiting for its target
+    joined: str | None = None  # '|', '&&'... waiting for the command it joins
     for token in _tokens(line):
         current = commands[-1]
+        if token != "\n":
+            joined = token if isinstance(token, str) and token in _JOINS else None
         if isinstance(token, Word):
             if pending is not None:
+                if pending in (">&", "<&") and token.quoted and not _is_fd(token):
+                    # bash reads a quoted file name there its own way: '>&x\\'' writes 'x'
+                    raise Unjudgeable(f"a quoted file name after '{pending}' cannot be judged")
                 current.redirects.append(Redirect(pending, token))
                 pending = None
             else:
+                if _is_keyword(current, token):
+                    raise Unjudgeable(f"the shell keyword '{token.text}' cannot be judged")
                 current.words.append(token)
             continue
         if pending is not None:
@@ -91,13 +107,55 @@ def parse(line: str) -> list[SimpleCommand]:
             pending = token
     if pending is not None:
         raise Unjudgeable(f"'{pending}' is not followed by a file")
+    if joined is not None:
+        raise Unjudgeable(f"'{joined}' is not followed by a command")
     return [c for c in commands if c.words or c.redirects]
+
+
+def _is_assignment(raw: str) -> bool:
+    """Whether a word, as written, is an assignment when it leads a simple command."""
+    i = 0
+    while i < len(raw) and raw[i] in _NAME:
+        i += 1
+    if i == 0 or raw[0].isdigit():
+        return False
+    if raw.startswith("[", i):
+        close = raw.find("]", i)
+        if close == -1:
+            return False
+        i = close + 1
+    if raw.startswith("+", i):
+        i += 1
+    return raw.startswith("=", i)
+
+
+def _is_keyword(command: SimpleCommand, word: Word) -> bool:
+    """``word`` would be a reserved word (``if``, ``{``, ``!``, ``time``...) where it stands:
+    bash reads the command as a compound one, not as a program and its arguments."""
+    if word.quoted or word.text not in _KEYWORDS:
+        return False
+    return all(w.assignment for w in command.words)
 
 
 def _tokens(line: str) -> list[Word | str]:
     out: list[Word | str] = []
     word: Word | None = None
+    start = 0  # where the current word began in the line
+    at_command = True  # the next word may lead a simple command (only assignments so far)
+    target = False  # the next word is a redirection's file
     i, n = 0, len(line)
+
+    def finish(end: int) -> None:
+        nonlocal word, at_command, target
+        assert word is not None
+        word.assignment = _is_assignment(line[start:end])
+        if target:
+            target = False
+        elif not word.assignment:
+            at_command = False
+        out.append(word)
+        word = None
+
     while i < n:
         c = line[i]
         if c in "$`":
@@ -106,10 +164,10 @@ def _tokens(line: str) -> list[Word | str]:
             raise Unjudgeable(f"control character {c!r} in the command")
         if c in " \t\n":
             if word is not None:
-                out.append(word)
-                word = None
+                finish(i)
             if c == "\n":
                 out.append("\n")
+                at_command, target = True, False
             i += 1
             continue
         if c == "#" and word is None:
@@ -118,24 +176,29 @@ def _tokens(line: str) -> list[Word | str]:
             continue
         op = next((o for o in _OPERATORS if line.startswith(o, i)), None)
         if op is not None:
-            if op[0] in "<>" and word is not None and word.text.isdigit() and not word.quoted:
+            if op[0] in "<>" and word is not None and _is_fd(word):
                 word = None  # a file descriptor number: 2>/dev/null
             if word is not None:
-                out.append(word)
-                word = None
+                finish(i)
             if line.startswith("<<<", i):
                 raise Unjudgeable("here-strings '<<<' cannot be judged")
             if op in ("<", ">") and line.startswith("(", i + 1):
                 raise Unjudgeable("process substitution cannot be judged")
             out.append(op)
+            if op in _SEPARATORS or op in "()":
+                at_command, target = True, False
+            else:
+                target = True
             i += len(op)
             continue
+        if c == "\\" and line.startswith("\n", i + 1):
+            i += 2  # a line continuation is removed before words are split
+            continue
         if word is None:
-            word = Word()
-            if c == "~":
-                j = i + 1
-                if j < n and line[j] not in "/ \t\n;&|<>":
-                    raise Unjudgeable("'~user' home directories cannot be judged")
+            word, start = Word(), i
+            _tilde(line, i)
+            if at_command and not target and _subscript_start(line, i):
+                raise Unjudgeable("an array element 'name[...]' leading a command cannot be judged")
         if c == "'":
             end = line.find("'", i + 1)
             if end == -1:
@@ -146,18 +209,39 @@ def _tokens(line: str) -> list[Word | str]:
         elif c == '"':
             i = _double_quoted(line, i + 1, word)
         elif c == "\\":
-            if i + 1 < n and line[i + 1] == "\n":
-                i += 2
-                continue
-            _literal(word, line[i + 1 : i + 2])
+            if i + 1 == n:  # bash keeps it, or drops it after '>&'
+                raise Unjudgeable("a backslash at the end of the command cannot be judged")
+            _literal(word, line[i + 1])
             word.quoted = True
             i += 2
         else:
+            if c == "~" and line[i - 1] in "=:":  # bash expands it there too: a=~0, PATH=x:~+
+                _tilde(line, i)
             _plain(word, c, line, i)
             i += 1
     if word is not None:
-        out.append(word)
+        finish(n)
     return out
+
+
+def _tilde(line: str, i: int) -> None:
+    """``~`` or ``~/`` is the home folder; any other ``~...`` (``~user``, ``~+``, ``~0``...)
+    names a folder only the shell's state knows."""
+    if line.startswith("~", i) and i + 1 < len(line) and line[i + 1] not in "/: \t\n;&|<>":
+        raise Unjudgeable("'~user' home directories cannot be judged")
+
+
+def _is_fd(word: Word) -> bool:
+    return not word.quoted and word.text.isascii() and word.text.isdigit()
+
+
+def _subscript_start(line: str, i: int) -> bool:
+    """``line[i:]`` starts with ``name[``: where a command starts, bash reads up to the
+    matching ``]`` as one word (an array element being assigned), spaces and ``;`` included."""
+    j = i
+    while j < len(line) and line[j] in _NAME:
+        j += 1
+    return j > i and not line[i].isdigit() and line.startswith("[", j)
 
 
 def _literal(word: Word, text: str) -> None:

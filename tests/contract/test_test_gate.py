@@ -309,3 +309,47 @@ def test_failed_workflow_asks_the_user(root: Path) -> None:
         "ask the user which option to take, then run that "
         "option's command only."
     )
+
+
+# -- issue 23: phase run waits for the command, not for the pipe its stray children hold ---------
+
+
+def _gone(pid: int) -> bool:
+    """The process no longer runs (absent, or a zombie its new parent has not reaped yet)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_command_that_leaves_a_background_process_is_judged_by_its_exit(root: Path) -> None:
+    (root / ".agents").mkdir()
+    commands = {
+        "lint": "sleep 100 & echo $! > lint.pid; echo lint ok",
+        # a process that left the group holds the output too
+        "test": (
+            "sleep 100 & echo $! > test.pid; "
+            "(setsid sh -c 'echo $$ > stray.tmp; mv stray.tmp stray.pid; exec sleep 100' &); "
+            "while [ ! -e stray.pid ]; do sleep 0.01; done; echo 'FAILED x'; exit 3"
+        ),
+    }
+    (root / ".agents/config.json").write_text(
+        json.dumps({"stages": {"TEST": {"commands": commands, "timeoutSeconds": 20}}})
+    )
+    walk_to(root, "3.1")
+    code, text, _ = sh(root, "phase", "run", "3.1")
+    assert code == 0
+    assert text.splitlines()[0] == (
+        "phase 3.1 Run Tests FAILED (test): next phase 3.2 analyses "
+        "and fixes them (fix round 1 of 3)"
+    )
+    doc = json.loads((root / ".agents/phases/3.1-test-results.json").read_text())
+    assert (doc["passed"], doc["failed"]) == (False, ["test"])
+    lint, test = doc["commands"]
+    assert (lint["exitCode"], lint["timedOut"], lint["outputTail"]) == (0, False, "lint ok")
+    assert (test["exitCode"], test["timedOut"], test["outputTail"]) == (3, False, "FAILED x")
+    # what a command leaves behind in its process group is ended when it exits
+    for name in ("lint.pid", "test.pid"):
+        assert _gone(int((root / name).read_text())), name
+    os.kill(int((root / "stray.pid").read_text()), 9)

@@ -67,7 +67,10 @@ def test_not_installed_says_how_in_one_line(
     proc = run([str(lone_launcher), "status"], root, f"{lone_launcher.parent}:{no_python}")
     assert proc.returncode == 127
     assert proc.stdout == ""
-    assert proc.stderr == "agents-state: not installed; run: pip install agents-state\n"
+    assert proc.stderr == (
+        "agents-state: not installed; install it from its source folder: pipx install "
+        "/path/to/agents-state\n"
+    )
 
 
 def test_not_installed_names_the_checkout(root: Path, tmp_path: Path, no_python: str) -> None:
@@ -79,7 +82,8 @@ def test_not_installed_names_the_checkout(root: Path, tmp_path: Path, no_python:
     proc = run([str(plugin / "bin" / "agents-state"), "next"], root, no_python)
     assert proc.returncode == 127
     assert proc.stderr == (
-        f"agents-state: not installed; run: pip install agents-state (or: pip install '{plugin}')\n"
+        f"agents-state: not installed; run: pipx install '{plugin}' (or, in a Python 3.11+ venv: "
+        f"pip install '{plugin}')\n"
     )
 
 
@@ -220,3 +224,64 @@ def test_dispatch_block_passes_the_task_as_data(root: Path, task: str) -> None:
     state = json.loads((root / ".agents" / "state.json").read_text())
     assert state["task"] == task
     assert "NEXT: dispatch" in proc.stdout
+
+
+# -- issue 23: relative PATH entries name whatever folder the session happens to be in ----------
+
+
+def _planted(folder: Path) -> Path:
+    """An executable ``agents-state`` (and the programs the launcher runs) in ``folder`` that
+    leaves a mark when it runs."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("python3", "python", "cat", "head", "grep", "readlink", "dirname", "agents-state"):
+        fake = folder / name
+        fake.write_text(f"#!/bin/sh\ntouch '{folder}/ran'\necho planted\n")
+        fake.chmod(0o755)
+    return fake
+
+
+@pytest.mark.parametrize("entry", [".", "", "bin", "./bin", "sub/../bin"])
+def test_relative_path_entries_are_never_searched(
+    lone_launcher: Path, root: Path, no_python: str, entry: str
+) -> None:
+    for fake in (_planted(root), _planted(root / "bin"), _planted(root / "sub")):
+        assert fake.exists()
+    # the relative entry comes before the shim folder whose python3 lacks the dependencies
+    path = f"{entry}:{lone_launcher.parent}:{no_python}"
+    proc = run([str(lone_launcher), "status"], root, path)
+    assert (proc.returncode, proc.stdout) == (127, ""), proc.stdout
+    assert "not installed" in proc.stderr
+    assert not list(root.rglob("ran"))
+    # and a hook's fast path (a workflow exists) does not run it either
+    (root / ".agents").mkdir(exist_ok=True)
+    (root / ".agents" / "state.json").write_text("{}")
+    for event in ("pre-tool-use", "permission"):
+        payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "agents-state next"}})
+        hook = run([str(lone_launcher), "hook", event], root, path, stdin=payload)
+        assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
+    assert not list(root.rglob("ran"))
+
+
+def test_an_absolute_path_entry_still_wins(lone_launcher: Path, root: Path, no_python: str) -> None:
+    # the engine it finds gets PATH as it was, relative entries included (the project's own
+    # commands behave as in the user's shell)
+    engine = root / "engine" / "agents-state"
+    engine.parent.mkdir()
+    engine.write_text('#!/bin/sh\nprintf "%s|%s\\n" "$*" "$PATH"\n')
+    engine.chmod(0o755)
+    path = f".:{engine.parent}::{no_python}"
+    proc = run([str(lone_launcher), "status", "--json"], root, path)
+    assert (proc.returncode, proc.stdout) == (0, f"status --json|{path}\n")
+
+
+@pytest.mark.parametrize("data", [".", "", "work", "./"])
+def test_a_relative_plugin_data_is_ignored(
+    lone_launcher: Path, root: Path, no_python: str, data: str
+) -> None:
+    _planted(root / "bin")
+    (root / "venv" / "bin").mkdir(parents=True)
+    (root / "venv" / "bin" / "agents-state").symlink_to(root / "bin" / "agents-state")
+    (root / "work").symlink_to(root)
+    proc = run([str(lone_launcher), "status"], root, no_python, extra={"CLAUDE_PLUGIN_DATA": data})
+    assert (proc.returncode, proc.stdout) == (127, "")
+    assert not list(root.rglob("ran"))

@@ -327,3 +327,14 @@ def test_the_checks_catch_unsafe_shell_lines() -> None:
     script, bodies = split_heredocs("agents-state x <<E\n$ARGUMENTS\nE")
     assert bodies == [] and PLACEHOLDER.search(script)
     assert simple_commands("a; b && c || d | e") == ["a", "b", "c", "d", "e"]
+
+
+def test_the_install_hook_says_what_it_does_while_it_runs() -> None:
+    # issue 27: the host shows a hook's statusMessage in its spinner while the hook runs
+    (group,) = _hooks()["hooks"]["SessionStart"]
+    (hook,) = group["hooks"]
+    assert hook["command"] == INSTALL_HOOK
+    assert hook["statusMessage"] == (
+        "agents-state: checking the engine (the first session after an install or update "
+        "builds it: usually 15-40 s)"
+    )

@@ -9,7 +9,9 @@ Cases, with an active workflow (phase 0, a fresh ``state.json``):
   read      a sub-agent's Read, judged and allowed (the common call of a workflow)
   denied    a sub-agent's Write beyond its profile: judged and denied
   main      a call of the main conversation (not judged)
-and ``read (engine)``: the Read case calling the installed engine directly, without the launcher.
+and ``read (engine)``: the Read case calling the installed engine directly, without the launcher;
+with no workflow (issue 23): ``no wf, plugin`` (this plugin's agent, still judged: the launcher
+reads the payload and starts Python) and ``no wf, other`` (another agent: the launcher exits).
 
     .venv/bin/python benchmarks/bench_hook.py [--runs 40]
 """
@@ -50,6 +52,12 @@ def main() -> int:
                 pre_tool_use(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True),
             ),
         }
+        bare = Path(tmp) / "bare"  # no .agents/ anywhere: no workflow, no chain
+        bare.mkdir()
+        other = json.loads(pre_tool_use(str(bare), "Read", {"file_path": "a.ts"}, True))
+        other["agent_type"] = "general-purpose"
+        cases["no wf, plugin"] = (launcher, pre_tool_use(str(bare), "Read", {"file_path": "a"}))
+        cases["no wf, other"] = (launcher, json.dumps(other).encode())
         base_cmd = [str(python), "-c", "pass"]
         version = subprocess.run(
             [str(python), "-c", "import sys; print(sys.version.split()[0])"],
@@ -59,13 +67,14 @@ def main() -> int:
         ).stdout.strip()
         print(f"python {version}, {args.runs} paired runs per case, ratio of medians")
         for name, (cmd, stdin) in cases.items():
+            where = str(bare) if name.startswith("no wf") else cwd
             for _ in range(3):  # warm the file cache
-                time_ms(base_cmd, b"", cwd, env)
-                time_ms(cmd, stdin, cwd, env)
+                time_ms(base_cmd, b"", where, env)
+                time_ms(cmd, stdin, where, env)
             base, hooked = [], []
             for _ in range(args.runs):
-                base.append(time_ms(base_cmd, b"", cwd, env))
-                hooked.append(time_ms(cmd, stdin, cwd, env))
+                base.append(time_ms(base_cmd, b"", where, env))
+                hooked.append(time_ms(cmd, stdin, where, env))
             ratio = statistics.median(hooked) / statistics.median(base)
             print(
                 f"  {name:<14} median {statistics.median(hooked):6.1f} ms  "

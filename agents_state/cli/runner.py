@@ -31,16 +31,29 @@ def _emit_error(json_mode: bool, code: str, message: str, exit_code: int) -> int
     return exit_code
 
 
+def _redact(text: str) -> str:
+    """No password or token in what a crash leaves behind (issue 23): the store URL of the
+    environment, URLs in the text, ``password=`` pairs and the known credential shapes."""
+    try:
+        from agents_state.handoff.secrets import SECRET_PATTERNS
+        from agents_state.store.redact import redact
+
+        store = (os.environ.get("AGENTS_STATE_STORE", ""),)
+        return redact(text, store, (p for _kind, p in SECRET_PATTERNS))
+    except Exception as e:  # the report must be made whatever happens, never with a secret
+        return f"(text withheld: redacting it failed with {type(e).__name__}) "
+
+
 def _log_crash() -> str:
     """Write the traceback to a temp file; never raises (a crash report must not crash)."""
     try:
         import tempfile
         import traceback
 
+        text = " ".join(sys.argv) + "\n" + traceback.format_exc()
         fd, path = tempfile.mkstemp(prefix="agents-state-crash-", suffix=".log")
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
-            f.write(" ".join(sys.argv) + "\n")
-            traceback.print_exc(file=f)
+            f.write(_redact(text))
         return f"traceback written to {path}"
     except Exception as e:  # the report must be made whatever happens
         return f"the traceback could not be written ({type(e).__name__})"
@@ -163,7 +176,7 @@ def run(cli: click.Group, argv: list[str]) -> int:
         return _emit_error(
             json_mode,
             "internal",
-            f"internal error ({type(e).__name__}: {e}); " + _log_crash(),
+            _redact(f"internal error ({type(e).__name__}: {e}); ") + _log_crash(),
             int(ExitCode.INTERNAL),
         )
     return code

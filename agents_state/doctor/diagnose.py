@@ -325,6 +325,15 @@ def _check_temp_files(d: Diagnosis) -> None:
             f"interrupted write: {shown}; the state never depends on them",
             "delete them (the next update would, too)",
         )
+    if os.path.lexists(d.store.dir / ".copy-switch"):  # ``store/switch.py``
+        d.add(
+            "copy_switch",
+            "error",
+            f"{AGENTS_DIR}/.copy-switch/ is left by a store copy --replace that was stopped: "
+            "the workflow may be half switched",
+            "finish the copy, or take it back if its state was not in place yet (the next "
+            "update would, too)",
+        )
 
 
 def _check_lock(d: Diagnosis) -> None:

@@ -127,6 +127,11 @@ def repair(seen: Diagnosis) -> Repair:
     r = Repair()
     store = seen.store
     with store.locked():
+        if any(f.code == "copy_switch" for f in seen.findings):
+            from agents_state.store.switch_recover import recover
+
+            recover(store)  # first: what the rest looks at is the switched (or old) workflow
+            r.done.append(f"finished or took back the stopped copy in {AGENTS_DIR}/.copy-switch/")
         d = diagnose(store.root, locked=store)
         codes = {f.code for f in d.findings if f.repairable}
         state = d.state

@@ -108,10 +108,11 @@ def record(
     phase: str | None = None,
     agent: str | None = None,
     own_task_only: bool = False,
+    sender_prompt: str = "",
 ) -> Outcome:
     """Apply ``h`` to the workflow in ``store`` under its lock; returns the engine ``Outcome``.
-    ``own_task_only``: see ``handoff_record.record_handoff``.  The shell opens the store and
-    reads the policy (``App``); this never builds one."""
+    ``own_task_only``, ``sender_prompt``: see ``handoff.record.record_handoff``.  The shell
+    opens the store and reads the policy (``App``); this never builds one."""
     from agents_state.handoff.record import record_handoff
     from agents_state.types import utcnow
 
@@ -126,6 +127,7 @@ def record(
             agent=agent,
             policy=policy,
             own_task_only=own_task_only,
+            sender_prompt=sender_prompt,
         )
         target = (out.record.get("handoff") or {}).get("target", "")
         if out.changed and target.startswith("phase "):

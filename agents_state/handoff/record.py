@@ -66,13 +66,15 @@ class Target:
         return f"task {self.task}" if self.task else f"phase {self.phase}"
 
 
-def _recent_digests(records: list[dict[str, Any]]) -> set[str]:
-    """Digests recorded since the last STOP: a re-run after a STOP may repeat its answer."""
-    recent: set[str] = set()
+def _recent_digests(records: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """(digest, target) recorded since the last STOP: a re-run after a STOP may repeat its
+    answer; the same answer noted in the ledger only (from an agent not sent for its task)
+    does not stop it from completing the task when its own agent sends it."""
+    recent: set[tuple[str, str]] = set()
     for rec in reversed(records):
         if rec.get("decision") == "STOP":
             break
-        recent.add(str(rec.get("digest")))
+        recent.add((str(rec.get("digest")), str(rec.get("target"))))
     return recent
 
 
@@ -83,6 +85,7 @@ def resolve_target(
     phase: str | None = None,
     *,
     own_task_only: bool = False,
+    sender_prompt: str = "",
 ) -> Target:
     tasks = state.phase(TASK_PHASE).tasks or {} if TASK_PHASE in _phase_ids(state) else {}
     if task:
@@ -94,11 +97,22 @@ def resolve_target(
         return Target(TASK_PHASE, task)
     if phase:
         return Target(phase)
-    if h.task_id and h.task_id in tasks:
+    own = not own_task_only or names_task(sender_prompt, h.task_id or "")
+    if h.task_id and h.task_id in tasks and own:
         return Target(TASK_PHASE, h.task_id)
     if state.currentPhase is None:
         raise NotFoundError("the workflow has no current phase to record the handoff on")
     return Target(state.currentPhase, ledger_only=own_task_only)
+
+
+def names_task(prompt: str, task_id: str) -> bool:
+    """Whether the prompt an agent was dispatched with names ``task_id`` as a whole id (``t1``
+    in "task t1." or ``{"task_id": "t1"}``, not in ``t10`` or ``t1-b``)."""
+    import re
+
+    edge = r"[A-Za-z0-9_-]"
+    pattern = rf"(?<![A-Za-z0-9._-]){re.escape(task_id)}(?!{edge}|\.{edge})"
+    return re.search(pattern, prompt) is not None
 
 
 def _phase_ids(state: State) -> set[str]:
@@ -145,11 +159,14 @@ def record_handoff(
     agent: str | None = None,
     policy: Policy | None = None,
     own_task_only: bool = False,
+    sender_prompt: str = "",
 ) -> Outcome:
     """Apply ``h`` to ``state`` and log it in the ledger; for ``Store.commit``.
 
-    ``own_task_only`` (the SubagentStop hook): a response that names no task of phase 2.1 is
-    only noted in the ledger; it completes, fails or blocks nothing."""
+    ``own_task_only`` (the SubagentStop hook): a response that names no task of phase 2.1, or a
+    task its sender's dispatch prompt (``sender_prompt``) does not name, is only noted in the
+    ledger; it completes, fails or blocks nothing (issue 23: one agent's answer completed
+    another's task)."""
     if state is None:
         raise NotFoundError('no workflow: start one with: agents-state dispatch "<task>"')
     if h.decision is None:
@@ -158,13 +175,15 @@ def record_handoff(
         )
     led = ledger(state)
     key = digest(h)
-    if key in _recent_digests(led["records"]):
+    t = resolve_target(
+        state, h, task, phase, own_task_only=own_task_only, sender_prompt=sender_prompt
+    )
+    if (key, str(t)) in _recent_digests(led["records"]):
         return Outcome(
             state,
             f"this {h.decision} response was already recorded; nothing changed",
             changed=False,
         )
-    t = resolve_target(state, h, task, phase, own_task_only=own_task_only)
     pol = (policy or Policy())._replace(
         max_per_task=MAX_WRITER_RETRIES,
         review_max_retries={**(policy or Policy()).review_max_retries, t.phase: MAX_WRITER_RETRIES},

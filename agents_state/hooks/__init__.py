@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["EVENTS", "run_hook", "tool_calls"]
+__all__ = ["EVENTS", "HOOK_BUDGETS", "run_hook", "tool_calls"]
 
 EVENTS: dict[str, str] = {
     "pre-tool-use": "agents_state.hooks.pre_tool_use",
@@ -40,10 +40,37 @@ EVENTS: dict[str, str] = {
 }
 
 
+# Seconds a hook may spend waiting for the store (its lock, a server), below the host's timeout
+# for it in hooks/hooks.json (10 s for tool calls and Stop, 15 s for sub-agents) with room for
+# the start-up and libpq's whole-second connect timeout: an answer after the host gave up is
+# lost (issue 23).
+HOOK_BUDGETS: dict[str, float] = {
+    "pre-tool-use": 7.0,
+    "permission": 7.0,
+    "post-tool-use": 7.0,
+    "post-tool-use-failure": 7.0,
+    "subagent-start": 11.0,
+    "subagent-stop": 11.0,
+    "session-start": 60.0,
+    "stop": 7.0,
+}
+
+
 def run_hook(event: str, root: str | None = None) -> int:
-    """Handle one hook event; always returns 0 and never raises."""
+    """Handle one hook event within its budget; always returns 0 and never raises."""
+    from agents_state import deadline
+
+    name = event.strip().lower().replace("_", "-")
+    deadline.start(HOOK_BUDGETS.get(name, min(HOOK_BUDGETS.values())))
     try:
-        module_name = EVENTS.get(event.strip().lower().replace("_", "-"))
+        return _run(event, name, root)
+    finally:
+        deadline.stop()
+
+
+def _run(event: str, name: str, root: str | None) -> int:
+    try:
+        module_name = EVENTS.get(name)
         if module_name is None:
             sys.stderr.write(
                 f"agents-state: warning: unknown hook event '{event}'; known: "
@@ -51,14 +78,20 @@ def run_hook(event: str, root: str | None = None) -> int:
             )
             return 0
         module = __import__(module_name, fromlist=["handle"])  # importlib costs 0.5 ms more
-        module.handle(event.strip().lower().replace("_", "-"), root)
+        module.handle(name, root)
     except BaseException as e:  # a hook must never break the session, whatever happens
         if isinstance(e, KeyboardInterrupt):
             return 0
         try:
-            sys.stderr.write(
-                f"agents-state: warning: hook {event} failed ({type(e).__name__}: {e}); allowing\n"
-            )
+            import os
+
+            from agents_state.handoff.secrets import SECRET_PATTERNS
+            from agents_state.store.redact import redact  # a store URL's password never shown
+
+            store = (os.environ.get("AGENTS_STATE_STORE", ""),)
+            shapes = (p for _kind, p in SECRET_PATTERNS)
+            said = redact(f"{type(e).__name__}: {e}", store, shapes)
+            sys.stderr.write(f"agents-state: warning: hook {event} failed ({said}); allowing\n")
         except Exception:
             pass
     return 0

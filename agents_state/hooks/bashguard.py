@@ -455,6 +455,16 @@ def _command_allowed(
         from agents_state.hooks import gitwrite
 
         return gitwrite.check_gh(argv)
+    if name == "agents-state":  # a sub-agent's engine steps (issue 23), as the approvals read them
+        from agents_state.hooks.engine_steps import SUBAGENT_STEPS, parse
+
+        parsed = parse(argv[1:])
+        if parsed is not None and set(parsed.words[:1]) & SUBAGENT_STEPS:
+            return None
+        return (
+            f"'{' '.join(argv[:3])}' is not on the Bash allowlist of this profile (allowed: "
+            f"agents-state {', '.join(sorted(SUBAGENT_STEPS))})"
+        )
     if name not in ALLOWLIST:
         why = _WHY_NOT.get(name)
         return f"'{name}' is not on the Bash allowlist of this profile" + (

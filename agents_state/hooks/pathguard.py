@@ -4,8 +4,8 @@ A path is resolved against the call's working directory, then checked three ways
 (case-insensitive, ``credentials.CATALOGUE``), the file it leads to through symbolic links
 (``realpath``), and, when the file has more than one name, its inode against every credential
 file found in the project and the home directory (a hard link under another name).  Searches are
-expanded: a Grep's ``path`` and ``glob`` and a Glob's ``pattern`` are walked (``walk.walk``,
-bounded) and every file they would reach is checked.
+expanded: a Grep's ``path`` and ``glob`` and a shell glob are walked (``walk.walk``, bounded) and
+every file they would read is checked.  (A Glob call lists names and reads nothing: not checked.)
 
 Each check returns ``None`` or the one-line reason for a denial.
 """
@@ -160,12 +160,6 @@ class PathGuard:
         except _BadGlob as e:
             return Undecided(str(e))
 
-    def check_glob(self, pattern: str, path: str | None) -> str | None:
-        try:
-            return self._glob(pattern, path)
-        except _BadGlob as e:
-            return Undecided(str(e))
-
     def expand(self, word: str) -> str | None:
         try:
             return self._expand(word)
@@ -185,19 +179,6 @@ class PathGuard:
         matchers = [_matcher(g.lstrip("/")) for g in positive]
         what = what or f"Grep over {base_raw!r}" + (f" with glob {glob!r}" if glob else "")
         return self._search(what, base, matchers, ignored)
-
-    def _glob(self, pattern: str, path: str | None) -> str | None:
-        """Claude Code's Glob: ripgrep ``--files --glob PATTERN --hidden --no-ignore``."""
-        base_raw = path or "."
-        rest: str | None
-        if "/" not in pattern.strip("/"):  # a bare name or glob: ripgrep matches it at any depth
-            folder, rest, shown = base_raw, pattern.strip("/"), base_raw
-        else:
-            folder, rest, shown = self._split_pattern(pattern, base_raw)
-        reason, base = self._folder(folder, shown)
-        if reason or base is None or rest is None:
-            return reason
-        return self._search(_glob_what(pattern, path), base, [_matcher(rest)], None)
 
     def _expand(self, word: str) -> str | None:
         """A shell word with unquoted glob characters: every file it could expand to."""
@@ -292,10 +273,6 @@ class _Matcher:
 
 class _BadGlob(ValueError):
     pass
-
-
-def _glob_what(pattern: str, path: str | None) -> str:
-    return f"Glob {pattern!r}" + (f" in {path!r}" if path else "")
 
 
 def _matcher(glob: str) -> _Matcher:

@@ -1,25 +1,30 @@
-"""PreToolUse, second hook: approve the engine's own steps so they never ask (issue 14).
+"""PreToolUse, second hook: approve the engine's bookkeeping so it never asks (issues 14, 23).
 
 Claude Code asks before a Bash command, a write, or a skill; its ``allowed-tools`` grant of a
 command lasts only until the next user turn, and each background agent's notification is one.
 This hook answers ``permissionDecision: "allow"`` for exactly three things, and prints nothing
 (Claude Code's own rules and prompts apply) for everything else:
 
-- **Bash**: one ``agents-state`` invocation: the first word is ``agents-state`` and the command
-  holds no shell operator, substitution, redirection, quoting escape or newline
-  (``; & | < > $ ` ( ) { } \\``); every argument that names a path (has a ``/`` or starts
-  with ``..``) resolves inside the project; ``watch`` and ``hook`` are left to the user, and
-  so is ``budget --raise`` / ``--once`` (a model must not lift its own budget).  A
-  sub-agent of this plugin gets only ``task``, ``handoff``, ``status``, ``next`` and ``context``,
-  and only when its profile allows Bash.
-- **Write / Edit / MultiEdit** from the main conversation: the resolved path (symlinks followed)
-  lies inside the project's ``.agents/phases/``, which is a real directory under a real
-  ``.agents/`` (no symlink), and an existing target is a regular file with one link.
+- **Bash**: one ``agents-state`` invocation on the closed list of ``engine_steps.STEPS``
+  (sub-commands that change nothing but this project's workflow), with no shell operator,
+  substitution, redirection, quoting escape or newline (``; & | < > $ ` ( ) { } \\``); every
+  path it names resolves (links followed) inside the project, whether or not it has a ``/``;
+  the workflow it works on -- ``--root``, ``AGENTS_STATE_ROOT`` or the nearest ``.agents/``
+  above the call's working directory -- is the project's own, whose ``.agents``, ``phases``
+  and ``chains`` are real folders.  ``budget --raise`` / ``--once`` are the user's answers to a
+  spent budget (issue 24): not on the list.
+  A sub-agent of this plugin gets only ``task``, ``handoff``, ``status``, ``next`` and
+  ``context``, and only when its profile allows Bash.
+- **Write / Edit / MultiEdit** from the main conversation: the resolved path is one of the
+  catalogue's artifact names (``ARTIFACTS``) directly in the project's ``.agents/phases/``, both
+  real folders, and an existing target is a regular file with one link.
 - **Skill** from the main conversation: a skill of this plugin (``subagents:<name>``).
 
-Deny still wins: the profile hook (``pre_tool_use``) runs beside this one, and Claude Code lets a
-``deny`` of any PreToolUse hook override an ``allow``.  Standard library and ``_base`` only: this
-runs before every matching tool call.
+The project is ``--root`` / ``AGENTS_STATE_ROOT`` when set, else the nearest folder holding
+``.agents/`` above ``CLAUDE_PROJECT_DIR`` (or the call's working directory without it), and never
+a folder inside another ``.agents``: a ``cd`` cannot move it.  Deny still wins: the profile hook
+(``pre_tool_use``) runs beside this one, and Claude Code lets a ``deny`` of any PreToolUse hook
+override an ``allow``.  Standard library and ``_base`` only: this runs before every matching call.
 """
 
 from __future__ import annotations
@@ -28,47 +33,98 @@ import os
 import shlex
 import stat
 
-from agents_state.hooks._base import emit, find_root, is_ours, read_payload
+from agents_state.hooks._base import emit, is_ours, read_payload
+from agents_state.regular import ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["approval", "handle"]
+__all__ = ["ARTIFACTS", "approval", "handle"]
 
 _SHELL_CHARS = frozenset(";&|<>$`(){}\\\n\r")
-_MAIN_HELD_BACK = frozenset({"watch", "hook"})  # never-ending, or meant for Claude Code only
-_SUBAGENT_COMMANDS = frozenset({"task", "handoff", "status", "next", "context"})
 _WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
+# the catalogue's artifact names (workflow.PHASES; a test holds the two equal): importing the
+# catalogue would cost the hook its enum and typing imports
+ARTIFACTS = frozenset(
+    {
+        "0-explore.md",
+        "1.1-brainstorm.md",
+        "1.2-plan.md",
+        "1.3-plan-review.json",
+        "2.1-tasks.json",
+        "2.2-simplify.md",
+        "2.3-impl-review.json",
+        "3.1-test-results.json",
+        "3.2-analysis.md",
+        "3.3-test-review.json",
+        "4.1-docs.md",
+        "4.2-final-review.json",
+        "4.3-completion.md",
+    }
+)
 
 
-def _project(explicit_root: str | None, payload: dict[str, Any]) -> str:
-    root = find_root(explicit_root, payload)
-    if root is None:
-        cwd = payload.get("cwd")
-        root = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-    return os.path.realpath(root)
+def _nearest_agents(start: str) -> str | None:
+    """The nearest folder at or above ``start`` holding ``.agents/``, as the engine finds it."""
+    return next((d for d in ancestors(start) if os.path.isdir(os.path.join(d, ".agents"))), None)
+
+
+def _cwd(payload: dict[str, Any]) -> str:
+    cwd = payload.get("cwd")
+    return os.path.realpath(cwd if isinstance(cwd, str) and cwd else os.getcwd())
+
+
+def _project(explicit_root: str | None, payload: dict[str, Any]) -> str | None:
+    """The project whose bookkeeping may be approved, or None when it is not one."""
+    chosen = explicit_root or os.environ.get("AGENTS_STATE_ROOT")
+    if chosen:
+        project = os.path.realpath(os.path.expanduser(chosen))
+    else:
+        anchor = os.environ.get("CLAUDE_PROJECT_DIR")
+        start = os.path.realpath(anchor) if anchor else _cwd(payload)
+        project = _nearest_agents(start) or start
+    if ".agents" in project.split(os.sep):
+        return None  # a workflow inside another's .agents/ (issue 23)
+    for folder in (".agents", ".agents/phases", ".agents/chains"):
+        try:
+            if stat.S_ISLNK(os.lstat(os.path.join(project, folder)).st_mode):
+                return None  # its files would be written wherever the link points
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+    return project
 
 
 def _inside(path: str, folder: str) -> bool:
-    return path != folder and os.path.commonpath([path, folder]) == folder
+    return path == folder or os.path.commonpath([path, folder]) == folder
 
 
 def _resolve(cwd: str, path: str) -> str:
     return os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
 
 
-def _subcommand(args: list[str]) -> str:
-    """The first word after the global options (``--root DIR`` takes a value)."""
-    skip = False
-    for word in args:
-        if skip:
-            skip = False
-        elif word == "--root":
-            skip = True
-        elif not word.startswith("-"):
-            return word
-    return ""
+def _engine_root(roots: list[str], cwd: str) -> str:
+    """The root the engine will use: ``--root``, else ``AGENTS_STATE_ROOT``, else the nearest
+    ``.agents/`` above the working directory, else the working directory."""
+    if roots:
+        return _resolve(cwd, roots[-1])
+    env = os.environ.get("AGENTS_STATE_ROOT")
+    if env:
+        return _resolve(cwd, env)
+    return _nearest_agents(cwd) or cwd
+
+
+def _path_inside(value: str, cwd: str, project: str) -> bool:
+    """Both places the engine may read ``value`` from (as given, else under the root) are in
+    the project (``cli.options.input_path``)."""
+    if value == "-":
+        return True
+    places = [_resolve(cwd, value)]
+    if not os.path.isabs(os.path.expanduser(value)):
+        places.append(_resolve(project, value))
+    return all(_inside(p, project) for p in places)
 
 
 def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> str | None:
@@ -80,23 +136,18 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
         return None
     if not words or words[0] != "agents-state":
         return None
-    if any(w == "--set" or w.startswith("--set=") for w in words[1:]):
-        return None  # a configuration value can name the commands `phase run` runs (issue 27)
-    sub = _subcommand(words[1:])
-    allowed = _SUBAGENT_COMMANDS if sub_agent else None
-    if sub in _MAIN_HELD_BACK or (allowed is not None and sub not in allowed):
+    from agents_state.hooks.engine_steps import SUBAGENT_STEPS, parse
+
+    parsed = parse(words[1:])
+    if parsed is None or (sub_agent and not set(parsed.words[:1]) & SUBAGENT_STEPS):
         return None
-    if sub == "budget" and any(w.startswith(("--raise", "--once")) for w in words):
-        return None  # the user's answer to a spent budget: Claude Code asks them (issue 24)
-    for word in words[1:]:
-        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-        if value.startswith("~") or "://" in value:  # a URL (a server store) goes elsewhere
-            return None
-        if ("/" in value or value.startswith("..")) and not (
-            _resolve(cwd, value) == project or _inside(_resolve(cwd, value), project)
-        ):
-            return None
-    return f"agents-state {sub}".strip()
+    if any(_resolve(cwd, r) != project for r in parsed.roots):
+        return None
+    if _engine_root(parsed.roots, cwd) != project:
+        return None
+    if not all(_path_inside(p, cwd, project) for p in parsed.paths):
+        return None
+    return " ".join(("agents-state", *parsed.words))
 
 
 def _real_dir(path: str) -> bool:
@@ -114,7 +165,7 @@ def _phases_write(tool_input: Any, cwd: str, project: str) -> str | None:
     if not isinstance(path, str) or not path or not (_real_dir(agents) and _real_dir(phases)):
         return None
     target = _resolve(cwd, path)
-    if not _inside(target, phases):
+    if os.path.dirname(target) != phases or os.path.basename(target) not in ARTIFACTS:
         return None
     try:
         st = os.lstat(target)
@@ -138,11 +189,12 @@ def approval(payload: dict[str, Any], explicit_root: str | None = None) -> str |
     tool, tool_input = payload.get("tool_name"), payload.get("tool_input")
     agent_type = payload.get("agent_type")
     sub_agent = agent_type is not None and agent_type != ""
-    cwd_value = payload.get("cwd")
-    cwd = cwd_value if isinstance(cwd_value, str) and cwd_value else os.getcwd()
     if sub_agent and (not is_ours(agent_type) or tool != "Bash"):
         return None  # sub-agents: fail closed, engine commands only
     project = _project(explicit_root, payload)
+    if project is None:
+        return None
+    cwd = _cwd(payload)
     if tool == "Bash":
         command = tool_input.get("command") if isinstance(tool_input, dict) else None
         step = _engine_command(command, cwd, project, sub_agent)

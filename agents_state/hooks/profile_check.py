@@ -1,11 +1,13 @@
 """The sub-agent profile decision of the PreToolUse hook: one function, ``subagent_denial``.
 
-A call from a sub-agent (the payload has ``agent_id`` or ``agent_type``) of an active workflow is
+A call from a sub-agent (the payload has ``agent_id`` or ``agent_type``) of an active workflow or
+chain, or from one of this plugin's agents (``subagents:<name>``) anywhere (issue 23), is
 checked against the agent's profile: the tool by name (MCP tools one by one), then, for profiles
-that keep agents off credentials, what the call will touch -- resolved paths, expanded Grep and
-Glob patterns, and Bash by allowlist.  When the hook cannot decide (the state or a config layer
-cannot be read, the profile name is unknown, the call runs outside the project, the input is
-not what Claude Code sends) it denies with one line saying why: it fails closed.
+that keep agents off credentials, what the call will read -- resolved paths, expanded Grep
+patterns, and Bash by allowlist; a Glob returns names only and reads nothing (issue 23).  When
+the hook cannot decide (the state or a config layer cannot be read, the profile name is
+unknown, the call runs outside the project, the input is not what Claude Code sends) it denies
+with one line saying why: it fails closed.
 
 A Bash call the allowlist lets through is then contained: the answer is a ``Rewrite`` that runs
 it in a bubblewrap sandbox (``hooks.sandbox``, issue 23).
@@ -44,7 +46,7 @@ def undecodable_denial(raw: bytes, problem: str, explicit_root: str | None) -> s
     if b'"agent_id"' not in raw and b'"agent_type"' not in raw:
         return None
     workflow = find_workflow(explicit_root, None)
-    if workflow is None:
+    if workflow is None and b'"subagents:' not in raw:  # this plugin's agents: always judged
         return None
     return (
         f"{_PREFIX}the hook input {problem}, so this sub-agent's call "
@@ -57,9 +59,11 @@ def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str |
     """The deny reason for a sub-agent's call, ``None`` to allow it, or the ``Rewrite`` that
     runs an allowed Bash call of a contained profile in its sandbox (``hooks.sandbox``)."""
     workflow = find_workflow(explicit_root, payload.get("cwd"))
-    if workflow is None:
-        return None
     agent_type = payload.get("agent_type")
+    if workflow is None:
+        if not _is_ours(agent_type):
+            return None
+        workflow = Workflow(_project_dir(explicit_root, payload.get("cwd")), True)
     if workflow.problem:
         return (
             f"{_PREFIX}{workflow.problem}, so sub-agent tool profiles cannot be checked; "
@@ -74,6 +78,24 @@ def subagent_denial(payload: dict[str, Any], explicit_root: str | None) -> str |
     if not isinstance(tool, str) or not tool.strip():
         return f"{_PREFIX}the hook input names no tool_name; denied."
     return _judge(workflow, payload, agent_type, tool)
+
+
+def _is_ours(agent_type: object) -> bool:
+    from agents_state.hooks._base import is_ours
+
+    return is_ours(agent_type)
+
+
+def _project_dir(explicit_root: str | None, cwd: object) -> str:
+    """Where this plugin's agent works when no workflow is active: the project Claude Code
+    names (a ``cd`` does not move it), else the call's working directory."""
+    chosen = (
+        explicit_root
+        or os.environ.get("AGENTS_STATE_ROOT")
+        or os.environ.get("CLAUDE_PROJECT_DIR")
+        or (cwd if isinstance(cwd, str) and cwd else os.getcwd())
+    )
+    return os.path.abspath(os.path.expanduser(chosen))
 
 
 def _judge(
@@ -168,10 +190,9 @@ def _touches(tool: str, tool_input: dict[str, Any], guard: Any) -> tuple[str | N
             return None, f"the {tool} call's {bad[0]} is not a string"
         if tool == "Grep":
             return guard.check_grep(values["path"], values["glob"]), None
-        pattern = values["pattern"]
-        if not isinstance(pattern, str) or not pattern:
+        if not values["pattern"]:
             return None, "the Glob call has no pattern"
-        return guard.check_glob(pattern, values["path"]), None
+        return None, None  # names only: a listing never reads a file (issue 23)
     url = tool_input.get("url")
     if isinstance(url, str) and url[:5].lower() == "file:":
         from urllib.parse import unquote, urlsplit

@@ -28,6 +28,7 @@ import os
 import re
 import sys
 
+from agents_state.hooks.engine_steps import SUBAGENT_STEPS
 from agents_state.hooks.secretscan import cache_dir, find_secrets, write_cache
 from agents_state.hooks.walk import WalkCapError
 
@@ -334,7 +335,7 @@ def probe(bwrap: str) -> str | None:
 
 # the engine's bookkeeping a sub-agent may run (as hooks.permission approves them): the plugin's
 # own program, which needs the workflow's store (a server's URL and network included)
-ENGINE_STEPS = frozenset({"task", "handoff", "status", "next", "context"})
+ENGINE_STEPS = SUBAGENT_STEPS
 
 
 def runs_outside(command: str, git_write: bool) -> bool:

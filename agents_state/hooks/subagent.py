@@ -7,7 +7,8 @@ are not the workflow's.  Those events are ignored whole.
 Both append one line to ``.agents/subagents.jsonl`` while a workflow is active.  On stop, a
 handoff response found in ``last_assistant_message`` (JSON, or JSON in prose or a fence) is
 recorded, but one agent's answer never completes a phase: a response naming a task of phase 2.1
-completes or fails that task; any other lands in the handoff ledger only, and the phase completes
+that its dispatch prompt names (``dispatch_prompt``) completes or fails that task; any other
+lands in the handoff ledger only, and the phase completes
 when the orchestrator records the merged artifact.  Recording the same response twice changes
 nothing.  A handoff that fails validation (over the 500-token cap, a secret, a bad decision)
 blocks the stop once, with the problems as the agent's next instruction; Claude Code's
@@ -54,10 +55,17 @@ def _entry(event: str, payload: dict[str, Any]) -> dict[str, Any]:
 def _handoff_in(message: Any) -> bool:
     if not isinstance(message, str) or "{" not in message:
         return False
-    from agents_state.handoff.extract import HANDOFF_KEYS, ExtractError, extract_json
+    from agents_state.handoff.extract import (
+        HANDOFF_KEYS,
+        ExtractError,
+        JsonLimitError,
+        extract_json,
+    )
 
     try:
         data = extract_json(message)
+    except JsonLimitError:
+        return True  # too deep or too big: refused below, the agent told (never dropped)
     except ExtractError:
         return False
     return bool(
@@ -94,12 +102,20 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     entry["handoff"] = h.decision
     from agents_state.app import App
     from agents_state.handoff.ops import record
+    from agents_state.hooks.dispatch_prompt import dispatch_prompt
 
     agent = payload.get("agent_id")
     try:
         app = App.open(root)
         who = agent if isinstance(agent, str) else None
-        out = record(app.store, app.policy, h, agent=who, own_task_only=True)
+        out = record(
+            app.store,
+            app.policy,
+            h,
+            agent=who,
+            own_task_only=True,
+            sender_prompt=dispatch_prompt(payload),  # its own task: the one it was sent for
+        )
     except AgentsStateError as e:
         warn(f"handoff from {entry.get('agent_type', 'a sub-agent')} not recorded: {e.message}")
         entry["recorded"] = False

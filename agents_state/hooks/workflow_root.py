@@ -3,14 +3,15 @@ dodged: the payload's ``cwd`` is one place to look, not the only one.
 
 Looked at, in order: ``--root`` / ``AGENTS_STATE_ROOT`` (only that); else the nearest ancestors
 of the payload ``cwd``, of ``CLAUDE_PROJECT_DIR`` and of the hook's own working directory that
-hold ``.agents/state.json``.  A ``.agents/`` folder without a ``state.json`` (a nested empty one)
-does not hide the workflow above it.  The first workflow that is active, or that cannot be read,
-decides.
+hold ``.agents/state.json`` or an active chain in ``.agents/chains/``.  A ``.agents/`` folder
+with neither (a nested empty one) does not hide the workflow above it.  The first workflow that
+is active, or that cannot be read, decides.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 from agents_state.hooks.hookjson import loads, loads_file
@@ -20,6 +21,7 @@ __all__ = ["NotRegularError", "Workflow", "find_workflow", "read_regular", "read
 
 _MAX_STATE = 64 * 1024 * 1024
 _DONE = ("completed", "complete", "done")
+_CHAIN_ID = re.compile(r"[a-z]+-[0-9]+")  # chains.ops: .agents/chains/<name>-<n>.json
 
 
 class Workflow:
@@ -49,7 +51,44 @@ def read_regular(path: str, limit: int) -> bytes:
 
 
 def read_workflow(root: str) -> Workflow | None:
-    """The workflow under ``root``, or ``None`` when there is no state file."""
+    """The workflow under ``root`` -- its state, else an active chain -- or ``None`` when there
+    is neither (issue 23: a folder with only chains runs sub-agents too)."""
+    found = _read_state(root)
+    if found is not None and found.active:
+        return found
+    return _active_chain(root) or found
+
+
+def _active_chain(root: str) -> Workflow | None:
+    """A chain in ``.agents/chains/`` that is neither completed nor aborted, or one that cannot
+    be read (which fails closed); ``None`` when there is none."""
+    folder = os.path.join(root, ".agents", "chains")
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        return Workflow(root, True, f"cannot list {folder} ({e.strerror or e})")
+    for name in names:
+        if not (name.endswith(".json") and _CHAIN_ID.fullmatch(name[:-5])):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            data = loads_file(read_regular(path, _MAX_STATE))
+        except FileNotFoundError:
+            continue
+        except ValueError as e:
+            return Workflow(root, True, f"{path} is not valid JSON ({e})")
+        except OSError as e:
+            return Workflow(root, True, f"cannot read {path} ({e.strerror or e})")
+        if not isinstance(data, dict):
+            return Workflow(root, True, f"{path} holds a JSON {type(data).__name__}")
+        if str(data.get("status", "")).strip().lower() not in ("completed", "aborted"):
+            return Workflow(root, True)
+    return None
+
+
+def _read_state(root: str) -> Workflow | None:
     path = os.path.join(root, ".agents", "state.json")
     try:
         raw = read_regular(path, _MAX_STATE)

@@ -4,37 +4,26 @@ The copy keeps the revision, every event, every phase artifact, the chains and t
 counts (``toolcalls``: how many calls the orchestrator's context holds, which decides when
 compaction is due; a workflow moved in the middle of a session keeps counting from there).
 The source is read under its lock (files) or in one snapshot (PostgreSQL); the target is
-written under its lock as one unit: for the files, the artifacts and the logs first and
-``state.json`` last (so a copy cut short is no workflow yet), for the database one
-transaction.  A target that already holds a workflow is refused unless ``--replace``.
+written under its lock as one unit: for the files, copied whole beside the old workflow and
+then switched in (``store/switch.py``: the old one is deleted only after the new state is in
+place), for the database one transaction.  A target that already holds a workflow is refused
+unless ``--replace``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import TYPE_CHECKING
 
 from agents_state.errors import StateFileError, UsageError
 from agents_state.store.paths import AGENTS_DIR
+from agents_state.store.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from agents_state.store.commits import CommitLog
 
 __all__ = ["Snapshot", "copy_workflow"]
-
-
-@dataclass
-class Snapshot:
-    state: bytes
-    revision: int
-    events: list[dict[str, Any]]
-    artifacts: dict[str, bytes]
-    chains: dict[str, bytes]  # chain id -> its state (``.agents/chains/<id>.json``)
-    toolcalls: dict[str, int]  # agent (``main`` or a sub-agent's id) -> calls counted
 
 
 def _read_files(root: Path) -> Snapshot:
@@ -68,6 +57,7 @@ def _read_files(root: Path) -> Snapshot:
 
 def _read_pg(url: str, root: Path) -> Snapshot:
     from agents_state.store.codec import decode_state
+    from agents_state.store.paths import safe_name
     from agents_state.store.pg import PgStore
 
     store = PgStore(url, root)
@@ -78,56 +68,41 @@ def _read_pg(url: str, root: Path) -> Snapshot:
         if data is None:
             raise UsageError(f"{store.shown}: no workflow to copy")
         state = decode_state(data, store.shown)
+        # ids and names from the database name files in the target: the files store's rule
         chains = {
-            r[0]: bytes(r[1])
+            safe_name(r[0], store.shown, "chain"): bytes(r[1])
             for r in store._all(
                 "SELECT id, data FROM agents_state.chains WHERE workflow = %s", (store.workflow,)
             )
         }
+        artifacts = {
+            safe_name(n, store.shown, "artifact"): d
+            for n, d in store.artifacts().items()
+            if "/" not in n  # archive/<name>/...: kept in the database only
+        }
         snap = Snapshot(
-            data,
-            state.revision,
-            store.events(),
-            {n: d for n, d in store.artifacts().items() if "/" not in n},
-            chains,
-            store.call_counts(),
+            data, state.revision, store.events(), artifacts, chains, store.call_counts()
         )
     return snap
 
 
 def _write_files(root: Path, snap: Snapshot, replace: bool, commits: CommitLog | None) -> None:
     from agents_state.store.files import Store
+    from agents_state.store.switch import replace_workflow
+    from agents_state.store.switch_recover import recover
 
     store = Store(root, commits=commits)
     store.ensure_dirs()
     with store.locked():
-        if store.read_bytes() is not None and not replace:
+        recover(store)
+        old = store.read_bytes()
+        if old is not None and not replace:
             raise StateFileError(
                 f"{AGENTS_DIR}/state.json",
                 "",
                 "already holds a workflow; pass --replace to overwrite it",
             )
-        for name in os.listdir(store.phases_dir):
-            if not name.startswith(".tmp-") and name not in snap.artifacts:
-                os.unlink(store.phases_dir / name)
-        for name, data in snap.artifacts.items():
-            store.write_file(store.phases_dir / name, data, f"{AGENTS_DIR}/phases/{name}")
-        if snap.chains:
-            from agents_state.store import fsops
-
-            chain_dir = store.dir / "chains"
-            fsops.make_dir(chain_dir, f"{AGENTS_DIR}/chains")
-            for cid, data in snap.chains.items():
-                store.write_file(chain_dir / f"{cid}.json", data, f"{AGENTS_DIR}/chains/{cid}.json")
-        from agents_state.store.toolcalls import LOG_NAME, log_bytes
-
-        store.write_file(
-            store.dir / LOG_NAME, log_bytes(snap.toolcalls), f"{AGENTS_DIR}/{LOG_NAME}"
-        )
-        log = b"".join(orjson.dumps(e) + b"\n" for e in snap.events)
-        store.write_file(store.events_path, log, f"{AGENTS_DIR}/events.jsonl")
-        store.write_file(store.state_path, snap.state, f"{AGENTS_DIR}/state.json")
-        store.write_file(store.backup_path, snap.state, f"{AGENTS_DIR}/state.json.bak")
+        replace_workflow(store, snap, old)
         store.ensure_ignored()
     store.note_commit(f"revision {snap.revision}")
 

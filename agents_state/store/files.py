@@ -147,6 +147,10 @@ class Store:
         self.ensure_dirs()
         with self.locked():
             self._clean_temp_files()
+            if os.path.lexists(self.dir / ".copy-switch"):  # a killed ``store copy --replace``
+                from agents_state.store.switch_recover import recover
+
+                recover(self)
             # the log is appended after the commit, when a refusal would come too late
             fsops.check_file(self.events_path, f"{AGENTS_DIR}/events.jsonl")
             old = self.read_bytes()

@@ -36,7 +36,7 @@ MAX_LOCK_TIMEOUT = 86400.0
 def env_lock_timeout() -> float:
     raw = os.environ.get("AGENTS_STATE_LOCK_TIMEOUT")
     if not raw:
-        return DEFAULT_LOCK_TIMEOUT
+        raw = str(DEFAULT_LOCK_TIMEOUT)
     try:
         seconds = float(raw)
     except ValueError:
@@ -53,7 +53,9 @@ def env_lock_timeout() -> float:
             "",
             f"{raw!r} seconds is out of range (at most {MAX_LOCK_TIMEOUT:g}, a day)",
         )
-    return seconds
+    from agents_state.deadline import cap
+
+    return cap(seconds)  # a hook waits no longer than its budget (issue 23)
 
 
 class StoreLock:

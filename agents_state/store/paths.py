@@ -13,13 +13,14 @@ AGENTS_DIR = ".agents"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
-def safe_name(name: str, what: str) -> str:
-    """A single path component: no separators, no '..', no control characters."""
+def safe_name(name: str, what: str, field: str = "name") -> str:
+    """A single path component: no separators, no '..', no control characters.  Every name
+    read from outside (an argument, a database row) passes here before it names a path."""
     if not _NAME_RE.match(name) or ".." in name:
         shown = name.encode("unicode_escape").decode("ascii")
         raise InvalidInputError(
             what,
-            "name",
+            field,
             f"{shown!r} is not allowed; use letters, digits, "
             "'.', '_' and '-' only (no '/', '..' or absolute paths)",
         )

@@ -100,12 +100,17 @@ class PgStore:
             return shared
         psycopg = load_psycopg()
 
+        from agents_state.store.pg_deadline import connect_timeout, connection_class
         from agents_state.store.pg_schema import ensure_schema
 
         with self.errors("connect"):
-            conn = psycopg.connect(
-                self.target.conninfo, autocommit=True, application_name="agents-state"
+            conn = connection_class(psycopg).connect(
+                self.target.conninfo,
+                autocommit=True,
+                application_name="agents-state",
+                **connect_timeout(self.target.conninfo),
             )
+            self._conn = conn  # for ``errors``: a deadline that cuts the schema check is named
             try:
                 ensure_schema(conn, self.target.shown)
             except BaseException:
@@ -136,8 +141,22 @@ class PgStore:
                 "another agents-state process (on this or another host)",
             ) from None
         except psycopg.Error as e:
+            why = self._why(e)
             self.close()
-            raise StorageIOError(self.target.shown, operation, _reason(e, self.url)) from None
+            raise StorageIOError(self.target.shown, operation, why) from None
+
+    def _why(self, e: Exception) -> str:
+        """The reason to show: the deadline that cut the connection, or the server's words."""
+        from agents_state.store.pg_deadline import timed_out
+
+        cut = timed_out(self._conn)
+        if cut is not None:
+            return (
+                f"no answer from the server within {cut:.0f}s"
+                if cut >= 1
+                else (f"no answer from the server within {cut:.1f}s")
+            )
+        return _reason(e, self.url)
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -203,10 +222,13 @@ class PgStore:
         conn = self.connect()
         import psycopg
 
+        from agents_state.store.pg_deadline import timed_out
+
         try:
             return run(conn)
         except psycopg.OperationalError:
-            if not conn.broken and not conn.closed:
+            # a dropped connection is replaced once; one that went unanswered is not asked again
+            if (not conn.broken and not conn.closed) or timed_out(conn) is not None:
                 with self.errors("read"):
                     raise
             self.close()
@@ -230,8 +252,10 @@ class PgStore:
                 conn.execute("BEGIN")
         self._tx = conn
         committing = False
+        from agents_state.store.pg_deadline import lock_wait
+
         try:
-            with self.errors("lock"):
+            with self.errors("lock"), lock_wait(conn, self.lock_timeout):
                 ms = max(1, int(self.lock_timeout * 1000))
                 conn.execute(f"SET LOCAL lock_timeout = {ms}")
                 conn.execute(
@@ -290,8 +314,10 @@ class PgStore:
     def locked(self) -> Iterator[Any]:
         """A transaction holding the workflow's row lock (for chains: the same lock as the
         state's updates); commits when the block ends normally, else rolls back."""
+        from agents_state.store.pg_deadline import lock_wait
+
         conn = self.connect()
-        with self.errors("lock"):
+        with self.errors("lock"), lock_wait(conn, self.lock_timeout):
             conn.execute("BEGIN")
             self._tx = conn
             try:
@@ -324,8 +350,9 @@ class PgStore:
         try:
             conn.execute("COMMIT")
         except psycopg.Error as e:
+            why = self._why(e)
             self.close()
-            err = UncertainWriteError(self.target.shown, "commit", _reason(e, self.url))
+            err = UncertainWriteError(self.target.shown, "commit", why)
             err.message = (
                 f"{self.target.shown}: commit failed: {err.reason}; the connection "
                 "broke while the server committed, so the update may or may not be "
@@ -426,8 +453,10 @@ class PgStore:
         toolcalls: dict[str, int] | None = None,
     ) -> None:
         """Write a whole workflow (``store copy``) in one transaction."""
+        from agents_state.store.pg_deadline import lock_wait
+
         conn = self.connect()
-        with self.errors("copy"), conn.transaction():
+        with self.errors("copy"), lock_wait(conn, self.lock_timeout), conn.transaction():
             conn.execute(
                 "INSERT INTO agents_state.workflows (name) VALUES (%s) "
                 "ON CONFLICT (name) DO NOTHING",

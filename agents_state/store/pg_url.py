@@ -66,11 +66,7 @@ def _connect_timeout() -> int:
 
 def reason(e: Exception, url: str) -> str:
     """The server's or libpq's message on one line, with any password taken out."""
-    text = " ".join(str(e).split()) or type(e).__name__
-    parts = urlsplit(url)
-    secrets = [parts.password] if parts.password else []
-    secrets += [v for k, v in parse_qsl(parts.query) if k.lower() == "password" and v]
-    for s in secrets:
-        text = text.replace(s, "***")
-    text = re.sub(r"(password=)\S+", r"\1***", text)
+    from agents_state.store.redact import redact
+
+    text = redact(" ".join(str(e).split()) or type(e).__name__, (url,))
     return text[:300]

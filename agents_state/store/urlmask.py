@@ -9,22 +9,25 @@ from __future__ import annotations
 __all__ = ["mask_url"]
 
 
+_SECRET_KEYS = ("password", "sslpassword")
+
+
 def mask_url(url: str) -> str:
     """The URL with its password replaced by ``***`` (for output, logs and errors)."""
-    from urllib.parse import urlsplit, urlunsplit
+    from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
     try:
         parts = urlsplit(url)
     except ValueError:
         return "<unparsable store URL>"
-    query = (
-        "&".join(
-            "password=***" if q.lower().startswith("password=") else q
-            for q in parts.query.split("&")
-        )
-        if parts.query
-        else ""
-    )
+
+    def masked(q: str) -> str:
+        # the key as libpq reads it: ``%70assword`` is ``password`` (issue 23)
+        key, eq, _ = q.partition("=")
+        secret = unquote_plus(key).strip().lower() in _SECRET_KEYS
+        return f"{key}=***" if eq and secret else q
+
+    query = "&".join(masked(q) for q in parts.query.split("&")) if parts.query else ""
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)

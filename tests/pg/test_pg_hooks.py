@@ -4,12 +4,18 @@ closed for sub-agents when the server cannot be read (the main conversation stay
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from clitools import run_cli
 
 from .pgserver import PgServer, free_port
+
+PLUGIN_ROOT = Path(__file__).resolve().parents[2]
+LAUNCHER = PLUGIN_ROOT / "bin" / "agents-state"
 
 
 def _pre(root: Path, agent: str | None, tool: str, tool_input: dict[str, str]) -> str:
@@ -36,9 +42,11 @@ def test_profiles_apply_to_a_workflow_on_the_server(
 ) -> None:
     monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
     write = {"file_path": str(root / "a.ts"), "content": ""}
-    assert _pre(root, "subagents:reviewer", "Write", write) == "allow"  # no workflow yet
-    assert run_cli(root, "dispatch", "x").returncode == 0
+    # a project's own agent: judged only in a workflow (the plugin's own are judged everywhere)
+    assert _pre(root, "reviewer", "Write", write) == "allow"  # no workflow yet
     assert _pre(root, "subagents:reviewer", "Write", write).startswith("deny: ")
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    assert _pre(root, "reviewer", "Write", write).startswith("deny: ")
     assert _pre(root, None, "Write", write) == "allow"
     assert not (root / ".agents").exists()
 
@@ -53,3 +61,42 @@ def test_a_server_that_cannot_be_read_denies_sub_agents_only(
     assert got.startswith("deny: agents-state: cannot read the workflow from the server (")
     assert "connect failed" in got and "s3cret" not in got
     assert _pre(root, None, "Read", read) == "allow"
+
+
+def test_issue_23_the_launcher_runs_the_check_with_a_server_store(root: Path, pg_url: str) -> None:
+    """No state.json on disk: before issue 23 the launcher's fast path exited before the check,
+    and a reader's Read of .env was allowed."""
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": os.environ["HOME"],
+        "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT),
+        "CLAUDE_PROJECT_DIR": str(root),
+        "AGENTS_STATE_STORE": pg_url,
+    }
+    (root / ".env").write_text("KEY=do-not-leak\n")
+    dispatch = subprocess.run(
+        [str(LAUNCHER), "dispatch", "x"], cwd=root, env=env, capture_output=True, check=False
+    )
+    assert dispatch.returncode == 0 and not (root / ".agents").exists()
+    payload = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Read",
+        "tool_input": {"file_path": ".env"},
+        "tool_use_id": "t1",
+        "agent_id": "a1",
+        "agent_type": "reviewer",
+    }
+    proc = subprocess.run(
+        [str(LAUNCHER), "hook", "pre-tool-use"],
+        cwd=root,
+        env=env,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith("agents-state: the reader profile may not read or search credential")

@@ -86,6 +86,7 @@ def test_issue_16_a_fifo_state_reaches_the_engine(tmp_path: Path) -> None:
 
 
 def test_issue_16_still_silent_without_any_state(tmp_path: Path) -> None:
+    """For agents that are not this plugin's (issue 23: the plugin's keep their profiles)."""
     (tmp_path / "a" / ".agents").mkdir(parents=True)
-    proc = hook(tmp_path / "a", read_env(tmp_path / "a"))
+    proc = hook(tmp_path / "a", {**read_env(tmp_path / "a"), "agent_type": "explore"})
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")

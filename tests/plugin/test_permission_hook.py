@@ -122,7 +122,7 @@ def test_artifact_writes_are_approved(project: Path) -> None:
         assert reason == "subagents plugin: .agents/phases/0-explore.md is a workflow artifact"
     assert approval(write(project, ".agents/phases/1.2-plan.md")) is not None  # relative
     (project / "sub").mkdir()
-    payload = write(project, "../.agents/phases/x.md")
+    payload = write(project, "../.agents/phases/0-explore.md")
     assert approval({**payload, "cwd": str(project / "sub")}) is not None
 
 

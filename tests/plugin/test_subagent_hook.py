@@ -214,7 +214,20 @@ def test_a_task_answer_completes_its_own_task_only(root: Path) -> None:
         "context_summary": "Added it.",
         "issues": [],
     }
-    stop(root, "subagents:task-agent", fenced(task))
+    sent = root.parent / "agent-a1.jsonl"  # issue 23: its dispatch prompt names t1
+    sent.write_text(json.dumps({"type": "user", "message": {"content": "Do task t1."}}) + "\n")
+    hook(
+        root,
+        "subagent-stop",
+        {
+            "hook_event_name": "SubagentStop",
+            "agent_id": "a1",
+            "agent_type": "subagents:task-agent",
+            "last_assistant_message": fenced(task),
+            "agent_transcript_path": str(sent),
+            "stop_hook_active": False,
+        },
+    )
     tasks = state(root)["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]
     assert (tasks["t1"]["status"], tasks["t2"]["status"]) == ("completed", "pending")
     # a reviewer's answer during the wave (no task id of 2.1) completes nothing

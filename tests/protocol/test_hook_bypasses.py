@@ -52,24 +52,14 @@ def test_issue_16_grep_glob_that_matches_env_without_spelling_it(root: Path, glo
     )
 
 
-@pytest.mark.parametrize("pattern", [".[e]nv", "**/.e*", "{.env,x}", "*nv", ".ENV", "**/*"])
-def test_issue_16_glob_patterns_are_expanded(root: Path, pattern: str) -> None:
-    assert ask(root, "Glob", {"pattern": pattern}) == cred(f"Glob {pattern!r} would reach {ENV}")
-
-
-def test_issue_16_glob_reaches_below_and_outside_the_folder(root: Path) -> None:
+def test_issue_16_grep_reaches_below_the_folder(root: Path) -> None:
+    """(A Glob of the same names is allowed since issue 23: it lists names, reads nothing.)"""
     sub = "config/.env: a credential file (.env, environment file)"
-    assert ask(root, "Glob", {"pattern": "config/.[e]*"}) == cred(
-        f"Glob 'config/.[e]*' would reach {sub}"
+    assert ask(root, "Grep", {"pattern": "K", "path": "config", "glob": ".e*"}) == cred(
+        f"Grep over 'config' with glob '.e*' would reach {sub}"
     )
-    assert ask(root, "Glob", {"pattern": ".e*", "path": "config"}) == cred(
-        f"Glob '.e*' in 'config' would reach {sub}"
-    )
-    assert ask(root, "Glob", {"pattern": f"{root}/conf*/.e*"}) == cred(
-        f"Glob '{root}/conf*/.e*' would reach {sub}"
-    )
-    assert ask(root, "Glob", {"pattern": "../proj/.en[v]"}) == cred(
-        f"Glob '../proj/.en[v]' would reach {ENV}"
+    assert ask(root, "Grep", {"pattern": "K", "glob": "conf*/.[e]*"}) == cred(
+        f"Grep over '.' with glob 'conf*/.[e]*' would reach {sub}"
     )
 
 
@@ -107,9 +97,7 @@ def test_issue_16_grep_skips_what_git_ignores_unless_a_glob_names_it(root: Path)
     assert ask(root, "Grep", {"pattern": "KEY", "glob": ".[e]nv"}) == cred(  # a glob overrides
         f"Grep over '.' with glob '.[e]nv' would reach {ENV}"
     )
-    assert ask(root, "Glob", {"pattern": "**/.env"}) == cred(  # Glob runs with --no-ignore
-        f"Glob '**/.env' would reach {ENV}"
-    )
+    assert ask(root, "Glob", {"pattern": "**/.env"}) is None  # names only (issue 23)
 
 
 @pytest.mark.parametrize(
@@ -149,8 +137,8 @@ def test_issue_16_symlinked_folder_into_home_credentials(root: Path) -> None:
         "(.docker/config.json, Docker registry credentials)"
     )
     assert ask(root, "Read", {"file_path": "src/dock/config.json"}) == cred(what)
-    assert ask(root, "Glob", {"pattern": "src/**/*.json"}) == cred(
-        f"Glob 'src/**/*.json' would reach {what}"
+    assert ask(root, "Grep", {"pattern": "x", "path": "src", "glob": "*.json"}) == cred(
+        f"Grep over 'src' with glob '*.json' would reach {what}"
     )
 
 
@@ -197,9 +185,9 @@ def test_issue_16_walk_cap_denies(root: Path) -> None:
         "Grep over 'src' reaches more than 10 files and folders, too many to check for "
         "credential files; give a narrower path or pattern"
     )
-    assert guard.check_glob("**/*.ts", None) == (
-        "Glob '**/*.ts' reaches more than 10 files and folders, too many to check for "
-        "credential files; give a narrower path or pattern"
+    assert guard.check_grep(None, "**/*.ts") == (
+        "Grep over '.' with glob '**/*.ts' reaches more than 10 files and folders, too many to "
+        "check for credential files; give a narrower path or pattern"
     )
 
 
@@ -332,10 +320,6 @@ def test_issue_16_dot_dot_after_a_link_goes_where_the_kernel_goes(root: Path) ->
         "(.docker/config.json, Docker registry credentials)"
     )
     assert ask(root, "Read", {"file_path": "src/dk/../config.json"}) == cred(what)
-    assert ask(root, "Glob", {"pattern": "src/dk/../conf*"}) == cred(
-        f"Glob 'src/dk/../conf*' would reach {home}/.docker/config.json: a credential file "
-        "(.docker/config.json, Docker registry credentials)"
-    )
     assert ask(
         root, "Bash", {"command": "cat src/dk/../conf*"}, agent="subagents:quality-checker"
     ) == cred(
@@ -361,9 +345,9 @@ def test_issue_16_an_undecided_walk_is_not_called_a_credential(
 ) -> None:
     monkeypatch.setattr("agents_state.hooks.pathguard.WALK_CAP", 3)
     monkeypatch.setattr(PathGuard.__init__, "__defaults__", (None, 3))
-    assert ask(root, "Glob", {"pattern": "**/*.ts"}) == (
-        "agents-state: Glob '**/*.ts' reaches more than 3 files and folders, too many to check "
-        "for credential files; give a narrower path or pattern; denied."
+    assert ask(root, "Grep", {"pattern": "x", "glob": "**/*.ts"}) == (
+        "agents-state: Grep over '.' with glob '**/*.ts' reaches more than 3 files and folders, "
+        "too many to check for credential files; give a narrower path or pattern; denied."
     )
 
 

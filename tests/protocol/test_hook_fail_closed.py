@@ -180,9 +180,11 @@ def test_issue_16_odd_payloads_deny(root: Path, extra: dict[str, Any], reason: s
 
 
 def test_issue_16_no_active_workflow_still_allows(root: Path) -> None:
+    """...a project's own agents; this plugin's agents keep their profiles (issue 23)."""
     (root / ".agents" / "state.json").write_text('{"status": "completed"}')
-    assert ask(root, "Write", {"file_path": "a"}) is None
-    assert ask(root, "Read", {"file_path": ".env"}) is None
+    assert ask(root, "Write", {"file_path": "a"}, agent="explore") is None
+    assert ask(root, "Read", {"file_path": ".env"}, agent="explore") is None
+    assert ask(root, "Read", {"file_path": ".env"}) is not None
 
 
 # -- through the real process -------------------------------------------------------------------

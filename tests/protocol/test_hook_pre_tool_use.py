@@ -101,7 +101,7 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:explore", "Read", {"file_path": "/home/u/.ssh/id_ed25519"}, "deny"),
     ("subagents:explore", "Read", {"file_path": "/home/u/.aws/credentials"}, "deny"),
     ("subagents:explore", "Read", {"file_path": "deploy/server.pem"}, "deny"),
-    ("subagents:explore", "Glob", {"pattern": "**/.env*"}, "deny"),
+    ("subagents:explore", "Glob", {"pattern": "**/.env*"}, "allow"),  # names only (issue 23)
     ("subagents:explore", "Grep", {"pattern": "KEY", "glob": "*.env"}, "deny"),
     ("subagents:explore", "Grep", {"pattern": "KEY", "path": "config/.env"}, "deny"),
     ("subagents:explore", "Grep", {"pattern": "\\.env", "path": "src"}, "allow"),
@@ -239,9 +239,14 @@ def test_no_active_workflow_allows(
     if status:
         _state(tmp_path, status)
     code, out, err = run(
-        json.dumps(payload("Write", {}, "subagents:explore", str(tmp_path))), monkeypatch, capsys
+        json.dumps(payload("Write", {}, "explore", str(tmp_path))), monkeypatch, capsys
     )
     assert (code, out, err) == (0, "", "")
+    # this plugin's own agents keep their profiles with no workflow (issue 23)
+    code, out, err = run(
+        json.dumps(payload("Write", {}, "subagents:explore", str(tmp_path))), monkeypatch, capsys
+    )
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 def test_main_conversation_allows(

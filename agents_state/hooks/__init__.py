@@ -49,6 +49,7 @@ HOOK_BUDGETS: dict[str, float] = {
     "permission": 7.0,
     "post-tool-use": 7.0,
     "post-tool-use-failure": 7.0,
+    "permission-request": 7.0,
     "subagent-start": 11.0,
     "subagent-stop": 11.0,
     "session-start": 60.0,

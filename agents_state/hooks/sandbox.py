@@ -104,8 +104,26 @@ class Room:
 # -- the room, as bubblewrap arguments (pure) ---------------------------------------------------
 
 
-def bwrap_args(room: Room) -> list[str]:
-    """bubblewrap's options for ``room``, up to (not including) the command."""
+def tool_dirs(path: str) -> tuple[str, ...]:
+    """The folders under ``/tmp`` that the room's PATH names (a virtual environment's ``bin``
+    brings its whole environment): the room's private ``/tmp`` would hide them, and with them
+    the tools (pytest, a linter) the command is run for. Read-only, like the rest of ``/``."""
+    found: list[str] = []
+    for entry in path.split(os.pathsep):
+        real = os.path.realpath(entry) if entry.startswith("/") else ""
+        if not real.startswith("/tmp/") or not os.path.isdir(real):
+            continue
+        parent = os.path.dirname(real)
+        if os.path.basename(real) == "bin" and os.path.isfile(os.path.join(parent, "pyvenv.cfg")):
+            real = parent
+        if real not in found:
+            found.append(real)
+    return tuple(found)
+
+
+def bwrap_args(room: Room, tools: tuple[str, ...] = ()) -> list[str]:
+    """bubblewrap's options for ``room``, up to (not including) the command; ``tools`` are
+    folders under ``/tmp`` kept visible, read-only (``tool_dirs``)."""
     args = [
         "--ro-bind",
         "/",
@@ -116,6 +134,7 @@ def bwrap_args(room: Room) -> list[str]:
         "/proc",
         "--tmpfs",
         "/tmp",
+        *[a for d in tools for a in ("--ro-bind", d, d)],
         "--tmpfs",
         "/dev/shm",
         "--unshare-pid",
@@ -175,7 +194,8 @@ def shell_command(
     and ``command`` as one argument to ``bash -c`` inside.  Every value is literal, nothing
     expands in the Bash tool's shell: what the user approves, or a rule matches, is what runs
     (docs/decisions.md)."""
-    parts = [quote(bwrap), *(quote(a) for a in bwrap_args(room))]
+    tools = tool_dirs(env.get("PATH", ""))
+    parts = [quote(bwrap), *(quote(a) for a in bwrap_args(room, tools))]
     parts += ["--clearenv"]
     for name, value in env.items():
         parts += ["--setenv", name, quote(value)]

@@ -437,3 +437,35 @@ def test_the_kept_environment(tmp_path: Path) -> None:
         "GOCACHE": "/tmp/go-build",  # the home is read-only in the room
     }
     assert sandbox.kept_env({"GOCACHE": "/c", "PATH": "/b"})["GOCACHE"] == "/c"
+
+
+def test_tools_on_path_under_tmp_stay_visible_read_only(root: Path) -> None:
+    """Found by CI: a clone under /tmp has its venv (pytest) under /tmp, which the room's private
+    /tmp hid, so the validator's `python3 -m pytest` found no pytest. PATH's folders under /tmp
+    (a venv's whole folder for its bin/) are bound read-only; other /tmp files stay hidden."""
+    base = Path(tempfile.mkdtemp(prefix="agents-state-tools-", dir="/tmp"))
+    try:
+        venv = base / "venv"
+        (venv / "bin").mkdir(parents=True)
+        (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (venv / "lib").mkdir()
+        (venv / "lib" / "mod.txt").write_text("module\n")
+        (venv / "bin" / "tool").write_text("#!/bin/sh\necho tool-ran\n")
+        (venv / "bin" / "tool").chmod(0o755)
+        (base / "other.txt").write_text("hidden\n")
+        path = f"{venv / 'bin'}:relative/bin:/usr/bin:/bin"
+        assert sandbox.tool_dirs(path) == (os.path.realpath(venv),)
+        room = sandbox.room_for(str(root), str(root), str(root.parent / "home"), False)
+        line = sandbox.shell_command(
+            "/usr/bin/bwrap",
+            room,
+            f"tool; cat {venv}/lib/mod.txt; cat {base}/other.txt; touch {venv}/lib/x",
+            {"PATH": path},
+        )
+        done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=root)
+        assert done.stdout == "tool-ran\nmodule\n"
+        assert "other.txt: No such file" in done.stderr
+        assert "Read-only file system" in done.stderr
+        assert not (venv / "lib" / "x").exists()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -4,7 +4,10 @@
    ``.claude/subagents-config.json``, ``.agents/config.json``; custom profiles go under
    ``toolProfiles``.
 2. A ``profile:`` line in the agent's definition file front matter: ``.claude/agents/<type>.md``
-   under the root, then ``$CLAUDE_PLUGIN_ROOT/agents/<type>.md``.
+   under the root, then ``$CLAUDE_PLUGIN_ROOT/agents/<type>.md``; for this plugin's own agents
+   (``subagents:<name>``) only the plugin's file, which is their definition: a project's
+   ``.claude/agents/<name>.md`` is another agent (a cloned repository's could lift a plugin
+   agent out of its profile).
 3. ``profiles.DEFAULT_AGENT_PROFILES``.
 
 An agent type is looked up without the plugin's ``subagents:`` prefix; a type found nowhere has no
@@ -82,10 +85,10 @@ def _from_config(root: str, names: tuple[str, ...]) -> tuple[str | None, str, di
     return spec, source, custom
 
 
-def _from_agent_file(root: str, name: str) -> tuple[str, str] | None:
+def _from_agent_file(root: str, name: str, plugin_agent: bool) -> tuple[str, str] | None:
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         return None
-    dirs = [os.path.join(root, ".claude", "agents")]
+    dirs = [] if plugin_agent else [os.path.join(root, ".claude", "agents")]
     plugin = os.environ.get("CLAUDE_PLUGIN_ROOT")
     if plugin:
         dirs.append(os.path.join(plugin, "agents"))
@@ -112,7 +115,7 @@ def profile_for(root: str, agent_type: str) -> Profile | None:
     name = agent_name(agent_type)
     spec, source, custom = _from_config(root, (agent_type.strip(), name))
     if spec is None:
-        found = _from_agent_file(root, name)
+        found = _from_agent_file(root, name, agent_type.strip().startswith(PLUGIN_PREFIX))
         if found:
             spec, source = found
     if spec is None and name in DEFAULT_AGENT_PROFILES:

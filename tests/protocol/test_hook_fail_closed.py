@@ -104,7 +104,7 @@ def test_issue_16_misspelt_profile_in_agent_file_denies(root: Path) -> None:
     agents = root / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "scout.md").write_text("---\nname: scout\nprofile: reder\n---\nbody\n")
-    assert ask(root, "Read", {"file_path": "src/auth.ts"}, agent="subagents:scout") == (
+    assert ask(root, "Read", {"file_path": "src/auth.ts"}, agent="scout") == (
         f"agents-state: agent 'scout' names the unknown profile 'reder' (the profile: line of "
         f"{agents / 'scout.md'}); did you mean 'reader'? {PROFILES}; the tool profile cannot be "
         "checked, so the call is denied."
@@ -214,7 +214,7 @@ def reason_of(proc: subprocess.CompletedProcess[str]) -> str:
     return str(out["permissionDecisionReason"])
 
 
-def payload(root: Path | str, tool_input: Any, agent: bool = True) -> str:
+def payload(root: Path | str, tool_input: Any, agent: bool | str = True) -> str:
     data: dict[str, Any] = {
         "session_id": "s",
         "cwd": str(root),
@@ -223,7 +223,8 @@ def payload(root: Path | str, tool_input: Any, agent: bool = True) -> str:
         "tool_input": tool_input,
     }
     if agent:
-        data.update(agent_id="a1", agent_type="subagents:explore")
+        kind = agent if isinstance(agent, str) else "subagents:explore"
+        data.update(agent_id="a1", agent_type=kind)
     return json.dumps(data)
 
 
@@ -340,7 +341,8 @@ def test_issue_16_process_fifo_never_hangs_the_hook(root: Path, fifo: str) -> No
     if path.exists():
         path.unlink()
     os.mkfifo(path)
-    reason = reason_of(hook(root, payload(root, {"file_path": "src/auth.ts"}), root))
+    agent = "explore" if fifo.startswith(".claude/") else True  # a project's own agent file
+    reason = reason_of(hook(root, payload(root, {"file_path": "src/auth.ts"}, agent), root))
     assert (
         reason
         == {
@@ -352,3 +354,20 @@ def test_issue_16_process_fifo_never_hangs_the_hook(root: Path, fifo: str) -> No
             "checked, so the call is denied.",
         }[fifo]
     )
+
+
+def test_issue_23_a_project_agent_file_never_changes_a_plugin_agents_profile(root: Path) -> None:
+    """A cloned repository's `.claude/agents/explore.md` with `profile: orchestrator` lifted the
+    plugin's `subagents:explore` out of its researcher profile (a Write was allowed). It is the
+    project's own agent `explore`, not the plugin's."""
+    agents = root / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "explore.md").write_text("---\nname: explore\nprofile: orchestrator\n---\nbody\n")
+    write = {"file_path": "src/x.ts", "content": "x"}
+    plugin = json.loads(payload(root, write))
+    plugin["tool_name"] = "Write"
+    reason = reason_of(hook(root, json.dumps(plugin), root))
+    assert reason.startswith("agents-state: agent 'explore' runs with the researcher profile (")
+    own = json.loads(payload(root, write, "explore"))
+    own["tool_name"] = "Write"
+    assert hook(root, json.dumps(own), root).stdout == ""  # the project's agent: its own profile

@@ -118,8 +118,6 @@ def context_usage(transcript: str) -> tuple[int, str | None] | None:
             entry = json.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict) and entry.get("subtype") == "compact_boundary":
-            return None  # compacted since the newest usage: that size is gone (issue 27)
         tokens = _usage_tokens(entry)
         if tokens is not None:
             return tokens, _model(entry)

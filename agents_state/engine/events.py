@@ -7,10 +7,7 @@ written to ``.agents/events.jsonl`` when the transition is accepted.
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError, asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
-
-if TYPE_CHECKING:
-    from agents_state.engine.compaction import Usage
+from typing import Any, ClassVar
 
 __all__ = [
     "Abort",
@@ -121,11 +118,7 @@ class Abort(Event):
 
 @dataclass(eq=False)
 class Compact(Event):
-    """``usage``: the context's size when known (``engine.compaction.usage``), which decides
-    between a compaction asked of the user and a boundary skipped as not needed (issue 27)."""
-
     name: ClassVar[str] = "compact"
-    usage: Usage | None = None
 
 
 @dataclass(eq=False)

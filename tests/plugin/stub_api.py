@@ -192,8 +192,7 @@ class StubAPI:
             "content": content,
             "stop_reason": "tool_use" if uses_tool else "end_turn",
             "stop_sequence": None,
-            # a script may say how full the conversation is (issue 27)
-            "usage": self.usage(n, body) | getattr(self.script, "usage_override", {}),
+            "usage": self.usage(n, body),
         }
 
 

@@ -202,6 +202,7 @@ def run(w: World, line: str) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
+        errors="replace",  # another process's environ (the control run) may hold any bytes
         timeout=120,
         check=False,
     )

@@ -199,7 +199,7 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
     booked = [a for a in book["agents"].values() if a["type"] == "subagents:plan-agent"]
     assert len(booked) == plans
     for a in booked:
-        assert a["phase"] == "1.2"
+        assert (a["phase"], a["phaseBy"]) == ("1.2", "start")  # where it started, not by time
         (tokens,) = a["tokens"].values()
         assert tokens == {"input": PLAN_INPUT, "output": 10, "cacheRead": 0, "cacheWrite": 0}
     # the next fan-out was not dispatched: ask_user, with the three options
@@ -213,7 +213,11 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
     assert state["clarifications"][-1]["answer"] == "raise the workflow token budget to 1000000"
     assert flow.agents.count("reviewer") == 1, flow.results
     reviewer = [a for a in book["agents"].values() if a["type"] == "subagents:pr-reviewer"]
-    assert [a["phase"] for a in reviewer] == ["1.3"]
+    assert [(a["phase"], a["phaseBy"]) for a in reviewer] == [("1.3", "start")]
+    assert book["notes"] == []
+    log = [json.loads(ln) for ln in (root / ".agents" / "subagents.jsonl").read_text().splitlines()]
+    starts = [(e["agent_type"], e["phase"]) for e in log if e["event"] == "start"]
+    assert starts == [("subagents:plan-agent", "1.2")] * plans + [("subagents:pr-reviewer", "1.3")]
     assert {"1.2", "1.3"} <= set(book["main"])  # the orchestrator's own turns, by phase
     phases = {pid: p["status"] for s in state["stages"].values() for pid, p in s["phases"].items()}
     assert phases["1.2"] == phases["1.3"] == "completed"

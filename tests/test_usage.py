@@ -101,6 +101,21 @@ def test_unknown_shapes_are_skipped_and_counted() -> None:
     b = bk.fresh(None)
     bk.remember(b, "x.jsonl", chunk)
     assert b["notes"] == ["x.jsonl: skipped 1 line(s) of an unknown shape"]
+    assert chunk.bad_lines == 0  # "{not json": no usage in it, nothing lost, passed over
+
+
+def test_a_torn_line_with_usage_is_skipped_and_noted(root: Path, tmp_path: Path) -> None:
+    s = _at_phase_0(root)
+    torn = b'{"type":"assistant","message":{"id":"msg_torn","usage":{"input_tokens":12\n'
+    path = tmp_path / "a.jsonl"
+    path.write_bytes((USAGE / "agent.jsonl").read_bytes() + torn)
+    chunk = read_new(str(path))
+    assert (chunk.bad_lines, [m.id for m in chunk.msgs]) == (1, list(AGENT_IDS))
+    entry = record_agent(str(root), s, "a1", "subagents:explore-agent", str(path))
+    assert entry is not None and entry["messages"] == len(AGENT_IDS)
+    book = read_book(str(root))
+    assert book is not None
+    assert f"{path}: skipped 1 line(s) of an unknown shape" in book["notes"]
 
 
 def test_a_missing_transcript_raises_oserror_for_the_caller_to_note(tmp_path: Path) -> None:

@@ -451,6 +451,7 @@ def test_an_agent_started_in_the_second_its_phase_began_is_booked_to_that_phase(
     out = cli_json(root, "status", "--verbose")["workflow"]["usage"]
     assert out["phases"]["1.2"]["tokens"] == grand(*AGENT_IDS)
     assert out["phases"]["1.1"]["tokens"] == 0
+    assert (out["agents"]["p1"]["phase"], out["agents"]["p1"]["phaseBy"]) == ("1.2", "start")
 
 
 def test_without_a_start_record_an_agent_goes_by_its_time_with_a_note(root: Path) -> None:

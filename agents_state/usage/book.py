@@ -244,6 +244,7 @@ def summary(book: dict[str, Any]) -> dict[str, Any]:
         agents[aid] = {
             "type": a.get("type"),
             "phase": a.get("phase"),
+            "phaseBy": a.get("phaseBy"),
             "task": a.get("task"),
             "tokens": n,
             "byModel": {m: total({m: t}) for m, t in (a.get("tokens") or {}).items()},

@@ -1,9 +1,10 @@
 """Recording usage from the hooks: read a transcript's new lines, book them, under the lock.
 
-Every update takes the store's lock on ``.agents/``, reads ``.agents/usage.json`` fresh, reads
-the transcript from the offset the book remembers, adds what is new and writes the book whole
-(temp file, fsync, rename), so that ten sub-agents stopping at once lose no count and no
-response is counted twice.  A transcript that is missing or unreadable is noted in the book and
+Every update takes the store's lock on ``.agents/``, reads ``.agents/usage.json`` fresh, takes
+the transcript's lines from the offset the book remembers (read before the lock, and read again
+if the offset moved meanwhile: ``_Reader``), adds what is new and writes the book whole (temp
+file, fsync, rename), so that ten sub-agents stopping at once lose no count and no response is
+counted twice.  A transcript that is missing or unreadable is noted in the book and
 skipped; nothing here ever blocks the host (the callers catch and warn).
 
 With the PostgreSQL store (issue 17) the book is kept in the database (``PG_NAME``), updated

@@ -14,7 +14,7 @@ from clitools import CLI, DATA, cli_json, run_cli, walk_to, wave_of
 
 from agents_state.usage import book as bk
 from agents_state.usage.record import read_book, record_agent, record_main, record_start, task_in
-from agents_state.usage.transcript import read_new
+from agents_state.usage.transcript import Chunk, read_new
 
 USAGE = DATA / "usage"
 EXPECTED: dict[str, dict[str, int]] = json.loads((USAGE / "expected.json").read_text())
@@ -526,3 +526,28 @@ def test_a_phase_sent_back_to_books_the_conversation_to_the_phase_now_current(
     assert record_main(str(root), s, str(path)) == 1
     book = read_book(str(root))
     assert book is not None and book["main"]["1.3"]["messages"] == 1
+
+
+def test_a_read_made_before_the_lock_is_dropped_if_the_book_moved_meanwhile(
+    root: Path, tmp_path: Path
+) -> None:
+    """The transcript is read before the lock; another booking of it in between (a Stop and a
+    PostToolUse of one turn, a blocked stop's second try) makes that read stale: under the lock
+    the lines are read again from where the book says, and nothing is counted twice."""
+    from agents_state.usage import record as rec
+
+    s = _at_phase_0(root)
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_5",), "2026-11-25T17:20:00.000Z")
+    early = rec._Reader(str(root), str(path))  # read from offset 0: both responses
+    assert isinstance(early.early, Chunk) and len(early.early.msgs) == 2
+    assert record_main(str(root), s, str(path)) == 2  # another hook booked them first
+    got: list[Any] = []
+
+    def apply(book: dict[str, Any]) -> bool:
+        got.append(early(book))
+        return False
+
+    rec._update(str(root), s, apply)
+    assert isinstance(got[0], Chunk) and got[0].msgs == []
+    book = read_book(str(root))
+    assert book is not None and bk.summary(book)["tokens"] == grand(*MAIN_IDS)

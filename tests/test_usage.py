@@ -551,3 +551,20 @@ def test_a_read_made_before_the_lock_is_dropped_if_the_book_moved_meanwhile(
     assert isinstance(got[0], Chunk) and got[0].msgs == []
     book = read_book(str(root))
     assert book is not None and bk.summary(book)["tokens"] == grand(*MAIN_IDS)
+
+
+def test_a_failed_engine_step_books_the_conversation_too(root: Path) -> None:
+    # a refused `agents-state` call fires PostToolUseFailure, not PostToolUse; the order rule
+    # needs a booking at every engine step, so it books as well
+    _at_phase_0(root)
+    failed = {
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "agents-state phase complete 1.1 --artifact x.md"},
+        "error": "Exit code 4",
+        "transcript_path": str(USAGE / "main.jsonl"),
+    }
+    hook(root, "post-tool-use-failure", failed)
+    book = json.loads((root / ".agents" / "usage.json").read_text())
+    assert sum(m["messages"] for m in book["main"].values()) == len(MAIN_IDS)
+    assert book["transcripts"][str(USAGE / "main.jsonl")]["phase"] == "1.1"

@@ -448,3 +448,16 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert asked == [], asked
     for command, out in flow.engine_results:
         assert "needs approval" not in out and "haven't granted" not in out, (command, out)
+
+    # what it cost (issue 24): every agent booked where it started, each task by its agent
+    book = json.loads((root / ".agents" / "usage.json").read_text())
+    booked = {(a["type"], a["phase"], a["phaseBy"], a["task"]) for a in book["agents"].values()}
+    assert {(t, p) for t, p, _, _ in booked} == {
+        ("subagents:explore-agent", "0"),
+        ("subagents:plan-agent", "1.2"),
+        ("subagents:pr-reviewer", "1.3"),
+        ("subagents:task-agent", "2.1"),
+    }, booked
+    assert {by for _, _, by, _ in booked} == {"start"}
+    assert {task for t, _, _, task in booked if t == "subagents:task-agent"} == {"t1", "t2"}
+    assert book["notes"] == []

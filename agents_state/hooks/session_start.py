@@ -4,6 +4,12 @@ The text comes from ``agents_state.app.context_text`` (what ``agents-state conte
 prints); if that is unavailable a short fallback built from the raw state says where the
 workflow stands and which commands continue it.  On startup, clear and compact the
 orchestrator's context is fresh, so the tool-call count starts again.
+
+One injection per session start (issue 27): ``claude -p --continue "/compact"`` fires
+``resume`` and then ``compact`` in the same session with nothing done in between; the second
+finds the first in ``.agents/session-start.json`` (the session, its source and the main
+conversation's tool calls at that moment) and injects nothing.  A later compaction, after the
+conversation made tool calls, injects again.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["SOURCES", "fallback_text", "handle"]
+__all__ = ["MARK_FILE", "SOURCES", "fallback_text", "handle"]
 
 SOURCES = ("startup", "resume", "clear", "compact")
+MARK_FILE = "session-start.json"
 
 
 def fallback_text(state: dict[str, Any]) -> str:
@@ -56,13 +63,58 @@ def handle(event: str, explicit_root: str | None) -> None:
     if root is None:
         return
     source = payload.get("source")
-    if source in ("startup", "clear", "compact"):
-        from agents_state.store.toolcalls import reset
+    from agents_state.store.toolcalls import count, reset
 
+    mark = {"session": payload.get("session_id"), "source": source, "calls": count(root)}
+    if source in ("startup", "clear", "compact"):
         reset(root)
     state = active_state(root)
     if state is None or (source is not None and source not in SOURCES):
         return
+    if source == "compact" and _injected_at_start(root, mark):
+        return
     text = _context(root, state)
     if text:
+        _remember(root, mark)
         emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+
+
+def _injected_at_start(root: str, mark: dict[str, Any]) -> bool:
+    """This session started (startup/resume) with the workflow injected and made no tool call
+    since: the compaction that follows at once needs no second copy."""
+    import json
+    import os
+
+    try:
+        with open(os.path.join(root, ".agents", MARK_FILE), encoding="utf-8") as f:
+            last = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(last, dict)
+        and mark["session"] is not None
+        and last.get("session") == mark["session"]
+        and last.get("source") in ("startup", "resume")
+        and last.get("calls") == mark["calls"]
+    )
+
+
+def _remember(root: str, mark: dict[str, Any]) -> None:
+    import json
+    import os
+    from pathlib import Path
+
+    if not os.path.isdir(os.path.join(root, ".agents")):
+        return  # a PostgreSQL store without the folder: never create it for this
+
+    from agents_state.errors import StorageIOError
+    from agents_state.store.fsops import atomic_write
+
+    try:
+        atomic_write(
+            Path(root, ".agents", MARK_FILE),
+            json.dumps(mark).encode("utf-8"),
+            f".agents/{MARK_FILE}",
+        )
+    except (StorageIOError, OSError) as e:
+        warn(f"could not remember the injection ({e}); a compaction may inject it again")

@@ -8,13 +8,16 @@ session, the way a user works:
    scripted orchestrator does literally what each next action says: it launches the explore
    agents in the background (the host's default), one of them tries to read ``.env`` (denied),
    their answers arrive one by one while phase 0 stays open, then it writes the merged artifact,
-   ``phase complete 0`` succeeds, and at the stage boundary it records the compaction and asks
-   the user to compact.
+   ``phase complete 0`` succeeds; the conversation has grown past 70% of its window (the stub's
+   usage says so at the end of every stage), so at the stage boundary it records the compaction
+   and asks the user to compact (issue 27).
 2. ``--continue /compact``: a real compaction; the summariser's SubagentStop (empty agent type,
    a summary that quotes a handoff) changes nothing; SessionStart(compact) fires.
 3. ``--continue``: the orchestrator, told where it stands by the SessionStart context, goes on to
    the end: plan agents in the foreground, a reviewer agent, a wave of task agents that record
-   their own tasks, every phase recorded by the orchestrator.
+   their own tasks, every phase recorded by the orchestrator.  It is asked to compact at every
+   later stage boundary, and nowhere else (those compactions are taken as done: the stub's
+   usage drops).  The run where compaction never helps is ``test_compaction_e2e.py``.
 
 A user-settings hook logs every PermissionRequest: the engine's own steps raise none.
 """
@@ -43,6 +46,8 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 TASK = "Add a health endpoint"
 DISPATCH = "<command-name>/subagents:dispatch</command-name>"
 GO_ON = "Go on with the workflow."
+SMALL, LARGE = 10, 800_000  # tokens in context: under, and over 70% of a 200k or 1M window
+STAGE_ENDS = ("0", "1.3", "2.3", "3.3")  # the last phase of EXPLORE, PLAN, IMPLEMENT, TEST
 AGENT_HEADERS = {
     "# Explore agent": "explore",
     "# Plan agent": "plan",
@@ -120,6 +125,15 @@ class Workflow:
         self.agent_models: list[str | None] = []
         self.error: BaseException | None = None
         self.trace: list[str] = []  # the last user message of each main request
+        self.input_tokens = SMALL  # the usage the stub reports (usage_override)
+        self.asked_to_compact: list[str] = []  # the boundary at each request to the user
+        self.grow_in_stages = True
+        self.stopped_with: dict[str, Any] | None = None  # the ask_user or blocked action
+
+    @property
+    def usage_override(self) -> dict[str, int]:
+        """What stub_api puts over its usage: the tokens in context the script sets."""
+        return {"input_tokens": self.input_tokens}
 
     # -- routing ------------------------------------------------------------------------------
 
@@ -144,6 +158,7 @@ class Workflow:
 
     def summarise(self) -> list[Block]:
         self.summaries += 1
+        self.input_tokens = SMALL  # the compacted conversation is small
         quoted = fenced(handoff("explore-1", "research", "Health checks live nowhere yet."))
         return text(
             "<analysis>short</analysis>\n<summary>The user runs a subagents workflow "
@@ -287,12 +302,19 @@ class Workflow:
             if kind == "done":
                 yield text("The workflow is done.")
                 return
+            if kind in ("ask_user", "blocked"):  # a person decides: say why and stop
+                self.stopped_with = action
+                yield text(f"The workflow needs you: {action.get('reason')}")
+                return
             if kind == "compact":
                 yield from self.run(action["command"])
+                self.asked_to_compact.append(str(action.get("compaction", {}).get("after")))
                 if not compacted:  # the user compacts, then says to go on
                     compacted = True
                     body = yield text("Stage done: please run /compact, then tell me to go on.")
                     self.first_after_compact = request_text(body)
+                else:  # later ones: the scripted user's compaction is taken as done
+                    self.input_tokens = SMALL
                 continue
             if kind == "dispatch_agents" and action.get("tasks"):
                 prompts = [
@@ -319,6 +341,8 @@ class Workflow:
                     self.phase_status(action["phase"]) != "completed"
                 )
             yield from self.write(action["write"], self.artifact(action))
+            if action["phase"] in STAGE_ENDS and self.grow_in_stages:
+                self.input_tokens = LARGE  # the stage filled the conversation
             yield from self.run(action["command"])
 
 
@@ -425,6 +449,11 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     # the whole workflow: done, every phase recorded by the orchestrator
     state = json.loads((root / ".agents" / "state.json").read_text())
     assert state["status"] == "completed"
+    # asked to compact exactly at the stage boundaries, where it helped (issue 27)
+    boundaries = ["EXPLORE", "PLAN", "IMPLEMENT", "TEST"]
+    assert flow.asked_to_compact == boundaries, flow.asked_to_compact
+    assert state["compaction"]["history"] == boundaries
+    assert state["compaction"].get("skipped", []) == []
     phases = {pid: p["status"] for s in state["stages"].values() for pid, p in s["phases"].items()}
     # the tests passed at their first run, so 3.2 (analyse and fix) had nothing to do (issue 15)
     assert phases.pop("3.2") == "skipped", phases

@@ -16,8 +16,11 @@ session, the way a user works:
 3. ``--continue``: the orchestrator, told where it stands by the SessionStart context, goes on to
    the end: plan agents in the foreground, a reviewer agent, a wave of task agents that record
    their own tasks, every phase recorded by the orchestrator.  It is asked to compact at every
-   later stage boundary, and nowhere else (those compactions are taken as done: the stub's
-   usage drops).  The run where compaction never helps is ``test_compaction_e2e.py``.
+   later stage boundary, and nowhere else; each time the user runs ``--continue /compact`` and
+   ``--continue`` again (a real compaction: the transcript's ``compact_boundary`` puts the large
+   usage behind it, so the size `next` judges does not depend on when the host flushes its
+   transcript; the script waits for the large usage to be in the transcript before the
+   boundary's `next`).  The run where compaction never helps is ``test_compaction_e2e.py``.
 
 A user-settings hook logs every PermissionRequest: the engine's own steps raise none.
 """
@@ -129,6 +132,7 @@ class Workflow:
         self.asked_to_compact: list[str] = []  # the boundary at each request to the user
         self.grow_in_stages = True
         self.stopped_with: dict[str, Any] | None = None  # the ask_user or blocked action
+        self.waiting_for_compact = False  # the turn ended asking the user for /compact
 
     @property
     def usage_override(self) -> dict[str, int]:
@@ -295,7 +299,6 @@ class Workflow:
         body = yield [
             {"type": "tool_use", "name": "Skill", "input": {"skill": "subagents:workflow"}}
         ]
-        compacted = False
         while True:
             action = json.loads((yield from self.run("agents-state next --json")))
             kind = action["kind"]
@@ -306,15 +309,13 @@ class Workflow:
                 self.stopped_with = action
                 yield text(f"The workflow needs you: {action.get('reason')}")
                 return
-            if kind == "compact":
+            if kind == "compact":  # the user compacts (a real /compact), then says to go on
                 yield from self.run(action["command"])
                 self.asked_to_compact.append(str(action.get("compaction", {}).get("after")))
-                if not compacted:  # the user compacts, then says to go on
-                    compacted = True
-                    body = yield text("Stage done: please run /compact, then tell me to go on.")
+                self.waiting_for_compact = True
+                body = yield text("Stage done: please run /compact, then tell me to go on.")
+                if self.first_after_compact is None:
                     self.first_after_compact = request_text(body)
-                else:  # later ones: the scripted user's compaction is taken as done
-                    self.input_tokens = SMALL
                 continue
             if kind == "dispatch_agents" and action.get("tasks"):
                 prompts = [
@@ -341,9 +342,27 @@ class Workflow:
                     self.phase_status(action["phase"]) != "completed"
                 )
             yield from self.write(action["write"], self.artifact(action))
-            if action["phase"] in STAGE_ENDS and self.grow_in_stages:
+            grown = action["phase"] in STAGE_ENDS and self.grow_in_stages
+            if grown:
                 self.input_tokens = LARGE  # the stage filled the conversation
             yield from self.run(action["command"])
+            if grown:  # what `next` reads is in the transcript before `next` runs
+                self.wait_for_context(LARGE)
+
+    def wait_for_context(self, tokens: int) -> None:
+        """Wait (a condition, not a time) until the main transcript's newest usage shows
+        ``tokens``: the host writes its transcript in the background, and the next `next`
+        must judge the size this script set, not the one before it."""
+        from agents_state.contextsize import context_usage, transcript_of
+
+        deadline = time.monotonic() + 120  # only a bound on a failure; the loop exits on the fact
+        while time.monotonic() < deadline:
+            path = transcript_of(str(self.root))
+            found = context_usage(path) if path else None
+            if found is not None and found[0] >= tokens:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"the transcript never showed {tokens} tokens in context")
 
 
 def run_claude(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:
@@ -406,15 +425,24 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
         first = run_claude(root, api, f"/subagents:dispatch {TASK}")
         assert flow.error is None, flow.error
         assert first.returncode == 0, first.stderr
-        state_before_compact = (root / ".agents" / "state.json").read_bytes()
-        calls_before_compact = (root / ".agents" / "toolcalls.log").read_text()
-        second = run_claude(root, api, "--continue", "/compact")
-        assert second.returncode == 0, second.stderr
-        state_after_compact = (root / ".agents" / "state.json").read_bytes()
-        calls_after_compact = (root / ".agents" / "toolcalls.log").read_text()
-        third = run_claude(root, api, "--continue", GO_ON)
-        assert flow.error is None, (flow.error, flow.trace[-3:])
-        assert third.returncode == 0, third.stderr
+        compacted: list[tuple[bytes, str, bytes, str]] = []  # state and calls around each
+        while flow.waiting_for_compact and len(compacted) < 5:
+            # asked at a boundary: the user compacts (a real /compact), then says to go on
+            flow.waiting_for_compact = False
+            before = (root / ".agents" / "state.json").read_bytes()
+            calls_before = (root / ".agents" / "toolcalls.log").read_text()
+            second = run_claude(root, api, "--continue", "/compact")
+            assert second.returncode == 0, second.stderr
+            after = (root / ".agents" / "state.json").read_bytes()
+            compacted.append(
+                (before, calls_before, after, (root / ".agents" / "toolcalls.log").read_text())
+            )
+            third = run_claude(root, api, "--continue", GO_ON)
+            assert flow.error is None, (flow.error, flow.trace[-3:])
+            assert third.returncode == 0, third.stderr
+    state_before_compact, calls_before_compact, state_after_compact, calls_after_compact = (
+        compacted[0]
+    )
 
     # install: the first session built the engine; the `!` block and the Bash tool used it
     data = [e for e in events(log) if e["hook_event_name"] == "SessionStart"]
@@ -442,6 +470,9 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert any(e.get("agent_type") == "" for e in stops)
     assert state_after_compact == state_before_compact
     assert calls_before_compact and not calls_after_compact  # session-start(compact) reset it
+    # every later compaction too: nothing changed in the state, the call count started again
+    assert all(a == b and cb and not ca for b, cb, a, ca in compacted)
+    assert flow.summaries >= len(compacted) == 4
     assert any(e.get("source") == "compact" for e in data)
     assert flow.first_after_compact is not None
     assert "NEXT: " in flow.first_after_compact and f"task: {TASK}" in flow.first_after_compact

@@ -404,6 +404,23 @@ def events(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
+def injections_per_prompt(transcript: Path) -> list[tuple[str, int]]:
+    """Each prompt of the session (the host's queue line) with the number of workflow contexts
+    the SessionStart hooks injected until the next prompt, from the transcript the host wrote
+    (read after its processes ended)."""
+    out: list[tuple[str, int]] = []
+    for line in transcript.read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("type") == "queue-operation" and entry.get("operation") == "enqueue":
+            out.append((str(entry.get("content")), 0))
+        attachment = entry.get("attachment") or {}
+        if out and attachment.get("type") == "hook_additional_context":
+            said = json.dumps(attachment.get("content"))
+            if "agents-state workflow (resume from here" in said:
+                out[-1] = (out[-1][0], out[-1][1] + 1)
+    return out
+
+
 def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> None:
     require_claude()
     assert shutil.which("agents-state", path=SYSTEM_PATH) is None, "an engine is on PATH"
@@ -474,6 +491,15 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert all(a == b and cb and not ca for b, cb, a, ca in compacted)
     assert flow.summaries >= len(compacted) == 4
     assert any(e.get("source") == "compact" for e in data)
+    # one injection per session start: of each `--continue /compact`'s resume and compact
+    # hooks, one injects the workflow, whichever the host runs first (issue 27)
+    transcripts = {e["transcript_path"] for e in data}
+    assert len(transcripts) == 1, transcripts
+    per_prompt = injections_per_prompt(Path(transcripts.pop()))
+    # (counted over the session: the host may write a hook's output after the next prompt's
+    # queue line; a second injection in any start would make it 3 per compaction)
+    assert sum(n for _, n in per_prompt) == 2 * len(compacted), per_prompt
+    assert [p for p, _ in per_prompt].count("/compact") == len(compacted), per_prompt
     assert flow.first_after_compact is not None
     assert "NEXT: " in flow.first_after_compact and f"task: {TASK}" in flow.first_after_compact
 

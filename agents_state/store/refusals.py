@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["ASKED", "FILE", "forget_if_ran", "latest", "refusal_of", "remember", "rule_for"]
@@ -89,45 +90,67 @@ def _read(root: str) -> dict[str, Any]:
 
 def remember(root: str, refusal: dict[str, Any]) -> None:
     """Keep ``refusal`` as its agent's last (a lost write loses only this advice)."""
-    from pathlib import Path
 
-    from agents_state.errors import StorageIOError
-    from agents_state.store.fsops import atomic_write
+    def change(data: dict[str, Any]) -> bool:
+        data[refusal["agent"]] = refusal
+        return True
 
-    data = _read(root)
-    data[refusal["agent"]] = refusal
-    try:
-        atomic_write(Path(_path(root)), json.dumps(data, indent=1).encode(), f".agents/{FILE}")
-    except StorageIOError as e:
-        raise OSError(str(e)) from None
+    _update(root, change, strict=True)
 
 
 def forget_if_ran(root: str, payload: dict[str, Any]) -> None:
     """The call an agent was asked about ran after all (a person approved it): drop it."""
     if not os.path.exists(_path(root)):
         return
-    data = _read(root)
     agent = payload.get("agent_id") or "main"
-    kept = data.get(agent)
     raw = payload.get("tool_input")
     tool_input = raw if isinstance(raw, dict) else {}
     tool = payload.get("tool_name")
-    if (
-        not isinstance(kept, dict)
-        or kept.get("tool") != tool
-        or kept.get("target") != _target(str(tool), tool_input)
-    ):
-        return
-    del data[agent]
+
+    def change(data: dict[str, Any]) -> bool:
+        kept = data.get(agent)
+        if (
+            not isinstance(kept, dict)
+            or kept.get("tool") != tool
+            or kept.get("target") != _target(str(tool), tool_input)
+        ):
+            return False
+        del data[agent]
+        return True
+
+    _update(root, change, strict=False)
+
+
+def _update(root: str, change: Callable[[dict[str, Any]], bool], strict: bool) -> None:
+    """Read, change and write the file atomically under the store's lock on ``.agents/``: the
+    hooks of parallel agents refused at once each keep their own (issue 27)."""
     from pathlib import Path
 
-    from agents_state.errors import StorageIOError
+    from agents_state.errors import AgentsStateError, StorageIOError
     from agents_state.store.fsops import atomic_write
+    from agents_state.store.lock import env_lock_timeout
+    from agents_state.store.lockfile import LockTimeout, acquire
 
+    folder = Path(root, ".agents")
+    if not folder.is_dir():  # a PostgreSQL store without the folder: never create it for this
+        if strict:
+            raise OSError(".agents/ is not a folder")
+        return
     try:
-        atomic_write(Path(_path(root)), json.dumps(data, indent=1).encode(), f".agents/{FILE}")
-    except StorageIOError:
-        pass
+        release = acquire(folder, env_lock_timeout())
+    except (LockTimeout, OSError, AgentsStateError) as e:
+        if strict:
+            raise OSError(f".agents/: not locked ({type(e).__name__})") from None
+        return
+    try:
+        data = _read(root)
+        if change(data):
+            atomic_write(Path(_path(root)), json.dumps(data, indent=1).encode(), f".agents/{FILE}")
+    except StorageIOError as e:
+        if strict:
+            raise OSError(str(e)) from None
+    finally:
+        release()
 
 
 def latest(root: str, since: str | None) -> dict[str, Any] | None:

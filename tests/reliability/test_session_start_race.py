@@ -1,4 +1,5 @@
-"""Issue 27: one injection per session start, with the two hooks of one start running at once.
+"""Issue 27: one injection per session start, with the two hooks of one start running at once;
+and parallel agents refused at once each keep their refusal.
 
 ``claude -p --continue "/compact"`` fires SessionStart ``resume`` and ``compact`` in one session
 with no tool call between them, and the host may run both hooks at the same time.  Each round
@@ -34,12 +35,12 @@ def _payload(root: Path, source: str, session: str) -> str:
     )
 
 
-def _hooks(root: Path, *sources: str, session: str) -> list[str]:
-    """Start one hook process per source, then give them their payloads together; their
-    injected texts (empty when a hook injected nothing), in the order of ``sources``."""
+def _at_once(root: Path, event: str, payloads: list[str]) -> list[str]:
+    """Start one ``hook EVENT`` process per payload, then give them their payloads together;
+    their standard outputs, in order (each must exit 0 with nothing on standard error)."""
     procs = [
         subprocess.Popen(
-            [CLI, "hook", "session-start"],
+            [CLI, "hook", event],
             cwd=root,
             env=ENV,
             stdin=subprocess.PIPE,
@@ -47,21 +48,28 @@ def _hooks(root: Path, *sources: str, session: str) -> list[str]:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for _ in sources
+        for _ in payloads
     ]
-    for proc, source in zip(procs, sources, strict=True):
+    for proc, payload in zip(procs, payloads, strict=True):
         assert proc.stdin is not None
-        proc.stdin.write(_payload(root, source, session))
+        proc.stdin.write(payload)
     for proc in procs:
         assert proc.stdin is not None
         proc.stdin.close()
-    said = []
+    outs = []
     for proc in procs:
         out = proc.stdout.read() if proc.stdout else ""
         err = proc.stderr.read() if proc.stderr else ""
         assert proc.wait(timeout=300) == 0 and err == "", err
-        said.append(_injected(out))
-    return said
+        outs.append(out)
+    return outs
+
+
+def _hooks(root: Path, *sources: str, session: str) -> list[str]:
+    """SessionStart hooks for ``sources`` at once: their injected texts (empty when a hook
+    injected nothing), in the order of ``sources``."""
+    payloads = [_payload(root, source, session) for source in sources]
+    return [_injected(out) for out in _at_once(root, "session-start", payloads)]
 
 
 def _injected(out: str) -> str:
@@ -95,3 +103,28 @@ def test_a_compaction_after_tool_calls_injects_again(root: Path) -> None:
     run_cli(root, "hook", "post-tool-use", stdin=json.dumps({"cwd": str(root)}))
     (later,) = _hooks(root, "compact", session="s")
     assert "Add a health endpoint" in later
+
+
+def test_agents_refused_at_once_each_keep_their_refusal(root: Path) -> None:
+    """Headless, parallel task agents are refused at the same moment: each PermissionRequest
+    hook (a real process) keeps its own agent's refusal in .agents/refusals.json."""
+    assert run_cli(root, "dispatch", "Add a health endpoint").returncode == 0
+    agents = [f"a{n}" for n in range(8)]
+    payloads = [
+        json.dumps(
+            {
+                "hook_event_name": "PermissionRequest",
+                "session_id": "s",
+                "cwd": str(root),
+                "agent_id": agent,
+                "agent_type": "subagents:task-agent",
+                "tool_name": "Write",
+                "tool_input": {"file_path": str(root / f"{agent}.py"), "content": "x"},
+            }
+        )
+        for agent in agents
+    ]
+    assert _at_once(root, "permission-request", payloads) == [""] * len(agents)  # answers nothing
+    kept = json.loads((root / ".agents" / "refusals.json").read_text())
+    assert sorted(kept) == agents
+    assert {kept[a]["target"] for a in agents} == {str(root / f"{a}.py") for a in agents}

@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +133,7 @@ class Workflow:
         self.grow_in_stages = True
         self.stopped_with: dict[str, Any] | None = None  # the ask_user or blocked action
         self.waiting_for_compact = False  # the turn ended asking the user for /compact
+        self.explore_noticed = 0  # explore answers the orchestrator has been told of
 
     @property
     def usage_override(self) -> dict[str, int]:
@@ -185,7 +186,9 @@ class Workflow:
                 ]
             if n == "1":
                 self.denials.extend(results.values())
-            time.sleep(2 * (int(n) - 1))  # answers one by one, as real agents finish
+            # answers one by one, as real agents finish: area n once the orchestrator has been
+            # told of n - 1 answers (a condition, not a time)
+            self.wait_for(lambda: self.explore_noticed >= int(n) - 1, f"explore {n}'s turn")
             return text(
                 fenced(
                     handoff(
@@ -268,6 +271,7 @@ class Workflow:
             answered |= set(re.findall(r"<task-id>([^<]+)</task-id>", notice))
             if action["phase"] == "0":
                 self.open_at_notice.append(self.phase_status("0") != "completed")
+                self.explore_noticed = len(answered)
             if len(answered) >= len(prompts):
                 return
             body = yield text(f"{len(answered)} of {len(prompts)} answered; waiting.")
@@ -355,14 +359,21 @@ class Workflow:
         must judge the size this script set, not the one before it."""
         from agents_state.contextsize import context_usage, transcript_of
 
-        deadline = time.monotonic() + 120  # only a bound on a failure; the loop exits on the fact
-        while time.monotonic() < deadline:
+        def shown() -> bool:
             path = transcript_of(str(self.root))
             found = context_usage(path) if path else None
-            if found is not None and found[0] >= tokens:
-                return
+            return found is not None and found[0] >= tokens
+
+        self.wait_for(shown, f"{tokens} tokens in the transcript")
+
+    @staticmethod
+    def wait_for(fact: Callable[[], bool], what: str) -> None:
+        """Poll until ``fact()`` holds; the bound only turns a hang into a failure."""
+        deadline = time.monotonic() + 300
+        while not fact():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never happened: {what}")
             time.sleep(0.05)
-        raise AssertionError(f"the transcript never showed {tokens} tokens in context")
 
 
 def run_claude(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:

@@ -126,21 +126,36 @@ class App:
 
         if state is None:
             return no_workflow_action()
-        from agents_state.contextsize import context_usage, transcript_of, window_for
         from agents_state.store.toolcalls import count
 
-        transcript = transcript_of(str(self.root))
-        found = context_usage(transcript) if transcript else None
-        tokens = found[0] if found else None
-        window = window_for(found[1], self.config.compaction.contextWindows) if found else None
+        tokens, window = self.context_size()
         usage = None
         if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
             from agents_state.views.usage import budget_usage  # issue 24
 
             usage = budget_usage(str(self.root), state)
-        return next_action(
+        action = next_action(
             state, self.config, utcnow(), count(str(self.root)), tokens, usage, window
         )
+        if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
+            from agents_state.store.refusals import latest
+            from agents_state.views.nextaction import with_refusal
+
+            phase = state.phase(state.currentPhase) if state.currentPhase else None
+            refusal = latest(str(self.root), phase.startedAt if phase else None)
+            if refusal is not None:
+                action = with_refusal(action, refusal)
+        return action
+
+    def context_size(self) -> tuple[int | None, int | None]:
+        """The main conversation's tokens in context and its model's window, when known."""
+        from agents_state.contextsize import context_usage, transcript_of, window_for
+
+        transcript = transcript_of(str(self.root))
+        found = context_usage(transcript) if transcript else None
+        if found is None:
+            return None, None
+        return found[0], window_for(found[1], self.config.compaction.contextWindows)
 
     # -- transitions ----------------------------------------------------------------------------
 

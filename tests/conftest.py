@@ -18,6 +18,7 @@ def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if name.startswith("AGENTS_STATE_"):
             monkeypatch.delenv(name)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)  # the PreToolUse hook looks there
+    monkeypatch.delenv("CLAUDECODE", raising=False)  # set in Claude Code's commands
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -10,6 +10,7 @@ taken under ``.agents/git.lock`` (never while holding the state's lock).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -139,24 +140,55 @@ def ensure_task_worktree(app: App, git: GitInfo, task_id: str) -> Path:
 
 def discard_worktrees(app: App, git: GitInfo, names: list[str]) -> None:
     """Delete merged tasks' worktrees: each folder renamed into ``.trash-*`` (one step, so a
-    kill never leaves half a worktree under a task's name), deleted, then one ``worktree
-    prune``; trash a killed run left behind goes too."""
+    kill never leaves half a worktree under a task's name), deleted, then git's own record of
+    it (what ``git worktree prune`` would remove, without starting git); trash a killed run left
+    behind goes too, and then git forgets it in one ``worktree prune``."""
     import shutil
 
     base = app.root / git.worktrees
-    moved = []
+    moved, records, unknown = [], [], False
+    ours = _worktree_record(base / INTEGRATION_DIR, None)  # the engine's own, made by it
     for name in names:
         path = base / name
         if path.is_dir():
+            record = _worktree_record(path, ours.parent) if ours else None
             trash = base / f".trash-{name}"
             shutil.rmtree(trash, ignore_errors=True)
             path.rename(trash)
             moved.append(trash)
-    moved += [p for p in base.glob(".trash-*") if p not in moved]
-    for trash in moved:
+            if record is None:
+                unknown = True
+            else:
+                records.append(record)
+    left = [p for p in base.glob(".trash-*") if p not in moved]
+    for trash in (*moved, *left):
         shutil.rmtree(trash, ignore_errors=True)
-    if moved:
+    for record in records:  # its folder is gone: git would prune it
+        shutil.rmtree(record, ignore_errors=True)
+    if left or unknown:
         Git(app.root).run("worktree", "prune")
+
+
+def _worktree_record(path: Path, records: Path | None) -> Path | None:
+    """git's record of the worktree at ``path`` (``.git/worktrees/<name>``), when both point at
+    each other and it lies in ``records`` (git's folder of them, as the engine's own worktree
+    names it; ``None`` for the engine's own).  The ``.git`` file in a task's worktree is the
+    agent's to change: never trusted alone."""
+    try:
+        line = (path / ".git").read_text(encoding="utf-8").strip()
+        if not line.startswith("gitdir: "):
+            return None
+        record = Path(line[len("gitdir: ") :])
+        back = (record / "gitdir").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if record.parent.name != "worktrees" or os.path.realpath(back) != os.path.realpath(
+        path / ".git"
+    ):
+        return None
+    if records is not None and os.path.realpath(record.parent) != os.path.realpath(records):
+        return None
+    return record
 
 
 def commit_leftovers(path: Path, message: str) -> bool:

@@ -63,7 +63,11 @@ def find_orphans(root: Path, state: State | None) -> Orphans | None:
             path = Path(line[len("worktree ") :])
             if path.parent == base:
                 listed.add(path.name)
-    present = {p.name for p in base.iterdir() if p.is_dir()} if base.is_dir() else set()
+    present = (
+        {p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith(".trash-")}
+        if base.is_dir()
+        else set()
+    )  # .trash-*: merged worktrees being deleted (rooms.discard_worktrees)
     orphan_trees = sorted(base / n for n in listed - trees)
     strays = sorted(base / n for n in present - listed - trees)
     refs = g.out("for-each-ref", "--format=%(refname:short)", "refs/heads/agents/").split()

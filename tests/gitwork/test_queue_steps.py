@@ -6,6 +6,8 @@ rewrote never makes the engine delete anything else."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from gitrepo import at_tasks, cli_json, edit_line, git, integration, run_cli, state, task_of
@@ -46,10 +48,25 @@ def test_each_task_is_a_merge_commit_and_the_worktree_moves_once(root: Path) -> 
     assert git(intg, "status", "--porcelain") == ""
     lines = (intg / "f.txt").read_text().splitlines()
     assert (lines[0], lines[10], lines[20]) == ("by a", "by b", "by c")
-    # git keeps no record of the removed worktrees (nothing left to prune)
+    # git keeps no record of the removed worktrees (nothing left to prune), at once
     listed = git(root, "worktree", "list", "--porcelain")
     assert "prunable" not in listed and listed.count("worktree ") == 2
     assert sorted(p.name for p in (root / ".git" / "worktrees").iterdir()) == ["_integration"]
+    # the folders moved aside are deleted by a detached rm -rf
+    base = root / ".agents" / "worktrees"
+    assert sorted(p.name for p in base.iterdir() if not p.name.startswith(".trash-")) == [
+        "_integration"
+    ]
+    wait_for(lambda: not list(base.glob(".trash-*")))
+
+
+def wait_for(done: Callable[[], bool], limit: float = 60.0) -> None:
+    """Poll a condition (a detached process finishes when it finishes), failing after
+    ``limit`` seconds."""
+    end = time.monotonic() + limit
+    while not done():
+        assert time.monotonic() < end, "condition not met"
+        time.sleep(0.05)
 
 
 def test_a_head_already_in_the_branch_is_nothing_new(root: Path) -> None:
@@ -78,6 +95,7 @@ def test_a_rewritten_git_file_never_deletes_anything_else(root: Path) -> None:
     assert (decoy / "gitdir").exists()
     assert task_of(root, "a")["merge"] == "merged" and task_of(root, "b")["merge"] == "merged"
     assert not wa.exists()
+    wait_for(lambda: not list(wa.parent.glob(".trash-*")))
     listed = git(root, "worktree", "list", "--porcelain")
     assert "prunable" not in listed and listed.count("worktree ") == 2
 

@@ -6,6 +6,7 @@ rewrote never makes the engine delete anything else."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -103,3 +104,23 @@ def test_a_rewritten_git_file_never_deletes_anything_else(root: Path) -> None:
 def test_a_queue_run_with_nothing_due_does_nothing(root: Path) -> None:
     at_tasks(root, [{"id": "a"}])
     assert run_queue(App(root)) is None
+
+
+def test_a_task_without_change_says_so_at_done_and_at_the_merge(root: Path) -> None:
+    at_tasks(root, [{"id": "a"}, {"id": "b"}, {"id": "c"}])
+    for tid in "abc":
+        cli_json(root, "task", "start", tid)
+    edit_line(root / ".agents" / "worktrees" / "c" / "f.txt", 5, "by c")
+    branch = integration(root)
+    a = run_cli(root, "task", "done", "a", "--summary", "nothing needed")
+    assert a.stdout.strip() == f"a completed; no change on its branch {branch}-a (nothing to merge)"
+    b = run_cli(root, "task", "done", "b", "--summary", "nothing", "--json")
+    assert json.loads(b.stdout)["message"] == (
+        f"b completed; no change on its branch {branch}-b (nothing to merge)"
+    )
+    c = run_cli(root, "task", "done", "c", "--summary", "line 5")
+    assert c.stdout.strip() == (
+        f"c completed; merged 1 task(s) into {branch}; without change (nothing to merge): a, b; "
+        "wave 1 completed; phase 2.1 completed"
+    )
+    assert [task_of(root, t)["merge"] for t in "abc"] == ["nochange", "nochange", "merged"]

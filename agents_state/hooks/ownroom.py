@@ -44,7 +44,8 @@ def isolated_state(root: str) -> dict[str, Any] | None:
 
     path = os.path.join(root, ".agents", "state.json")
     try:
-        pg = pg_store(root)
+        server = os.environ.get("AGENTS_STATE_STORE", "").startswith(("postgresql:", "postgres:"))
+        pg = pg_store(root) if server else None  # the import only for a server store
         if pg is not None:
             raw = pg.read_bytes()
             data = loads(raw) if raw is not None else None
@@ -84,7 +85,7 @@ def agent_transcript(payload: dict[str, Any]) -> str | None:
 
 def task_named(prompt: str, tasks: dict[str, Any], waves: list[Any]) -> str | None:
     """The task of ``tasks`` the dispatch ``prompt`` sends its agent to do, or ``None``."""
-    from agents_state.handoff.record import names_task
+    from agents_state.taskref import names_task
 
     wave_of = {
         t: n

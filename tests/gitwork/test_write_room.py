@@ -273,3 +273,34 @@ def sandboxed(answer: dict[str, Any], root: Path, home: Path) -> subprocess.Comp
         text=True,
         check=False,
     )
+
+
+def test_the_room_check_stays_on_the_hooks_light_path(
+    wave: tuple[Path, Host, dict[str, Path]],
+) -> None:
+    """Judged on every write of a task agent: no handoff models, pydantic or click."""
+    root, host, rooms = wave
+    payload = {
+        "session_id": "sess",
+        "transcript_path": str(host.main),
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(rooms["t2"] / "f.txt"), "content": "x"},
+        "agent_id": "a1",
+        "agent_type": "subagents:task-agent",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agents_state", "hook", "pre-tool-use"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+        check=False,
+    )
+    assert "task t1's worktree" in proc.stdout  # the room check ran (and denied)
+    lines = proc.stderr.splitlines()
+    modules = {ln.split("|")[-1].strip() for ln in lines if ln.startswith("import time:")}
+    heavy = {m for m in modules if m.startswith(("agents_state.handoff", "pydantic", "click"))}
+    assert heavy == set() and "agents_state.taskref" in modules

@@ -269,6 +269,10 @@ def room_for(root: str, cwd: str, home: str, network: bool, own: str | None = No
         protect.append(dot_git)  # a worktree's pointer to its git directory
     if writable and writable != root and os.path.lexists(f"{writable}/.git"):
         protect.append(f"{writable}/.git")
+    if own and git_dir:
+        from agents_state.hooks.ownroom import others_git
+
+        protect += others_git(git_dir, own)
     masks = find_secrets(root, home)
     rooms = (writable,) if writable and os.path.isdir(writable) else ()
     return Room(rooms, tuple(masks), tuple(protect), network, git_dir, git_config)

@@ -244,17 +244,22 @@ def test_its_contained_shell_writes_only_its_own_worktree(outside_tmp: Path) -> 
     host.agent("odd", "Implement tasks t1 and t2.")
     line = (
         "cd {own} && touch mine.txt && git add mine.txt && git commit -qm mine; "
-        "touch {other}/theirs.txt; touch {root}/main.txt; touch {root}/.agents/x.json"
+        "touch {other}/theirs.txt; touch {root}/main.txt; touch {root}/.agents/x.json; "
+        "git -C {other} commit --allow-empty -qm theirs; git -C {root} add f.txt"
     )
     values = {"own": rooms["t1"], "other": rooms["t2"], "root": root}
     env = {"HOME": str(home)}
+    (root / "f.txt").write_text("the user's own change\n")  # not staged: it must stay so
     answer = pre(root, host, "a1", "Bash", {"command": line.format(**values)}, env=env)
     assert answer is not None and "updatedInput" in answer, answer
     proc = sandboxed(answer, root, home)
     assert (rooms["t1"] / "mine.txt").exists(), proc.stderr
     assert git(rooms["t1"], "log", "-1", "--format=%s") == "mine"  # it may commit there
-    assert proc.stderr.count("Read-only file system") == 3, proc.stderr
+    assert proc.stderr.count("Read-only file system") >= 3, proc.stderr
     assert not (rooms["t2"] / "theirs.txt").exists() and not (root / "main.txt").exists()
+    # git's shared folder: no commit on the other task's branch, the user's index untouched
+    assert git(rooms["t2"], "log", "-1", "--format=%s") == "init"
+    assert git(root, "status", "--porcelain") == "M f.txt"  # " M": still unstaged
     assert not (root / ".agents" / "x.json").exists()
     # an agent whose task cannot be told runs read-only
     odd = pre(root, host, "odd", "Bash", {"command": f"touch {rooms['t1']}/odd.txt"}, env=env)

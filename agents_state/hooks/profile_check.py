@@ -120,6 +120,10 @@ def _judge(
         room = _outside_room(workflow.root, cwd, payload)
         if room:
             return f"{_PREFIX}{room}; denied."
+    if name == "task-agent" and tool in _RENAMES:
+        state, why = _own_room(workflow.root, payload)
+        if why or state is not None:
+            return f"{_PREFIX}{why or _RENAME_WHY.format(tool=tool)}; denied."
     if not profile.protect_secrets:
         return None
     tool_input = payload.get("tool_input")
@@ -147,6 +151,11 @@ def _judge(
 
 
 _WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+_RENAMES = ("mcp__cclsp__rename_symbol", "mcp__cclsp__rename_symbol_strict")
+_RENAME_WHY = (
+    "worktree isolation is on: {tool} edits files across the language server's whole "
+    "project, beyond this agent's own worktree; make the change with Edit there"
+)
 
 
 def _own_room(root: str, payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:

@@ -147,6 +147,24 @@ def test_a_task_agent_writes_only_its_own_worktree(
     assert (root / "f.txt").read_text().startswith("line 0\n")  # nothing written anywhere
 
 
+def test_a_language_server_rename_is_denied_under_isolation(
+    wave: tuple[Path, Host, dict[str, Path]],
+) -> None:
+    root, host, rooms = wave
+    for tool in ("mcp__cclsp__rename_symbol", "mcp__cclsp__rename_symbol_strict"):
+        call = {"file_path": str(rooms["t1"] / "f.txt"), "symbol_name": "a", "new_name": "b"}
+        assert denial(pre(root, host, "a1", tool, call)) == (
+            f"agents-state: worktree isolation is on: {tool} edits files across the language "
+            "server's whole project, beyond this agent's own worktree; make the change with "
+            "Edit there; denied."
+        )
+    raw = state(root)
+    del raw["git"]  # isolation off: the rename is the agent's to make
+    (root / ".agents" / "state.json").write_text(json.dumps(raw))
+    call = {"file_path": str(root / "f.txt"), "symbol_name": "a", "new_name": "b"}
+    assert pre(root, host, "a1", "mcp__cclsp__rename_symbol", call) is None
+
+
 def test_the_task_is_the_one_its_prompt_sends_it_to_do(
     wave: tuple[Path, Host, dict[str, Path]],
 ) -> None:

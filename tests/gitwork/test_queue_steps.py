@@ -7,11 +7,19 @@ rewrote never makes the engine delete anything else."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from gitrepo import at_tasks, cli_json, edit_line, git, integration, run_cli, state, task_of
+from gitrepo import (
+    at_tasks,
+    cli_json,
+    edit_line,
+    git,
+    integration,
+    run_cli,
+    state,
+    task_of,
+    trash_gone,
+)
 
 from agents_state.app import App
 from agents_state.gitwork.queue import run_queue
@@ -58,16 +66,7 @@ def test_each_task_is_a_merge_commit_and_the_worktree_moves_once(root: Path) -> 
     assert sorted(p.name for p in base.iterdir() if not p.name.startswith(".trash-")) == [
         "_integration"
     ]
-    wait_for(lambda: not list(base.glob(".trash-*")))
-
-
-def wait_for(done: Callable[[], bool], limit: float = 60.0) -> None:
-    """Poll a condition (a detached process finishes when it finishes), failing after
-    ``limit`` seconds."""
-    end = time.monotonic() + limit
-    while not done():
-        assert time.monotonic() < end, "condition not met"
-        time.sleep(0.05)
+    trash_gone(root)
 
 
 def test_a_head_already_in_the_branch_is_nothing_new(root: Path) -> None:
@@ -96,7 +95,7 @@ def test_a_rewritten_git_file_never_deletes_anything_else(root: Path) -> None:
     assert (decoy / "gitdir").exists()
     assert task_of(root, "a")["merge"] == "merged" and task_of(root, "b")["merge"] == "merged"
     assert not wa.exists()
-    wait_for(lambda: not list(wa.parent.glob(".trash-*")))
+    trash_gone(root)
     listed = git(root, "worktree", "list", "--porcelain")
     assert "prunable" not in listed and listed.count("worktree ") == 2
 

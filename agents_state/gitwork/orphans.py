@@ -89,9 +89,9 @@ def remove_orphans(root: Path, found: Orphans) -> list[str]:
     done = []
     for path in found.worktrees:
         if path.name.startswith(".trash-"):
-            import shutil
+            from agents_state.gitwork.rooms import delete_trash
 
-            shutil.rmtree(path, ignore_errors=True)
+            delete_trash(path)
         else:
             g.run("worktree", "remove", "--force", "--force", str(path), ok=(0, 128))
         done.append(f"removed the worktree {path.relative_to(root.resolve())}")

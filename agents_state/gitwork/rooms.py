@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "commit_leftovers",
+    "delete_trash",
     "discard_worktrees",
     "ensure_integration",
     "ensure_task_worktree",
@@ -172,6 +173,13 @@ def discard_worktrees(app: App, git: GitInfo, names: list[str]) -> None:
     if left or unknown:
         Git(app.root).run("worktree", "prune")
     _delete_detached([*trash, *(p for p in left if p not in trash)])
+
+
+def delete_trash(path: Path) -> None:
+    """Delete a folder a merge moved aside (``.trash-*``), here and now (doctor's repair)."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _delete_detached(paths: list[Path]) -> None:

@@ -3,12 +3,13 @@
 A run, under ``.agents/git.lock``: (1) repair the engine's integration worktree after a kill
 (stale lock files, a half-done merge, a half-written checkout: it is the engine's own, so it is
 reset to its branch head); (2) record the intent (``merge_begin``: the tasks in order and the
-head before); (3) merge each task's branch with ``--no-ff``; a conflict is aborted, so the
-branch stays as it was; (4) record what happened (``merge_record``), which completes the wave
-when every task of it is merged.  A run killed anywhere is finished by the next one: a task
-whose head the integration branch already holds is recorded with the merge commit that brought
-it (found from its parents), never merged twice; a task's own branch is never moved or deleted
-before its merge is recorded.
+head before); (3) merge each task's head as ``git merge --no-ff`` would, but without a checkout
+(``git merge-tree`` and ``git commit-tree``: a conflict writes nothing a branch points at), then
+move the integration worktree to the last merge in one fast-forward; (4) record what happened
+(``merge_record``), which completes the wave when every task of it is merged.  A run killed
+anywhere is finished by the next one: a task whose head the integration branch already holds
+is recorded with the merge commit that brought it (found from its parents), never merged
+twice; a task's own branch is never moved or deleted before its merge is recorded.
 """
 
 from __future__ import annotations

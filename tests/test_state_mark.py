@@ -114,7 +114,8 @@ def test_a_commit_marks_the_state_and_a_read_of_it_checks_nothing(
     with monkeypatch.context() as m:
         m.setattr(State, "model_validate", refuse)
         state = Store(marked_root).load()
-    assert state is not None and state.phase("2.1").tasks["a"].status == "completed"
+    assert state is not None
+    assert (state.phase("2.1").tasks or {})["a"].status == "completed"
 
 
 def test_the_backup_and_a_copy_are_not_marked(marked_root: Path, tmp_path: Path) -> None:

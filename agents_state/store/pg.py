@@ -25,7 +25,6 @@ import orjson
 from agents_state.errors import (
     InvalidInputError,
     LockTimeoutError,
-    StateFileError,
     StorageIOError,
     UsageError,
 )
@@ -419,62 +418,3 @@ class PgStore:
             self.connect().execute(
                 "DELETE FROM agents_state.toolcalls WHERE workflow = %s", (self.workflow,)
             )
-
-    # -- copying between stores ---------------------------------------------------------------
-
-    def import_workflow(
-        self,
-        state: bytes,
-        revision: int,
-        events: list[dict[str, Any]],
-        artifacts: dict[str, bytes],
-        replace: bool,
-        chains: dict[str, bytes] | None = None,
-        toolcalls: dict[str, int] | None = None,
-    ) -> None:
-        """Write a whole workflow (``store copy``) in one transaction."""
-        from agents_state.store.pg_deadline import lock_wait
-
-        conn = self.connect()
-        with self.errors("copy"), lock_wait(conn, self.lock_timeout), conn.transaction():
-            conn.execute(
-                "INSERT INTO agents_state.workflows (name) VALUES (%s) "
-                "ON CONFLICT (name) DO NOTHING",
-                (self.workflow,),
-            )
-            row = conn.execute(
-                "SELECT state FROM agents_state.workflows WHERE name = %s FOR UPDATE",
-                (self.workflow,),
-            ).fetchone()
-            if row[0] is not None and not replace:
-                raise StateFileError(
-                    self.shown, "", "already holds a workflow; pass --replace to overwrite it"
-                )
-            for table in ("events", "artifacts", "chains", "toolcalls"):
-                conn.execute(
-                    f"DELETE FROM agents_state.{table} WHERE workflow = %s", (self.workflow,)
-                )
-            conn.execute(
-                "UPDATE agents_state.workflows SET state = %s, revision = %s, "
-                "updated_at = now() WHERE name = %s",
-                (state, revision, self.workflow),
-            )
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO agents_state.events (workflow, rev, record) VALUES (%s, %s, %s)",
-                    [(self.workflow, e.get("rev"), orjson.dumps(e).decode()) for e in events],
-                )
-                cur.executemany(
-                    "INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s)",
-                    [(self.workflow, n, d) for n, d in artifacts.items()],
-                )
-                cur.executemany(
-                    "INSERT INTO agents_state.chains (workflow, id, data) VALUES (%s, %s, %s)",
-                    [(self.workflow, c, d) for c, d in (chains or {}).items()],
-                )
-                cur.executemany(
-                    "INSERT INTO agents_state.toolcalls (workflow, agent, calls) "
-                    "VALUES (%s, %s, %s)",
-                    [(self.workflow, a, n) for a, n in (toolcalls or {}).items() if n > 0],
-                )
-        self.note_commit(f"revision {revision}")

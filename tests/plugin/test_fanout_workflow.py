@@ -157,7 +157,6 @@ def test_the_plugin_ships_the_fanout_workflow(tmp_path: Path) -> None:
     assert report["manifest"]["errors"] == [] and report["manifest"]["warnings"] == []
 
 
-@pytest.mark.slow
 def test_a_fanout_runs_through_the_real_host(root: Path, tmp_path: Path) -> None:
     schema_agent = {
         "key": "E2",
@@ -185,6 +184,9 @@ def test_a_fanout_runs_through_the_real_host(root: Path, tmp_path: Path) -> None
         ],
     }
     assert agents.counts == {"E1": 1, "E2": 1}
+    # the host lists the plugin's workflow to the model (as a skill, with its whenToUse)
+    main = [r for r in api.requests if "Workflow" in {t["name"] for t in r.get("tools") or []}]
+    assert "- subagents:fanout: One fan-out of an agents-state workflow" in request_text(main[0])
 
     # each agent got its prompt, its agent file, its model; the schema came verbatim
     (e1,) = [r for r in api.requests if fanout_marker(r) == ("0", "E1")]
@@ -224,7 +226,6 @@ def test_a_fanout_runs_through_the_real_host(root: Path, tmp_path: Path) -> None
     assert events(log, "PermissionRequest") == []
 
 
-@pytest.mark.slow
 def test_a_wrong_structured_answer_is_retried_by_the_host(root: Path, tmp_path: Path) -> None:
     schema_agent = {
         "key": "T1",
@@ -264,7 +265,6 @@ def answer_of(key: str) -> dict[str, Any]:
     return {"task_id": key, "decision": "PROCEED", "context_summary": f"{key} done"}
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bad", "message"),
     [

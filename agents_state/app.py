@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agents_state.configload import LoadedConfig
     from agents_state.engine import events as ev
     from agents_state.engine.context import Outcome
+    from agents_state.engine.native import FanoutPath
     from agents_state.policy import Policy
     from agents_state.store.api import WorkflowStore
     from agents_state.store.archive import Archive
@@ -138,9 +139,16 @@ class App:
             from agents_state.views.usage import budget_usage  # issue 24
 
             usage = budget_usage(str(self.root), state)
+        native = self.fanout_path().native if state.active else False
         return next_action(
-            state, self.config, utcnow(), count(str(self.root)), tokens, usage, window
+            state, self.config, utcnow(), count(str(self.root)), tokens, usage, window, native
         )
+
+    def fanout_path(self) -> FanoutPath:
+        """Issue 25: whether fan-outs run as the host's Workflow, and why."""
+        from agents_state.engine.native import native_path
+
+        return native_path(self.config.fanout.native, str(self.root))
 
     # -- transitions ----------------------------------------------------------------------------
 

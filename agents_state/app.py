@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agents_state.configload import LoadedConfig
     from agents_state.engine import events as ev
     from agents_state.engine.context import Outcome
+    from agents_state.engine.native import FanoutPath
     from agents_state.policy import Policy
     from agents_state.store.api import WorkflowStore
     from agents_state.store.archive import Archive
@@ -121,7 +122,12 @@ class App:
             )
         return state
 
-    def next_action(self, state: State | None) -> dict[str, Any]:
+    def next_action(
+        self, state: State | None, native: bool | None = None, advice: bool = True
+    ) -> dict[str, Any]:
+        """The next action; ``native`` forces the fan-out path (else ``fanout_path``);
+        ``advice=False`` leaves out the compaction advice (the Workflow approval, issue 25:
+        the call it judges was printed before the tool calls since)."""
         from agents_state.views.nextaction import next_action, no_workflow_action
 
         if state is None:
@@ -129,18 +135,27 @@ class App:
         from agents_state.contextsize import context_usage, transcript_of, window_for
         from agents_state.store.toolcalls import count
 
-        transcript = transcript_of(str(self.root))
-        found = context_usage(transcript) if transcript else None
-        tokens = found[0] if found else None
-        window = window_for(found[1], self.config.compaction.contextWindows) if found else None
+        tokens, window, calls = None, None, 0
+        if advice:
+            transcript = transcript_of(str(self.root))
+            found = context_usage(transcript) if transcript else None
+            tokens = found[0] if found else None
+            window = window_for(found[1], self.config.compaction.contextWindows) if found else None
+            calls = count(str(self.root))
         usage = None
         if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
             from agents_state.views.usage import budget_usage  # issue 24
 
             usage = budget_usage(str(self.root), state)
-        return next_action(
-            state, self.config, utcnow(), count(str(self.root)), tokens, usage, window
-        )
+        if native is None:
+            native = self.fanout_path().native if state.active else False
+        return next_action(state, self.config, utcnow(), calls, tokens, usage, window, native)
+
+    def fanout_path(self) -> FanoutPath:
+        """Issue 25: whether fan-outs run as the host's Workflow, and why."""
+        from agents_state.engine.native import native_path
+
+        return native_path(self.config.fanout.native, str(self.root))
 
     # -- transitions ----------------------------------------------------------------------------
 

@@ -211,18 +211,32 @@ def approval(payload: dict[str, Any], explicit_root: str | None = None) -> str |
     return None
 
 
+def _decision(payload: dict[str, Any], explicit_root: str | None) -> tuple[str, str] | None:
+    """("allow" | "deny", reason), or None to leave the call to Claude Code."""
+    if payload.get("tool_name") == "Workflow" and not payload.get("agent_type"):
+        project = _project(explicit_root, payload)
+        if project is None or not os.path.isdir(os.path.join(project, ".agents")):
+            return None
+        from agents_state.hooks.workflow_call import judge  # issue 25: the fan-out's call
+
+        found = judge(payload.get("tool_input"), project)
+        return None if found is None else ("allow" if found[0] else "deny", found[1])
+    reason = approval(payload, explicit_root)
+    return None if reason is None else ("allow", reason)
+
+
 def handle(event: str, explicit_root: str | None) -> None:
     payload = read_payload()
     if payload is None:
         return
-    reason = approval(payload, explicit_root)
-    if reason is not None:
+    found = _decision(payload, explicit_root)
+    if found is not None:
         emit(
             {
                 "hookSpecificOutput": {
                     "hookEventName": "PreToolUse",
-                    "permissionDecision": "allow",
-                    "permissionDecisionReason": reason,
+                    "permissionDecision": found[0],
+                    "permissionDecisionReason": found[1],
                 }
             }
         )

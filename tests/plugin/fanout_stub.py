@@ -117,6 +117,7 @@ class AgentCall:
 
 Answer = Callable[[AgentCall], Any]  # the agent's answer: a dict (a handoff) or text
 Steps = Callable[[AgentCall], list[Block] | None]  # tool calls before it answers, or None
+Identify = Callable[[dict[str, Any]], "tuple[str, str] | None"]  # (fan-out, key) of a request
 
 
 @dataclass
@@ -126,6 +127,7 @@ class FanoutAgents:
 
     answer: Answer
     steps: Steps | None = None
+    identify: Identify = fanout_marker  # an Agent-call path's own prompts may be told apart too
     wrong_first: set[str] = field(default_factory=set)  # keys whose first StructuredOutput is wrong
     wrong: dict[str, Any] = field(default_factory=dict)  # that wrong input ({}: misses required)
     counts: Counter[str] = field(default_factory=Counter)  # requests per key
@@ -148,7 +150,7 @@ class FanoutAgents:
         return self.counts[key] > 0
 
     def __call__(self, body: dict[str, Any]) -> list[Block] | None:
-        found = fanout_marker(body)
+        found = self.identify(body)
         if found is None:
             return None
         fanout, key = found

@@ -187,7 +187,7 @@ def _task_prompt(fan: str, t: dict[str, Any], task: str, detail: Any) -> str:
     lines = [
         marker(fan, tid),
         f"Workflow task: {task}",
-        f"Your task: {tid}: {t['title']}",
+        f"Your task: {tid}" + (f": {t['title']}" if t.get("title") else ""),
     ]
     description = getattr(detail, "description", "")
     if description:
@@ -252,7 +252,7 @@ def workflow_call(state: State, d: Decision) -> dict[str, Any] | None:
         tasks = state.phase(TASK_PHASE).tasks or {}
         for t in extra.get("tasks") or []:
             prompt = _task_prompt(fan, t, state.task, tasks.get(t["id"]))
-            label = f"{t['id']} {t['title']}"[:80]
+            label = f"{t['id']} {t.get('title') or ''}".strip()[:80]
             model = t.get("agentModel")
             specs.append(_spec(t["id"], label, "subagents:task-agent", model, prompt))
     else:

@@ -135,7 +135,7 @@ def native_decision(state: State, d: Decision) -> Decision:
         d.phase,
         ("native_phase", facts),
         d.command,
-        [*d.read, answers],
+        [*d.read, answers] if done else d.read,
         d.write,
         d.agents,
         **extra,

@@ -104,6 +104,8 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     if not _handoff_in(message):
         if fan is not None and isinstance(answer, str):
             _record_fanout(root, payload, entry, fan, answer, None)
+        elif fan is not None:  # a StructuredOutput call the host refused: not an answer
+            entry["answer"] = "not a handoff"
         return
     from agents_state.handoff.protocol import HandoffInvalidError, parse_handoff
 

@@ -169,8 +169,13 @@ def test_only_a_whole_marker_line_names_an_agent(text: str) -> None:
     assert marker_of(text) is None
 
 
-def test_a_marker_reads_back() -> None:
+def test_a_marker_reads_back_also_inside_the_hosts_wrapper() -> None:
     assert marker_of(marker("2.1-w3", "task-7") + "\nrest") == ("2.1-w3", "task-7")
+    wrapped = (
+        "[Workflow harness \u2014 computed task] The computed task text follows:\n\n"
+        "  [agents-state fanout 1.2 agent P2]\n  Task: x\n  [agents-state fanout 0 agent E1]"
+    )
+    assert marker_of(wrapped) == ("1.2", "P2")  # the first whole marker line
 
 
 def test_the_schema_is_the_handoff_response_schema() -> None:

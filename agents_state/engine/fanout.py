@@ -82,10 +82,15 @@ def marker(fanout: str, key: str) -> str:
 
 
 def marker_of(prompt: str) -> tuple[str, str] | None:
-    """(fan-out id, agent key) of the marker line a prompt starts with, or None."""
-    first = prompt.lstrip().split("\n", 1)[0].strip()
-    found = _MARKER.fullmatch(first)
-    return (found.group(1), found.group(2)) if found else None
+    """(fan-out id, agent key) of the first marker line in a prompt, or None.  The host wraps a
+    workflow agent's prompt (a "[Workflow harness ...]" header, then the prompt with every line
+    indented), so the marker is the first line that is a whole marker, not the first line."""
+    for line in prompt.split("\n"):
+        if "[agents-state fanout " in line:
+            found = _MARKER.fullmatch(line.strip())
+            if found:
+                return found.group(1), found.group(2)
+    return None
 
 
 def fanout_id(phase: Phase, wave: int | None = None) -> str:

@@ -79,7 +79,7 @@ def _fanout_of(payload: dict[str, Any]) -> tuple[str, str, str] | None:
     from agents_state.hooks.dispatch_prompt import dispatch_prompt
 
     prompt = dispatch_prompt(payload)
-    if "[agents-state fanout " not in prompt[:200]:
+    if "[agents-state fanout " not in prompt:
         return None
     from agents_state.engine.fanout import marker_of
 

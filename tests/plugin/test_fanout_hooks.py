@@ -40,24 +40,29 @@ def call_of(root: Path) -> dict[str, Any]:
     return call
 
 
+HARNESS = (
+    "[Workflow harness \u2014 computed task] Do the task below. The computed task text follows:"
+)
+
+
 def transcript(tmp: Path, agent_id: str, prompt: str, answer: Any) -> Path:
-    """A workflow agent's transcript as the host writes it: the prompt first, then (with a
-    schema) its StructuredOutput call; an earlier, rejected call comes before the last."""
+    """A workflow agent's transcript as the host writes it: the prompt first, wrapped (a
+    harness header, then the prompt indented by two spaces), then its StructuredOutput calls:
+    one the host refused (an error result), then ``answer`` (when not None)."""
     folder = tmp / "subagents" / "workflows" / "run-1"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"agent-{agent_id}.jsonl"
+    wrapped = HARNESS + "\n\n" + "\n".join("  " + line for line in prompt.split("\n"))
+    refused = {"type": "tool_use", "id": "t0", "name": "StructuredOutput", "input": {"x": 1}}
+    error = {"type": "tool_result", "tool_use_id": "t0", "is_error": True, "content": "no"}
     lines: list[dict[str, Any]] = [
-        {"type": "user", "isSidechain": True, "message": {"role": "user", "content": prompt}},
         {
-            "type": "assistant",
-            "message": {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "Mapped it."},
-                    {"type": "tool_use", "id": "t0", "name": "StructuredOutput", "input": {"x": 1}},
-                ],
-            },
+            "type": "user",
+            "isSidechain": True,
+            "message": {"role": "user", "content": [{"type": "text", "text": wrapped}]},
         },
+        {"type": "assistant", "message": {"role": "assistant", "content": [refused]}},
+        {"type": "user", "message": {"role": "user", "content": [error]}},
     ]
     if answer is not None:
         block = {"type": "tool_use", "id": "t1", "name": "StructuredOutput", "input": answer}
@@ -148,12 +153,12 @@ def test_an_answer_that_is_not_a_valid_handoff_is_sent_back_never_kept(
     assert call_of(root)["args"]["agents"][0] == agent  # it still runs on resume
     # killed after a StructuredOutput call the host refused: nothing kept either
     stop(root, "subagents:explore-agent", transcript(tmp_path, "a2", agent["prompt"], None))
-    assert log(root)[-1]["answer"] == "not a handoff"
-    # no StructuredOutput call at all
-    path = transcript(tmp_path, "a3", agent["prompt"], None)
-    path.write_text(path.read_text().splitlines()[0] + "\n")
-    stop(root, "subagents:explore-agent", path)
     assert log(root)[-1]["answer"] == "none"
+    # a StructuredOutput input that is not a handoff (not refused: its result never came)
+    path = transcript(tmp_path, "a3", agent["prompt"], None)
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))
+    stop(root, "subagents:explore-agent", path)
+    assert log(root)[-1]["answer"] == "not a handoff"
     assert "fanouts" not in state(root)
 
 

@@ -101,6 +101,7 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
                 entry["answer"] = "none"
                 return  # nothing to keep: the fan-out's call runs this agent again
             message = orjson.dumps(answer).decode()
+            payload["last_assistant_message"] = message  # the usage booking reads its task_id
     if not _handoff_in(message):
         if fan is not None and isinstance(answer, str):
             _record_fanout(root, payload, entry, fan, answer, None)

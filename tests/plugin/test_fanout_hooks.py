@@ -66,7 +66,9 @@ def transcript(tmp: Path, agent_id: str, prompt: str, answer: Any) -> Path:
     ]
     if answer is not None:
         block = {"type": "tool_use", "id": "t1", "name": "StructuredOutput", "input": answer}
-        lines.append({"type": "assistant", "message": {"role": "assistant", "content": [block]}})
+        usage = {"input_tokens": 100, "output_tokens": 20}
+        message = {"id": "msg_1", "role": "assistant", "content": [block], "usage": usage}
+        lines.append({"type": "assistant", "message": message})
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
 
@@ -183,6 +185,13 @@ def test_a_task_agents_structured_answer_is_its_tasks_handoff(root: Path, tmp_pa
     assert state(root)["fanouts"]["2.1-w1"]["answers"]["t1"]["answer"] == answer
     assert not (root / ".agents" / "phases" / "fanout-2.1-w1.json").exists()  # tasks hold it
     assert [a["key"] for a in call_of(root)["args"]["agents"]] == ["t2"]
+    booked = json.loads((root / ".agents" / "usage.json").read_text())["agents"]["w1"]
+    assert (booked["type"], booked["phase"], booked["task"]) == (
+        "subagents:task-agent",
+        "2.1",
+        "t1",
+    )
+    assert booked["messages"] == 1
 
 
 # -- the approval of the call ----------------------------------------------------------------------

@@ -81,16 +81,18 @@ def test_plan_agents_plan_the_brainstorms_areas_by_number() -> None:
     assert call["args"]["agents"][2]["agentType"] == "subagents:plan-agent"
 
 
-def test_a_review_is_one_reviewer_and_a_codex_model_runs_as_its_fallback() -> None:
+def test_a_review_is_one_reviewer_and_a_codex_review_stays_an_mcp_call() -> None:
     state = _explore(1)
     for pid in ("0", "1.1", "1.2"):
         state = apply(state, ev.PhaseComplete(phase=pid), T0).state
-    call = _call(state)  # 1.3 reviews with codex-high by default
+    assert _call(state) is None  # 1.3 reviews with codex-high by default: the MCP tool
+    assert next_action(state, Config(), T0, native=True) == next_action(state, Config(), T0)
+    config = Config.model_validate({"stages": {"PLAN": {"review": {"tool": "opus-4.5"}}}})
+    call = _call(state, config)
     assert _keys(call) == ["R1"]
-    assert call is not None
+    assert call is not None and call["args"]["fanout"] == "1.3"
     agent = call["args"]["agents"][0]
-    assert agent["agentType"] == "subagents:pr-reviewer"
-    assert agent["model"] in ("sonnet", "opus", "haiku", "inherit")
+    assert (agent["agentType"], agent["model"]) == ("subagents:pr-reviewer", "opus")
     assert "severity high or above send the work back" in agent["prompt"]
 
 

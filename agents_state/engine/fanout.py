@@ -231,13 +231,11 @@ def _spec(key: str, label: str, agent_type: str, model: str | None, prompt: str)
     }
 
 
-def _who(agents: dict[str, Any]) -> tuple[str, str | None] | None:
-    """(sub-agent type, Agent model) of a step's agents; a Codex model runs as its fallback."""
+def _who(agents: dict[str, Any]) -> tuple[str, str] | None:
+    """(sub-agent type, Agent model) of a step's agents; None for a Codex model (an MCP tool
+    the orchestrator calls itself: that step keeps today's path)."""
     if agents.get("agentModel") is not None and agents.get("subagentType"):
         return str(agents["subagentType"]), str(agents["agentModel"])
-    fb = agents.get("fallback")
-    if isinstance(fb, dict) and fb.get("subagentType"):
-        return str(fb["subagentType"]), fb.get("agentModel")
     return None
 
 

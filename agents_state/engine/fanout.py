@@ -82,10 +82,15 @@ def marker(fanout: str, key: str) -> str:
 
 
 def marker_of(prompt: str) -> tuple[str, str] | None:
-    """(fan-out id, agent key) of the marker line a prompt starts with, or None."""
-    first = prompt.lstrip().split("\n", 1)[0].strip()
-    found = _MARKER.fullmatch(first)
-    return (found.group(1), found.group(2)) if found else None
+    """(fan-out id, agent key) of the first marker line in a prompt, or None.  The host wraps a
+    workflow agent's prompt (a "[Workflow harness ...]" header, then the prompt with every line
+    indented), so the marker is the first line that is a whole marker, not the first line."""
+    for line in prompt.split("\n"):
+        if "[agents-state fanout " in line:
+            found = _MARKER.fullmatch(line.strip())
+            if found:
+                return found.group(1), found.group(2)
+    return None
 
 
 def fanout_id(phase: Phase, wave: int | None = None) -> str:
@@ -187,7 +192,7 @@ def _task_prompt(fan: str, t: dict[str, Any], task: str, detail: Any) -> str:
     lines = [
         marker(fan, tid),
         f"Workflow task: {task}",
-        f"Your task: {tid}: {t['title']}",
+        f"Your task: {tid}" + (f": {t['title']}" if t.get("title") else ""),
     ]
     description = getattr(detail, "description", "")
     if description:
@@ -226,13 +231,11 @@ def _spec(key: str, label: str, agent_type: str, model: str | None, prompt: str)
     }
 
 
-def _who(agents: dict[str, Any]) -> tuple[str, str | None] | None:
-    """(sub-agent type, Agent model) of a step's agents; a Codex model runs as its fallback."""
+def _who(agents: dict[str, Any]) -> tuple[str, str] | None:
+    """(sub-agent type, Agent model) of a step's agents; None for a Codex model (an MCP tool
+    the orchestrator calls itself: that step keeps today's path)."""
     if agents.get("agentModel") is not None and agents.get("subagentType"):
         return str(agents["subagentType"]), str(agents["agentModel"])
-    fb = agents.get("fallback")
-    if isinstance(fb, dict) and fb.get("subagentType"):
-        return str(fb["subagentType"]), fb.get("agentModel")
     return None
 
 
@@ -252,7 +255,7 @@ def workflow_call(state: State, d: Decision) -> dict[str, Any] | None:
         tasks = state.phase(TASK_PHASE).tasks or {}
         for t in extra.get("tasks") or []:
             prompt = _task_prompt(fan, t, state.task, tasks.get(t["id"]))
-            label = f"{t['id']} {t['title']}"[:80]
+            label = f"{t['id']} {t.get('title') or ''}".strip()[:80]
             model = t.get("agentModel")
             specs.append(_spec(t["id"], label, "subagents:task-agent", model, prompt))
     else:

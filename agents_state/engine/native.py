@@ -117,6 +117,8 @@ def native_decision(state: State, d: Decision) -> Decision:
         return Decision(
             d.kind, d.phase, words, d.command, d.read, d.write, d.agents, **d.extra, workflow=call
         )
+    if d.agents is None or d.agents.get("agentModel") is None:
+        return d  # a Codex model is an MCP tool the orchestrator calls: today's step
     fan = fanout_id(d.phase)
     total = int((d.agents or {}).get("count") or 1)
     done = recorded(state, fan)
@@ -135,7 +137,7 @@ def native_decision(state: State, d: Decision) -> Decision:
         d.phase,
         ("native_phase", facts),
         d.command,
-        [*d.read, answers],
+        [*d.read, answers] if done else d.read,
         d.write,
         d.agents,
         **extra,

@@ -35,16 +35,19 @@ def answers_file(fanout: str) -> str:
 
 
 def structured_answer(path: object) -> dict[str, Any] | None:
-    """The input of the last ``StructuredOutput`` tool call in an agent transcript, or None."""
+    """The input of the last ``StructuredOutput`` tool call in an agent transcript that the
+    host did not refuse (an input that does not match the schema is written to the transcript,
+    then answered with an error result), or None."""
     if not isinstance(path, str) or not path:
         return None
     try:
         raw = read_regular(path, _LIMIT)[:_LIMIT]
     except (OSError, ValueError):
         return None
-    found: dict[str, Any] | None = None
+    calls: list[tuple[str, dict[str, Any]]] = []
+    refused: set[str] = set()
     for line in raw.splitlines():
-        if b"StructuredOutput" not in line:
+        if b"StructuredOutput" not in line and b"tool_use_id" not in line:
             continue
         try:
             rec = json.loads(line)
@@ -52,17 +55,21 @@ def structured_answer(path: object) -> dict[str, Any] | None:
             continue
         msg = rec.get("message") if isinstance(rec, dict) else None
         content = msg.get("content") if isinstance(msg, dict) else None
-        if rec.get("type") != "assistant" or not isinstance(content, list):
+        if not isinstance(content, list):
             continue
         for block in content:
+            if not isinstance(block, dict):
+                continue
             if (
-                isinstance(block, dict)
-                and block.get("type") == "tool_use"
+                block.get("type") == "tool_use"
                 and block.get("name") == "StructuredOutput"
                 and isinstance(block.get("input"), dict)
             ):
-                found = block["input"]
-    return found
+                calls.append((str(block.get("id")), block["input"]))
+            elif block.get("type") == "tool_result" and block.get("is_error") is True:
+                refused.add(str(block.get("tool_use_id")))
+    kept = [answer for use, answer in calls if use not in refused]
+    return kept[-1] if kept else None
 
 
 def record(

@@ -79,7 +79,7 @@ def _fanout_of(payload: dict[str, Any]) -> tuple[str, str, str] | None:
     from agents_state.hooks.dispatch_prompt import dispatch_prompt
 
     prompt = dispatch_prompt(payload)
-    if "[agents-state fanout " not in prompt[:200]:
+    if "[agents-state fanout " not in prompt:
         return None
     from agents_state.engine.fanout import marker_of
 
@@ -101,9 +101,12 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
                 entry["answer"] = "none"
                 return  # nothing to keep: the fan-out's call runs this agent again
             message = orjson.dumps(answer).decode()
+            payload["last_assistant_message"] = message  # the usage booking reads its task_id
     if not _handoff_in(message):
         if fan is not None and isinstance(answer, str):
             _record_fanout(root, payload, entry, fan, answer, None)
+        elif fan is not None:  # a StructuredOutput call the host refused: not an answer
+            entry["answer"] = "not a handoff"
         return
     from agents_state.handoff.protocol import HandoffInvalidError, parse_handoff
 

@@ -20,6 +20,7 @@ __all__ = [
     "MARKS",
     "age",
     "colorize",
+    "fanout_line",
     "progress_bar",
     "render_action",
     "render_status",
@@ -111,6 +112,12 @@ def workflow_line(workflow: Any) -> str | None:
 
     name = json.dumps(workflow["name"])
     return f"Workflow({{name: {name}, args: {json.dumps(workflow['args'])}}})"
+
+
+def fanout_line(path: Any) -> str:
+    """Issue 25: the path fan-outs take (``engine.native.FanoutPath``), for ``status``."""
+    how = "one Workflow call (subagents:fanout)" if path.native else "one Agent call per agent"
+    return f"  fan-outs: {how} · {escape(path.reason)}"
 
 
 def _model_line(agents: dict[str, Any]) -> str:

@@ -34,7 +34,16 @@ from typing import Any
 
 import pytest
 from claude_cli import CLAUDE, base_env, require_claude
-from fanout_stub import AgentCall, FanoutAgents, Notice, notification, wait_for, workflow_call
+from fanout_stub import (
+    AgentCall,
+    FanoutAgents,
+    Notice,
+    fanout_marker,
+    notification,
+    opening_texts,
+    wait_for,
+    workflow_call,
+)
 from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
 from test_workflow_e2e import TASKS, bash, events, handoff, last_user_text, log_events, text
@@ -67,18 +76,14 @@ def answer(call: AgentCall) -> dict[str, Any]:
 
 def agent_prompt_key(body: dict[str, Any]) -> tuple[str, str] | None:
     """The Agent-call path: its prompts start ``agent <key> of fan-out <id>:``."""
-    for message in body.get("messages") or []:
-        if message.get("role") == "assistant":
-            break
-        found = AGENT_PROMPT.match(request_text({"messages": [message]}).lstrip())
+    for block in opening_texts(body):
+        found = AGENT_PROMPT.match(block.lstrip())
         if found:
             return found.group(2), found.group(1)
     return None
 
 
 def either(body: dict[str, Any]) -> tuple[str, str] | None:
-    from fanout_stub import fanout_marker
-
     return fanout_marker(body) or agent_prompt_key(body)
 
 
@@ -179,8 +184,6 @@ class Orchestrator:
     def launch(self, action: dict[str, Any]) -> Generator[list[Block], dict[str, Any], None]:
         """The Agent-call path: one foreground Agent call per agent, in one message."""
         agents = action["agents"]
-        if action["kind"] == "review":
-            agents = {**agents, "agentModel": "opus", "subagentType": "subagents:pr-reviewer"}
         fan = action["phase"]
         if action.get("tasks"):
             prompts = [
@@ -247,16 +250,23 @@ class Orchestrator:
             if kind == "dispatch_agents" and action.get("tasks"):
                 yield from self.launch(action)
                 continue
-            if not native and (
-                kind == "dispatch_agents" or (kind == "review" and action["phase"] == "1.3")
-            ):
+            if not native and kind in ("dispatch_agents", "review") and action.get("agents"):
                 yield from self.launch(action)
             yield from self.write(action["write"], self.merged(action))
             yield from self.run(action["command"])
 
 
-def settings(home: Path, log: Path) -> None:
+FANOUTS = ["0", "1.2", "1.3", "2.1-w1", "2.3", "3.3", "4.2"]
+CLAUDE_REVIEWS = {"review": {"tool": "opus-4.5"}}  # not the default Codex tool: a Claude agent
+
+
+def settings(home: Path, log: Path, root: Path) -> None:
+    """User settings log the hook events; the project's reviews are Claude agents, so every
+    fan-out of the workflow (explore, plan, the wave, every review) is one for the host."""
     log_events(home, log)
+    stages = {s: CLAUDE_REVIEWS for s in ("PLAN", "IMPLEMENT", "TEST", "FINAL")}
+    (root / ".agents").mkdir()
+    (root / ".agents" / "config.json").write_text(json.dumps({"stages": stages}))
 
 
 def claude(
@@ -322,7 +332,7 @@ def assert_no_prompts(log: Path, *flows: Orchestrator) -> None:
 def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: Path) -> None:
     require_claude()
     log = tmp_path / "events.jsonl"
-    settings(Path(os.environ["HOME"]), log)
+    settings(Path(os.environ["HOME"]), log, root)
     agents = Agents()
     flow = Orchestrator(root, agents, DISPATCH)
     with StubAPI(flow) as api:
@@ -331,19 +341,23 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
 
     # every fan-out was one Workflow call, exactly as next printed it; no Agent call at all
     fanouts = [a for a in flow.actions if a.get("workflow")]
-    assert [c["args"]["fanout"] for c in flow.workflow_calls] == ["0", "1.2", "1.3", "2.1-w1"]
+    assert [c["args"]["fanout"] for c in flow.workflow_calls] == FANOUTS
     assert flow.workflow_calls == [a["workflow"] for a in fanouts]
     assert flow.agent_calls == []
     assert all("Workflow launched in background" in r for r in flow.launches)
-    assert [n.status for n in flow.notices] == ["completed"] * 4, [n.text for n in flow.notices]
+    assert [n.status for n in flow.notices] == ["completed"] * len(FANOUTS), flow.notices
     for call, notice in zip(flow.workflow_calls, flow.notices, strict=True):
         keys = [a["key"] for a in call["args"]["agents"]]
         assert [r["key"] for r in notice.result["results"]] == keys
         assert all(isinstance(r["answer"], dict) for r in notice.result["results"]), notice.text
     # each agent ran once; the wave's agents recorded their own tasks
-    wave = flow.workflow_calls[-1]["args"]["agents"]
+    wave = flow.workflow_calls[3]["args"]["agents"]
     assert sorted(a["key"] for a in wave) == ["t1", "t2"]
-    assert all(n == 1 for k, n in agents.counts.items() if not k.startswith("t")), agents.counts
+    once = {fk: n for fk, n in agents.by_fanout.items() if fk[0] != "2.1-w1"}
+    sent = {
+        (c["args"]["fanout"], a["key"]) for c in flow.workflow_calls for a in c["args"]["agents"]
+    }
+    assert once == {fk: 1 for fk in sent if fk[0] != "2.1-w1"}, once
     assert agents.counts["t1"] == agents.counts["t2"] == 3  # start, done, answer
     assert [r for _, r in agents.shell if "needs approval" in r] == []
 
@@ -360,7 +374,7 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
 def test_killed_mid_wave_resumes_only_the_unfinished_agents(root: Path, tmp_path: Path) -> None:
     require_claude()
     log = tmp_path / "events.jsonl"
-    settings(Path(os.environ["HOME"]), log)
+    settings(Path(os.environ["HOME"]), log, root)
     agents = Agents()
     agents.hold("t2")  # t2's agent stays mid-answer until the host is gone
     first = Orchestrator(root, agents, DISPATCH)
@@ -379,9 +393,8 @@ def test_killed_mid_wave_resumes_only_the_unfinished_agents(root: Path, tmp_path
             proc.communicate(timeout=60)
             agents.release()
         at_kill = dict(agents.counts)
-        assert tasks(root) == {"t1": "completed", "t2": "in_progress"} or tasks(root)["t2"] != (
-            "completed"
-        ), tasks(root)
+        assert tasks(root)["t1"] == "completed" and tasks(root)["t2"] != "completed", tasks(root)
+        assert "t2" not in state(root)["fanouts"]["2.1-w1"]["answers"]
         assert first.error is None, first.error
 
         # a new session: /subagents:resume finishes the wave with t2 only, then goes to done
@@ -405,7 +418,7 @@ def test_with_workflows_off_the_same_workflow_runs_through_agent_calls(
 ) -> None:
     require_claude()
     log = tmp_path / "events.jsonl"
-    settings(Path(os.environ["HOME"]), log)
+    settings(Path(os.environ["HOME"]), log, root)
     agents = Agents()
     flow = Orchestrator(root, agents, DISPATCH)
     with StubAPI(flow) as api:
@@ -417,6 +430,6 @@ def test_with_workflows_off_the_same_workflow_runs_through_agent_calls(
     phases_with_agents = {
         c["prompt"].split(" of fan-out ")[1].split(":")[0] for c in flow.agent_calls
     }
-    assert phases_with_agents == {"0", "1.2", "1.3", "2.1"}
+    assert phases_with_agents == {"0", "1.2", "1.3", "2.1", "2.3", "3.3", "4.2"}
     assert agents.counts["t1"] >= 2 and agents.counts["t2"] >= 2
     assert_no_prompts(log, flow)

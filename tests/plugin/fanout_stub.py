@@ -131,6 +131,7 @@ class FanoutAgents:
     identify: Identify = fanout_marker  # an Agent-call path's own prompts may be told apart too
     wrong_first: set[str] = field(default_factory=set)  # keys whose first StructuredOutput is wrong
     wrong: dict[str, Any] = field(default_factory=dict)  # that wrong input ({}: misses required)
+    always_wrong: set[str] = field(default_factory=set)  # keys that never answer rightly
     counts: Counter[str] = field(default_factory=Counter)  # requests per key
     by_fanout: Counter[tuple[str, str]] = field(default_factory=Counter)  # per (fan-out, key)
     answered: list[str] = field(default_factory=list)  # keys in the order they gave a final answer
@@ -183,7 +184,8 @@ class FanoutAgents:
         if call.schema is not None:
             with self.lock:
                 sent = self.structured.setdefault(key, [])
-                value = dict(self.wrong) if key in self.wrong_first and not sent else answer
+                wrong = key in self.always_wrong or (key in self.wrong_first and not sent)
+                value = dict(self.wrong) if wrong else answer
                 sent.append(value)
                 if value is answer:
                     self.answered.append(key)

@@ -90,8 +90,8 @@ def either(body: dict[str, Any]) -> tuple[str, str] | None:
 class Agents(FanoutAgents):
     """The fan-out agents of this test: task agents start and finish their task first."""
 
-    def __init__(self) -> None:
-        super().__init__(answer, identify=either)
+    def __init__(self, **wrong: Any) -> None:
+        super().__init__(answer, identify=either, **wrong)
         self.steps = self.task_steps
         self.shell: list[tuple[str, str]] = []  # (key, result of its engine step)
 
@@ -111,8 +111,11 @@ class Agents(FanoutAgents):
 class Orchestrator:
     """The main conversation, following ``next --json`` literally; one per session."""
 
-    def __init__(self, root: Path, agents: Agents, command: str) -> None:
+    def __init__(
+        self, root: Path, agents: Agents, command: str, fanouts: int | None = None
+    ) -> None:
         self.root, self.agents, self.command = root, agents, command
+        self.fanouts = fanouts  # stop at the next fan-out after this many Workflow calls
         self.lock = threading.Lock()
         self.actions: list[dict[str, Any]] = []
         self.engine_results: list[tuple[str, str]] = []
@@ -241,6 +244,9 @@ class Orchestrator:
                 yield from self.run(action["command"])
                 continue
             if action.get("workflow"):
+                if self.fanouts is not None and len(self.workflow_calls) >= self.fanouts:
+                    yield text("Stopping here.")
+                    return
                 if self.workflow_calls and self.workflow_calls[-1] == action["workflow"]:
                     fan = action["workflow"]["args"]["fanout"]
                     raise AssertionError(f"no answer of fan-out {fan} was recorded: same call")
@@ -256,6 +262,7 @@ class Orchestrator:
             yield from self.run(action["command"])
 
 
+WRONG = handoff("E2", "research", "a wrong answer", decision="MAYBE")  # not in the schema's enum
 FANOUTS = ["0", "1.2", "1.3", "2.1-w1", "2.3", "3.3", "4.2"]
 CLAUDE_REVIEWS = {"review": {"tool": "opus-4.5"}}  # not the default Codex tool: a Claude agent
 
@@ -321,6 +328,16 @@ def assert_done(root: Path, flow: Orchestrator) -> None:
     assert tasks(root) == {"t1": "completed", "t2": "completed"}
 
 
+def answer_of(key: str, kind: str) -> dict[str, Any]:
+    return answer(AgentCall("", key, kind, {}, {}, {}, 1))
+
+
+def assert_never_kept(root: Path, word: str) -> None:
+    """No file the engine keeps (state, events, answers, logs) holds ``word``."""
+    kept = [p for p in (root / ".agents").rglob("*") if p.is_file()]
+    assert kept and not [p for p in kept if word in p.read_text(errors="replace")]
+
+
 def assert_no_prompts(log: Path, *flows: Orchestrator) -> None:
     asked = [e for e in events(log) if e["hook_event_name"] == "PermissionRequest"]
     assert asked == [], asked
@@ -333,7 +350,7 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
     require_claude()
     log = tmp_path / "events.jsonl"
     settings(Path(os.environ["HOME"]), log, root)
-    agents = Agents()
+    agents = Agents(wrong_first={"E2"}, wrong=WRONG)
     flow = Orchestrator(root, agents, DISPATCH)
     with StubAPI(flow) as api:
         finish(claude(root, api, f"/subagents:dispatch {TASK}"), flow)
@@ -353,11 +370,13 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
     # each agent ran once; the wave's agents recorded their own tasks
     wave = flow.workflow_calls[3]["args"]["agents"]
     assert sorted(a["key"] for a in wave) == ["t1", "t2"]
+    assert agents.structured["E2"] == [WRONG, answer_of("E2", "explore")]  # sent back once
+    assert agents.by_fanout.pop(("0", "E2")) == 2
     once = {fk: n for fk, n in agents.by_fanout.items() if fk[0] != "2.1-w1"}
     sent = {
         (c["args"]["fanout"], a["key"]) for c in flow.workflow_calls for a in c["args"]["agents"]
     }
-    assert once == {fk: 1 for fk in sent if fk[0] != "2.1-w1"}, once
+    assert once == {fk: 1 for fk in sent if fk[0] != "2.1-w1" and fk != ("0", "E2")}, once
     assert agents.counts["t1"] == agents.counts["t2"] == 3  # start, done, answer
     assert [r for _, r in agents.shell if "needs approval" in r] == []
 
@@ -368,6 +387,8 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
     assert set(fans["2.1-w1"]["answers"]) == {"t1", "t2"}
     agents_of = {r.get("task") for r in s["handoffs"]["records"] if r.get("task")}
     assert agents_of == {"t1", "t2"}
+    assert fans["0"]["answers"]["E2"]["answer"] == answer_of("E2", "explore")
+    assert_never_kept(root, "MAYBE")
     assert_no_prompts(log, flow)
 
 
@@ -433,3 +454,33 @@ def test_with_workflows_off_the_same_workflow_runs_through_agent_calls(
     assert phases_with_agents == {"0", "1.2", "1.3", "2.1", "2.3", "3.3", "4.2"}
     assert agents.counts["t1"] >= 2 and agents.counts["t2"] >= 2
     assert_no_prompts(log, flow)
+
+
+def test_an_answer_the_schema_never_accepts_is_never_recorded(root: Path, tmp_path: Path) -> None:
+    """E1 answers wrongly every time: the host sends it back until its retry cap, the script
+    gets ``null`` for it; the engine keeps the other answers only and its next call runs E1
+    again (alone)."""
+    require_claude()
+    log = tmp_path / "events.jsonl"
+    settings(Path(os.environ["HOME"]), log, root)
+    agents = Agents(always_wrong={"E1"}, wrong=WRONG | {"task_id": "E1"})
+    flow = Orchestrator(root, agents, DISPATCH, fanouts=1)
+    with StubAPI(flow) as api:
+        finish(claude(root, api, f"/subagents:dispatch {TASK}"), flow)
+    assert flow.error is None, (flow.error, flow.trace[-3:])
+
+    (notice,) = flow.notices
+    first = flow.workflow_calls[0]["args"]["agents"]
+    got = {r["key"]: r["answer"] for r in notice.result["results"]}
+    assert got.pop("E1") is None and all(isinstance(a, dict) for a in got.values())
+    assert "StructuredOutput retry cap" in notice.failures, notice.text
+    assert len(agents.structured["E1"]) > 1 and all(
+        v["decision"] == "MAYBE" for v in agents.structured["E1"]
+    )
+    # the engine kept every other answer, not E1's; the next call holds E1 alone
+    answers = state(root)["fanouts"]["0"]["answers"]
+    assert set(answers) == {a["key"] for a in first} - {"E1"}
+    again = flow.actions[-1]["workflow"]["args"]["agents"]
+    assert [a["key"] for a in again] == ["E1"] and again[0] == first[0]
+    assert_never_kept(root, "MAYBE")
+    assert phases(root)["0"] != "completed"

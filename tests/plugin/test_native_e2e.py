@@ -127,6 +127,7 @@ class Orchestrator:
         self.error: BaseException | None = None
         self.trace: list[str] = []
         self.done = False
+        self.status = ""  # what `agents-state status` said first, through the host's Bash tool
         self.main = self.orchestrate()
         next(self.main)
 
@@ -232,6 +233,7 @@ class Orchestrator:
 
     def orchestrate(self) -> Generator[list[Block], dict[str, Any], None]:
         yield []
+        self.status = yield from self.run("agents-state status")
         while True:
             action = json.loads((yield from self.run("agents-state next --json")))
             self.actions.append(action)
@@ -355,6 +357,7 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
     with StubAPI(flow) as api:
         finish(claude(root, api, f"/subagents:dispatch {TASK}"), flow)
     assert_done(root, flow)
+    assert "fan-outs: one Workflow call (subagents:fanout) · Claude Code 2.1.3" in flow.status
 
     # every fan-out was one Workflow call, exactly as next printed it; no Agent call at all
     fanouts = [a for a in flow.actions if a.get("workflow")]
@@ -446,6 +449,9 @@ def test_with_workflows_off_the_same_workflow_runs_through_agent_calls(
         off = {"CLAUDE_CODE_DISABLE_WORKFLOWS": "1"}
         finish(claude(root, api, f"/subagents:dispatch {TASK}", off), flow)
     assert_done(root, flow)
+    assert (
+        "fan-outs: one Agent call per agent · CLAUDE_CODE_DISABLE_WORKFLOWS is set" in flow.status
+    )
     assert "Workflow" not in flow.offered and "Agent" in flow.offered
     assert flow.workflow_calls == [] and all(not a.get("workflow") for a in flow.actions)
     phases_with_agents = {

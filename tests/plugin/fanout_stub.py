@@ -35,6 +35,7 @@ __all__ = [
     "Notice",
     "fanout_marker",
     "notification",
+    "opening_texts",
     "structured_errors",
     "wait_for",
     "workflow_call",
@@ -57,7 +58,7 @@ def _first_user_text(body: dict[str, Any]) -> str:
     return ""
 
 
-def _opening_texts(body: dict[str, Any]) -> list[str]:
+def opening_texts(body: dict[str, Any]) -> list[str]:
     """The text blocks of the user messages before the first answer: the host may put a
     ``<system-reminder>`` block of its own before the prompt's block."""
     out: list[str] = []
@@ -84,7 +85,7 @@ def fanout_marker(body: dict[str, Any]) -> tuple[str, str] | None:
     harness preface.  Anywhere else (a next action quoted in the main conversation) it is not an
     agent's prompt.
     """
-    for text in _opening_texts(body):
+    for text in opening_texts(body):
         if text.startswith(HARNESS):
             _head, _sep, text = text.partition("\n")
         match = MARKER.match(text.lstrip("\n"))
@@ -117,6 +118,7 @@ class AgentCall:
 
 Answer = Callable[[AgentCall], Any]  # the agent's answer: a dict (a handoff) or text
 Steps = Callable[[AgentCall], list[Block] | None]  # tool calls before it answers, or None
+Identify = Callable[[dict[str, Any]], "tuple[str, str] | None"]  # (fan-out, key) of a request
 
 
 @dataclass
@@ -126,9 +128,11 @@ class FanoutAgents:
 
     answer: Answer
     steps: Steps | None = None
+    identify: Identify = fanout_marker  # an Agent-call path's own prompts may be told apart too
     wrong_first: set[str] = field(default_factory=set)  # keys whose first StructuredOutput is wrong
     wrong: dict[str, Any] = field(default_factory=dict)  # that wrong input ({}: misses required)
     counts: Counter[str] = field(default_factory=Counter)  # requests per key
+    by_fanout: Counter[tuple[str, str]] = field(default_factory=Counter)  # per (fan-out, key)
     answered: list[str] = field(default_factory=list)  # keys in the order they gave a final answer
     structured: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # inputs per key
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -148,7 +152,7 @@ class FanoutAgents:
         return self.counts[key] > 0
 
     def __call__(self, body: dict[str, Any]) -> list[Block] | None:
-        found = fanout_marker(body)
+        found = self.identify(body)
         if found is None:
             return None
         fanout, key = found
@@ -156,6 +160,7 @@ class FanoutAgents:
         kind = next((k for h, k in AGENT_HEADERS.items() if h in system), "")
         with self.lock:
             self.counts[key] += 1
+            self.by_fanout[fanout, key] += 1
             number = self.counts[key]
         held = self._held.get(key)
         if held is not None:

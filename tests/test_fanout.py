@@ -264,3 +264,23 @@ def test_other_settings_and_broken_files_leave_it_on(tmp_path: Path) -> None:
         "path": "agents",
         "reason": "fanout.native is off",
     }
+
+
+def test_under_worktree_isolation_each_task_prompt_names_its_worktree() -> None:
+    from agents_state.models import GitInfo
+
+    state = _at_tasks({"a": [], "b": []})
+    state.git = GitInfo(branch="agents/wf", base="0" * 40)
+    call = _call(state)
+    assert call is not None
+    prompt = call["args"]["agents"][0]["prompt"]
+    assert (
+        "First run: agents-state task start a (worktree isolation is on: it prints the folder "
+        "to work in; work only there, with absolute paths, and cd into it for every shell "
+        "command)." in prompt.split("\n")
+    )
+    native = next_action(state, Config(), T0, native=True)
+    assert native["instructions"].endswith(
+        " Worktree isolation is on: each prompt names its task worktree."
+    )
+    assert all("isolation" not in a for a in call["args"]["agents"])  # ours, not the host's

@@ -2,7 +2,7 @@
 
 Claude Code asks before a Bash command, a write, or a skill; its ``allowed-tools`` grant of a
 command lasts only until the next user turn, and each background agent's notification is one.
-This hook answers ``permissionDecision: "allow"`` for exactly three things, and prints nothing
+This hook answers ``permissionDecision: "allow"`` for exactly four things, and prints nothing
 (Claude Code's own rules and prompts apply) for everything else:
 
 - **Bash**: one ``agents-state`` invocation on the closed list of ``engine_steps.STEPS``
@@ -19,6 +19,9 @@ This hook answers ``permissionDecision: "allow"`` for exactly three things, and 
   catalogue's artifact names (``ARTIFACTS``) directly in the project's ``.agents/phases/``, both
   real folders, and an existing target is a regular file with one link.
 - **Skill** from the main conversation: a skill of this plugin (``subagents:<name>``).
+- **Workflow** from the main conversation: ``subagents:fanout`` with the arguments ``next``
+  prints now (issue 25, ``workflow_call``); a ``subagents:fanout`` call with other arguments is
+  denied with the reason.
 
 The project is ``--root`` / ``AGENTS_STATE_ROOT`` when set, else the nearest folder holding
 ``.agents/`` above ``CLAUDE_PROJECT_DIR`` (or the call's working directory without it), and never

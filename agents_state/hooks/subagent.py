@@ -13,6 +13,11 @@ when the orchestrator records the merged artifact.  Recording the same response 
 nothing.  A handoff that fails validation (over the 500-token cap, a secret, a bad decision)
 blocks the stop once, with the problems as the agent's next instruction; Claude Code's
 ``stop_hook_active`` guard lets it stop on the second try.
+
+An agent of a fan-out run as the host's Workflow (issue 25: its prompt holds the marker line
+``[agents-state fanout <id> agent <key>]``) answers through ``StructuredOutput``: its answer is
+read from its transcript and kept in the same commit as its handoff (``hooks.fanout_stop``), so
+``next`` runs only the agents that have not answered.
 """
 
 from __future__ import annotations

@@ -63,6 +63,14 @@ def test_next_prints_the_call_on_the_native_path_only(root: Path) -> None:
         "  then:  agents-state phase complete 0 --artifact .agents/phases/0-explore.md"
     )
     assert "call:" not in run(root, "next").stdout
+    # the context (and the SessionStart hook) points to the call instead of quoting it
+    context = run(root, "context", env=HOST).stdout.splitlines()
+    assert context[-1] == (
+        "  call:  this fan-out is ONE Workflow call: run agents-state next, which prints it "
+        "whole, and make it exactly as printed"
+    )
+    assert not any("Workflow({" in ln for ln in context)
+    assert "call:" not in run(root, "context").stdout
 
 
 def test_status_says_which_path_and_why(root: Path) -> None:

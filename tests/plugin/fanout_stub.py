@@ -138,15 +138,20 @@ class FanoutAgents:
     structured: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # inputs per key
     lock: threading.Lock = field(default_factory=threading.Lock)
     _held: dict[str, threading.Event] = field(default_factory=dict)
+    _held_from: dict[str, int] = field(default_factory=dict)
     _arrived: dict[str, threading.Event] = field(default_factory=dict)
 
-    def hold(self, key: str) -> None:
-        """Requests of ``key`` wait until :meth:`release` (the host is killed meanwhile)."""
+    def hold(self, key: str, at: int = 1) -> None:
+        """Requests of ``key`` from its ``at``-th on wait until :meth:`release` (the host is
+        killed meanwhile)."""
         self._held[key] = threading.Event()
+        self._held_from[key] = at
 
     def release(self) -> None:
+        """Let every held request go, and hold no more."""
         for event in self._held.values():
             event.set()
+        self._held.clear()
 
     def arrived(self, key: str) -> bool:
         """Whether a request of ``key`` has reached the stub."""
@@ -164,7 +169,7 @@ class FanoutAgents:
             self.by_fanout[fanout, key] += 1
             number = self.counts[key]
         held = self._held.get(key)
-        if held is not None:
+        if held is not None and number >= self._held_from.get(key, 1):
             held.wait()
             return [{"type": "text", "text": "released after the test"}]
         call = AgentCall(

@@ -128,6 +128,7 @@ class Orchestrator:
         self.trace: list[str] = []
         self.done = False
         self.status = ""  # what `agents-state status` said first, through the host's Bash tool
+        self.retried = ""  # what `agents-state resume --retry` said, if the action said to
         self.main = self.orchestrate()
         next(self.main)
 
@@ -245,6 +246,12 @@ class Orchestrator:
             if kind == "compact":
                 yield from self.run(action["command"])
                 continue
+            if kind == "wait":
+                # "If the session that launched them died, take their tasks back now": this
+                # session launched no fan-out yet, so the one that did is gone
+                assert not self.workflow_calls and not self.agent_calls, action["instructions"]
+                self.retried = yield from self.run("agents-state resume --retry")
+                continue
             if action.get("workflow"):
                 if self.fanouts is not None and len(self.workflow_calls) >= self.fanouts:
                     yield text("Stopping here.")
@@ -260,8 +267,9 @@ class Orchestrator:
                 continue
             if not native and kind in ("dispatch_agents", "review") and action.get("agents"):
                 yield from self.launch(action)
-            yield from self.write(action["write"], self.merged(action))
-            yield from self.run(action["command"])
+            if action.get("write"):
+                yield from self.write(action["write"], self.merged(action))
+            yield from self.run(action["command"])  # e.g. take back a dead agent's task
 
 
 WRONG = handoff("E2", "research", "a wrong answer", decision="MAYBE")  # not in the schema's enum
@@ -395,12 +403,15 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
     assert_no_prompts(log, flow)
 
 
-def test_killed_mid_wave_resumes_only_the_unfinished_agents(root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("held_at", [1, 2], ids=["before-task-start", "after-task-start"])
+def test_killed_mid_wave_resumes_only_the_unfinished_agents(
+    root: Path, tmp_path: Path, held_at: int
+) -> None:
     require_claude()
     log = tmp_path / "events.jsonl"
     settings(Path(os.environ["HOME"]), log, root)
     agents = Agents()
-    agents.hold("t2")  # t2's agent stays mid-answer until the host is gone
+    agents.hold("t2", held_at)  # t2's agent stays mid-answer until the host is gone
     first = Orchestrator(root, agents, DISPATCH)
     with StubAPI(first) as api:
         proc = claude(root, api, f"/subagents:dispatch {TASK}")
@@ -422,7 +433,6 @@ def test_killed_mid_wave_resumes_only_the_unfinished_agents(root: Path, tmp_path
         assert first.error is None, first.error
 
         # a new session: /subagents:resume finishes the wave with t2 only, then goes to done
-        agents._held.clear()
         second = Orchestrator(root, agents, RESUME)
         api.script = second
         finish(claude(root, api, "/subagents:resume"), second)
@@ -431,7 +441,11 @@ def test_killed_mid_wave_resumes_only_the_unfinished_agents(root: Path, tmp_path
     (wave_call,) = [c for c in second.workflow_calls if c["args"]["phase"] == "2.1"]
     assert [a["key"] for a in wave_call["args"]["agents"]] == ["t2"]
     assert agents.counts["t1"] == at_kill["t1"] == 3  # t1 never ran again
-    assert agents.counts["t2"] > at_kill["t2"]
+    assert agents.counts["t2"] > at_kill["t2"] == held_at
+    if held_at == 1:  # t2's agent never ran a step: the wave's call simply holds t2 again
+        assert second.retried == ""
+    else:  # t2 was claimed by an agent that died with the host: taken back first, as next said
+        assert "t2" in second.retried, second.retried
     assert [n.status for n in second.notices] == ["completed"] * len(second.notices)
     assert set(state(root)["fanouts"]["2.1-w1"]["answers"]) == {"t1", "t2"}
     assert_no_prompts(log, first, second)

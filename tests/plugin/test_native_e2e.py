@@ -90,10 +90,11 @@ def either(body: dict[str, Any]) -> tuple[str, str] | None:
 class Agents(FanoutAgents):
     """The fan-out agents of this test: task agents start and finish their task first."""
 
-    def __init__(self, **wrong: Any) -> None:
+    def __init__(self, write: bool = False, **wrong: Any) -> None:
         super().__init__(answer, identify=either, **wrong)
         self.steps = self.task_steps
-        self.shell: list[tuple[str, str]] = []  # (key, result of its engine step)
+        self.write = write  # a task agent also writes its file where `task start` said to
+        self.shell: list[tuple[str, str]] = []  # (key, result of its step)
 
     def task_steps(self, call: AgentCall) -> list[Block] | None:
         if call.kind != "task":
@@ -101,11 +102,21 @@ class Agents(FanoutAgents):
         with self.lock:
             self.shell += [(call.key, r) for r in call.results.values()]
         done = sum(1 for m in call.body["messages"] if m.get("role") == "assistant")
-        steps = [
-            f"agents-state task start {call.key}",
-            f'agents-state task done {call.key} --summary "Implemented {call.key}"',
-        ]
-        return [bash(steps[done])] if done < len(steps) else None
+        steps: list[Block] = [bash(f"agents-state task start {call.key}")]
+        if self.write and done >= 1:
+            said = re.search(r"work in (\S+)", request_text({"messages": call.body["messages"]}))
+            folder = said.group(1) if said else "/nonexistent"
+            target = f"{folder}/health/{call.key}.py"
+            content = f"# {call.key}\n"
+            steps.append(
+                {
+                    "type": "tool_use",
+                    "name": "Write",
+                    "input": {"file_path": target, "content": content},
+                }
+            )
+        steps.append(bash(f'agents-state task done {call.key} --summary "Implemented {call.key}"'))
+        return [steps[done]] if done < len(steps) else None
 
 
 class Orchestrator:
@@ -287,11 +298,11 @@ def settings(home: Path, log: Path, root: Path) -> None:
 
 
 def claude(
-    root: Path, api: StubAPI, prompt: str, extra_env: dict[str, str] | None = None
+    root: Path, api: StubAPI, prompt: str, extra_env: dict[str, str] | None = None, *more: str
 ) -> subprocess.Popen[str]:
     env = {**base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"), **(extra_env or {})}
     return subprocess.Popen(
-        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), prompt],
+        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *more, prompt],
         cwd=root,
         env=env,
         stdout=subprocess.PIPE,
@@ -504,3 +515,51 @@ def test_an_answer_the_schema_never_accepts_is_never_recorded(root: Path, tmp_pa
     assert [a["key"] for a in again] == ["E1"] and again[0] == first[0]
     assert_never_kept(root, "MAYBE")
     assert phases(root)["0"] != "completed"
+
+
+def git(root: Path, *args: str) -> str:
+    ident = ["-c", "user.name=T", "-c", "user.email=t@example.com"]
+    proc = subprocess.run(
+        ["git", *ident, "-C", str(root), *args], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_in_a_git_repository_each_task_agent_of_the_workflow_works_in_its_worktree(
+    root: Path, tmp_path: Path
+) -> None:
+    """Isolation on (issue 22): the wave's Workflow call names each task's worktree; each agent
+    writes its file there, both land on the integration branch, the user's checkout stays as it
+    was.  ``--permission-mode acceptEdits``: an agent's own writes are the user's to allow."""
+    require_claude()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("# project\n")
+    git(root, "add", "README.md")
+    git(root, "commit", "-qm", "init")
+    log = tmp_path / "events.jsonl"
+    settings(Path(os.environ["HOME"]), log, root)
+    agents = Agents(write=True)
+    flow = Orchestrator(root, agents, DISPATCH, fanouts=FANOUTS.index("2.1-w1") + 1)
+    with StubAPI(flow) as api:
+        proc = claude(
+            root, api, f"/subagents:dispatch {TASK}", None, "--permission-mode", "acceptEdits"
+        )
+        finish(proc, flow)
+    assert flow.error is None, (flow.error, flow.trace[-3:])
+    assert [c["args"]["fanout"] for c in flow.workflow_calls] == FANOUTS[:4]
+    assert flow.actions[-1]["workflow"]["args"]["fanout"] == "2.3"  # where it stopped
+
+    wave = flow.workflow_calls[-1]["args"]["agents"]
+    assert all("worktree isolation is on" in a["prompt"] for a in wave), wave
+    s = state(root)
+    p21 = s["stages"]["IMPLEMENT"]["phases"]["2.1"]
+    assert {t: p21["tasks"][t]["merge"] for t in ("t1", "t2")} == {"t1": "merged", "t2": "merged"}
+    branch = s["git"]["branch"]
+    for tid in ("t1", "t2"):
+        assert git(root, "show", f"{branch}:health/{tid}.py") == f"# {tid}"
+    written = [r for key, r in agents.shell if "health/" in r and key in ("t1", "t2")]
+    assert len(written) == 2 and all(".agents/worktrees/" in r for r in written), agents.shell
+    assert not (root / "health").exists()  # the user's own checkout never got the work
+    assert git(root, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+    assert_no_prompts(log, flow)

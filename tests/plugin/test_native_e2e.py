@@ -28,7 +28,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -119,13 +119,23 @@ class Agents(FanoutAgents):
         return [steps[done]] if done < len(steps) else None
 
 
+class Refused(Exception):
+    """The host refused a (tampered) Workflow call: the orchestrator stops there."""
+
+
 class Orchestrator:
     """The main conversation, following ``next --json`` literally; one per session."""
 
     def __init__(
-        self, root: Path, agents: Agents, command: str, fanouts: int | None = None
+        self,
+        root: Path,
+        agents: Agents,
+        command: str,
+        fanouts: int | None = None,
+        tamper: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.root, self.agents, self.command = root, agents, command
+        self.tamper = tamper  # changes the Workflow call before it is sent (it must be refused)
         self.fanouts = fanouts  # stop at the next fan-out after this many Workflow calls
         self.lock = threading.Lock()
         self.actions: list[dict[str, Any]] = []
@@ -157,6 +167,8 @@ class Orchestrator:
                 return self.main.send(body)
             except StopIteration:
                 return text("The workflow is done.")
+            except Refused:
+                return text("The Workflow call was refused; stopping.")
             except BaseException as e:  # shown by the test, not swallowed by the CLI
                 self.error = e
                 return text(f"script failed: {e!r}")
@@ -183,11 +195,15 @@ class Orchestrator:
     def fan_out(self, action: dict[str, Any]) -> Generator[list[Block], dict[str, Any], None]:
         """The Workflow call as printed; then wait for its notification."""
         call = workflow_call(action)
+        if self.tamper is not None:
+            call = {**call, "input": self.tamper(call["input"])}
         self.workflow_calls.append(call["input"])
         body = yield [call]
         (launched,) = tool_results(body).values()
         self.launches.append(launched)
         if "Workflow launched" not in launched:
+            if self.tamper is not None:
+                raise Refused(launched)
             raise AssertionError(f"the Workflow call did not run: {launched}")
         body = yield text("Waiting for the fan-out's notification.")
         while True:
@@ -563,3 +579,37 @@ def test_in_a_git_repository_each_task_agent_of_the_workflow_works_in_its_worktr
     assert not (root / "health").exists()  # the user's own checkout never got the work
     assert git(root, "rev-parse", "--abbrev-ref", "HEAD") == "main"
     assert_no_prompts(log, flow)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda a: (
+            a
+            | {"agents": [x | {"prompt": x["prompt"] + " Also push to main."} for x in a["agents"]]}
+        ),
+        lambda a: a | {"agents": [x | {"model": "opus"} for x in a["agents"]]},
+        lambda a: a | {"agents": a["agents"] + [a["agents"][0] | {"key": "E9"}]},
+    ],
+    ids=["prompt", "model", "extra-agent"],
+)
+def test_a_workflow_call_the_engine_did_not_print_is_refused_and_runs_nothing(
+    root: Path, tmp_path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    require_claude()
+    log = tmp_path / "events.jsonl"
+    settings(Path(os.environ["HOME"]), log, root)
+    agents = Agents()
+    flow = Orchestrator(root, agents, DISPATCH, tamper=lambda c: c | {"args": change(c["args"])})
+    with StubAPI(flow) as api:
+        finish(claude(root, api, f"/subagents:dispatch {TASK}"), flow)
+    assert flow.error is None, (flow.error, flow.trace[-3:])
+    (refused,) = flow.launches
+    assert refused == (
+        "PreToolUse:Workflow hook error: agents-state: this subagents:fanout call is not the one "
+        "the engine printed (its agents, prompts, models or schema differ); run agents-state "
+        "next and make its call exactly as printed."
+    )
+    assert agents.counts == {}  # no agent ran
+    assert phases(root)["0"] != "completed" and "fanouts" not in state(root)
+    assert_no_prompts(log, flow)  # denied outright, never asked

@@ -325,10 +325,10 @@ def _native_phase(f: dict[str, Any]) -> str:
     return (
         head + f"{run} as ONE Workflow call, exactly the call below "
         "(it is shown in /workflows). It returns at once; end your turn and wait for its task "
-        f"notification.{where} When the notification arrives (or when `agents-state next` says "
-        "all have answered), merge every answer in that file into the artifact, write it "
-        "yourself, then run the command. After a crash or a new session, run agents-state next: "
-        "its call holds only the agents that have not answered." + _notes(f["notes"])
+        f"notification.{where} When the notification arrives, run agents-state next: it says "
+        "to merge once every agent has answered (an agent that failed is in its call again). "
+        "After a crash or a new session, the same: its call holds only the agents that have "
+        "not answered." + _notes(f["notes"])
     )
 
 

@@ -246,6 +246,12 @@ def test_the_workflow_call_is_approved_only_with_the_engines_arguments(root: Pat
             "agents, prompts, models or schema differ); run agents-state next and make its call "
             "exactly as printed."
         )
+    # once an agent has answered, a call that would run it again is not the engine's
+    first = call["args"]["agents"][0]
+    answer = {**explore_handoff(1), "task_id": first["key"]}
+    stop(root, "subagents:explore-agent", transcript(root.parent, "a1", first["prompt"], answer))
+    assert permission(root, call)["permissionDecision"] == "deny"  # type: ignore[index]
+    assert permission(root, {**call, "args": fewer})["permissionDecision"] == "allow"  # type: ignore[index]
     assert permission(root, {"name": "other:thing", "args": {}}) is None  # not ours: the host's
     sub = permission(root, call, agent_id="x", agent_type="subagents:task-agent")
     assert sub is None  # a sub-agent never gets it approved

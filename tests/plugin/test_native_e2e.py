@@ -330,7 +330,7 @@ def claude(
 
 def finish(proc: subprocess.Popen[str], flow: Orchestrator) -> str:
     try:
-        out, err = proc.communicate(timeout=240)
+        out, err = proc.communicate(timeout=900)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate(timeout=60)

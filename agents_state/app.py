@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agents_state.configload import LoadedConfig
     from agents_state.engine import events as ev
     from agents_state.engine.context import Outcome
+    from agents_state.engine.native import FanoutPath
     from agents_state.policy import Policy
     from agents_state.store.api import WorkflowStore
     from agents_state.store.archive import Archive
@@ -121,21 +122,31 @@ class App:
             )
         return state
 
-    def next_action(self, state: State | None) -> dict[str, Any]:
+    def next_action(
+        self, state: State | None, native: bool | None = None, advice: bool = True
+    ) -> dict[str, Any]:
+        """The next action; ``native`` forces the fan-out path (else ``fanout_path``);
+        ``advice=False`` leaves out the compaction advice (the Workflow approval, issue 25:
+        the call it judges was printed before the tool calls since)."""
         from agents_state.views.nextaction import next_action, no_workflow_action
 
         if state is None:
             return no_workflow_action()
         from agents_state.store.toolcalls import count
 
-        tokens, window = self.context_size()
+        tokens, window, calls = None, None, 0
+        if advice:
+            tokens, window = self.context_size()
+            calls = count(str(self.root))
         usage = None
         if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
             from agents_state.views.usage import budget_usage  # issue 24
 
             usage = budget_usage(str(self.root), state)
+        if native is None:
+            native = self.fanout_path().native if state.active else False
         action = next_action(
-            state, self.config, utcnow(), count(str(self.root)), tokens, usage, window
+            state, self.config, utcnow(), calls, tokens, usage, window, native, advice
         )
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest
@@ -156,6 +167,12 @@ class App:
         if found is None:
             return None, None
         return found[0], window_for(found[1], self.config.compaction.contextWindows)
+
+    def fanout_path(self) -> FanoutPath:
+        """Issue 25: whether fan-outs run as the host's Workflow, and why."""
+        from agents_state.engine.native import native_path
+
+        return native_path(self.config.fanout.native, str(self.root))
 
     # -- transitions ----------------------------------------------------------------------------
 

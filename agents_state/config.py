@@ -197,6 +197,12 @@ class RetriesCfg(_Strict):
     backoffSeconds: list[int] = field(default_factory=lambda: [5, 15, 30])
 
 
+class FanoutCfg(_Strict):
+    """Issue 25: a fan-out as the host's own Workflow (``engine.native``)."""
+
+    native: Literal["auto", "on", "off"] = "auto"
+
+
 class Config(_Strict):
     version: str = "2.0"
     defaults: DefaultsCfg = field(default_factory=DefaultsCfg)
@@ -204,6 +210,7 @@ class Config(_Strict):
     compaction: CompactionCfg = field(default_factory=CompactionCfg)
     retries: RetriesCfg = field(default_factory=RetriesCfg)
     budget: BudgetCfg = field(default_factory=BudgetCfg)
+    fanout: FanoutCfg = field(default_factory=FanoutCfg)
     # permission profiles (issue 5): agent type -> profile, and custom profiles
     agentProfiles: dict[str, str] = field(default_factory=dict)
     toolProfiles: dict[str, dict[str, Any]] = field(default_factory=dict)

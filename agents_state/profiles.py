@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "ANSWER_TOOLS",
     "CCLSP_EDIT",
     "CCLSP_READ",
     "CONTEXT7",
@@ -247,7 +248,14 @@ def _custom(name: str, data: dict[str, Any]) -> Profile | None:
     )
 
 
+# The host's own answer tool: a Workflow agent given a ``schema`` answers through it (issue 25);
+# it touches nothing, so every profile has it
+ANSWER_TOOLS = ("StructuredOutput",)
+
+
 def tool_allowed(profile: Profile, tool: str) -> bool:
+    if tool in ANSWER_TOOLS:
+        return True
     for pattern in profile.tools:
         if pattern == "*" or pattern == tool:
             return True

@@ -32,7 +32,8 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
 
             click.echo(no_workflow_line())
         return 0
-    action = app.next_action(state)
+    path = app.fanout_path()  # issue 25: which path a fan-out takes, and why
+    action = app.next_action(state, native=path.native and state.active)
     from agents_state.views.usage import usage_of
 
     usage = usage_of(str(app.root), state, utcnow())  # tokens and time (issue 24)
@@ -44,13 +45,14 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
             usage["agentCount"] = len(usage.pop("agents"))
             usage["taskCount"] = len(usage.pop("tasks"))
         workflow["usage"] = usage
+        workflow["fanouts"] = path.as_dict()
         emit_json({"workflow": workflow, "next": action})
         return 0
-    from agents_state.views.render import render_status
+    from agents_state.views.render import fanout_line, render_status
     from agents_state.views.usage import usage_lines
 
     text = render_status(state, action, utcnow(), app.policy.lease_seconds, verbose)
     head, sep, tail = text.rpartition("\nNEXT")
-    cost = "\n".join(usage_lines(usage))
+    cost = "\n".join([fanout_line(path), *usage_lines(usage)])
     click.echo(f"{head}\n{cost}{sep}{tail}" if sep else f"{text}\n{cost}")
     return 0

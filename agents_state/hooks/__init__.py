@@ -10,12 +10,14 @@ with one line (``hooks.profile_check``).
 | event            | does                                                                |
 |------------------|---------------------------------------------------------------------|
 | pre-tool-use     | deny a sub-agent's call beyond its profile, or reaching credentials |
-| permission       | allow the engine's own steps without a prompt (``permission.py``)   |
+| permission       | allow the engine's own steps without a prompt (``permission.py``),  |
+|                  | the fan-out's Workflow call included (``workflow_call.py``)         |
 | post-tool-use    | count tool calls (``.agents/toolcalls.log``) for compaction advice  |
 | post-tool-use-failure | count it the same way; keep a host refusal (``.agents/refusals.json``) |
 | permission-request | keep the request: headless, the host refuses it (issue 27)        |
 | subagent-start   | log which sub-agent started (``.agents/subagents.jsonl``)           |
-| subagent-stop    | log it; record a handoff response found in its last message         |
+| subagent-stop    | log it; record a handoff response found in its last message (or a   |
+|                  | fan-out agent's StructuredOutput answer, ``fanout_stop.py``)        |
 | session-start    | inject the workflow context after startup / resume / clear / compact|
 |                  | (once per session start: ``.agents/session-start.json``)            |
 | stop             | book the main conversation's token usage (``usage/``, issue 24)     |

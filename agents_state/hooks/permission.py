@@ -2,7 +2,7 @@
 
 Claude Code asks before a Bash command, a write, or a skill; its ``allowed-tools`` grant of a
 command lasts only until the next user turn, and each background agent's notification is one.
-This hook answers ``permissionDecision: "allow"`` for exactly three things, and prints nothing
+This hook answers ``permissionDecision: "allow"`` for exactly four things, and prints nothing
 (Claude Code's own rules and prompts apply) for everything else:
 
 - **Bash**: one ``agents-state`` invocation on the closed list of ``engine_steps.STEPS``
@@ -19,6 +19,9 @@ This hook answers ``permissionDecision: "allow"`` for exactly three things, and 
   catalogue's artifact names (``ARTIFACTS``) directly in the project's ``.agents/phases/``, both
   real folders, and an existing target is a regular file with one link.
 - **Skill** from the main conversation: a skill of this plugin (``subagents:<name>``).
+- **Workflow** from the main conversation: ``subagents:fanout`` with the arguments ``next``
+  prints now (issue 25, ``workflow_call``); a ``subagents:fanout`` call with other arguments is
+  denied with the reason.
 
 The project is ``--root`` / ``AGENTS_STATE_ROOT`` when set, else the nearest folder holding
 ``.agents/`` above ``CLAUDE_PROJECT_DIR`` (or the call's working directory without it), and never
@@ -211,18 +214,32 @@ def approval(payload: dict[str, Any], explicit_root: str | None = None) -> str |
     return None
 
 
+def _decision(payload: dict[str, Any], explicit_root: str | None) -> tuple[str, str] | None:
+    """("allow" | "deny", reason), or None to leave the call to Claude Code."""
+    if payload.get("tool_name") == "Workflow" and not payload.get("agent_type"):
+        project = _project(explicit_root, payload)
+        if project is None or not os.path.isdir(os.path.join(project, ".agents")):
+            return None
+        from agents_state.hooks.workflow_call import judge  # issue 25: the fan-out's call
+
+        found = judge(payload.get("tool_input"), project)
+        return None if found is None else ("allow" if found[0] else "deny", found[1])
+    reason = approval(payload, explicit_root)
+    return None if reason is None else ("allow", reason)
+
+
 def handle(event: str, explicit_root: str | None) -> None:
     payload = read_payload()
     if payload is None:
         return
-    reason = approval(payload, explicit_root)
-    if reason is not None:
+    found = _decision(payload, explicit_root)
+    if found is not None:
         emit(
             {
                 "hookSpecificOutput": {
                     "hookEventName": "PreToolUse",
-                    "permissionDecision": "allow",
-                    "permissionDecisionReason": reason,
+                    "permissionDecision": found[0],
+                    "permissionDecisionReason": found[1],
                 }
             }
         )

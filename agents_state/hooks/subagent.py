@@ -15,6 +15,11 @@ when the orchestrator records the merged artifact.  Recording the same response 
 nothing.  A handoff that fails validation (over the 500-token cap, a secret, a bad decision)
 blocks the stop once, with the problems as the agent's next instruction; Claude Code's
 ``stop_hook_active`` guard lets it stop on the second try.
+
+An agent of a fan-out run as the host's Workflow (issue 25: its prompt holds the marker line
+``[agents-state fanout <id> agent <key>]``) answers through ``StructuredOutput``: its answer is
+read from its transcript and kept in the same commit as its handoff (``hooks.fanout_stop``), so
+``next`` runs only the agents that have not answered.
 """
 
 from __future__ import annotations
@@ -76,11 +81,40 @@ def _handoff_in(message: Any) -> bool:
     )
 
 
+def _fanout_of(payload: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(fan-out id, agent key, prompt) of an agent the engine launched in a fan-out (issue 25)."""
+    from agents_state.hooks.dispatch_prompt import dispatch_prompt
+
+    prompt = dispatch_prompt(payload)
+    if "[agents-state fanout " not in prompt:
+        return None
+    from agents_state.engine.fanout import marker_of
+
+    found = marker_of(prompt)
+    return (found[0], found[1], prompt) if found else None
+
+
 def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     message = payload.get("last_assistant_message")
+    fan = _fanout_of(payload)
+    answer: Any = message
+    if fan is not None:
+        entry["fanout"], entry["key"] = fan[0], fan[1]
+        if not isinstance(message, str) or not message.strip():
+            from agents_state.hooks.fanout_stop import structured_answer
+
+            answer = structured_answer(payload.get("agent_transcript_path"))
+            if answer is None:
+                entry["answer"] = "none"
+                return  # nothing to keep: the fan-out's call runs this agent again
+            message = orjson.dumps(answer).decode()
+            payload["last_assistant_message"] = message  # the usage booking reads its task_id
     if not _handoff_in(message):
+        if fan is not None and isinstance(answer, str):
+            _record_fanout(root, payload, entry, fan, answer, None)
+        elif fan is not None:  # a StructuredOutput call the host refused: not an answer
+            entry["answer"] = "not a handoff"
         return
-    from agents_state.errors import AgentsStateError
     from agents_state.handoff.protocol import HandoffInvalidError, parse_handoff
 
     assert isinstance(message, str)
@@ -102,12 +136,17 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     if h.is_request:
         return
     entry["handoff"] = h.decision
-    from agents_state.app import App
+    if fan is not None:
+        _record_fanout(root, payload, entry, fan, answer, h)
+        return
+    from agents_state.errors import AgentsStateError
     from agents_state.handoff.ops import record
     from agents_state.hooks.dispatch_prompt import dispatch_prompt
 
     agent = payload.get("agent_id")
     try:
+        from agents_state.app import App
+
         app = App.open(root)
         who = agent if isinstance(agent, str) else None
         out = record(
@@ -122,10 +161,42 @@ def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
         warn(f"handoff from {entry.get('agent_type', 'a sub-agent')} not recorded: {e.message}")
         entry["recorded"] = False
         return
+    _recorded(entry, out)
+
+
+def _recorded(entry: dict[str, Any], out: Any) -> None:
     entry["recorded"] = bool(out.changed)
     target = (out.record.get("handoff") or {}).get("target")
     if isinstance(target, str):
         entry["target"] = target
+
+
+def _record_fanout(
+    root: str,
+    payload: dict[str, Any],
+    entry: dict[str, Any],
+    fan: tuple[str, str, str],
+    answer: Any,
+    h: Any,
+) -> None:
+    """Issue 25: the answer of a fan-out's agent, and its handoff, in one commit."""
+    from agents_state.errors import AgentsStateError
+    from agents_state.hooks.fanout_stop import record
+
+    agent = payload.get("agent_id")
+    try:
+        out = record(
+            root, fan[0], fan[1], answer, h, agent if isinstance(agent, str) else None, fan[2]
+        )
+    except AgentsStateError as e:
+        if h is not None:  # the handoff has no place (no current phase ...): keep the answer
+            warn(f"handoff from fan-out {fan[0]} agent {fan[1]} not recorded: {e.message}")
+            _record_fanout(root, payload, entry, fan, answer, None)
+            return
+        warn(f"answer of fan-out {fan[0]} agent {fan[1]} not recorded: {e.message}")
+        entry["recorded"] = False
+        return
+    _recorded(entry, out)
 
 
 def handle(event: str, explicit_root: str | None) -> None:

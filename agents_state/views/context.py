@@ -108,7 +108,13 @@ def render_context(
         "read only these files: "
         + (", ".join(map(escape, reads)) if isinstance(reads, list) and reads else "none")
     )
-    lines.append(render_action(action))
+    call = action.get("workflow")  # issue 25: a fan-out's call is long; `next` prints it whole
+    lines.append(render_action({k: v for k, v in action.items() if k != "workflow"}))
+    if call:
+        lines.append(
+            "  call:  this fan-out is ONE Workflow call: run agents-state next, which prints it "
+            "whole, and make it exactly as printed"
+        )
     return "\n".join(lines)
 
 

@@ -61,14 +61,21 @@ def next_action(
     context_tokens: int | None = None,
     usage: tuple[int, dict[str, int]] | None = None,
     context_window: int | None = None,
+    native: bool = False,
+    advice: bool = True,
 ) -> dict[str, Any]:
     """The next action, decided by the engine and worded here; ``usage``: the tokens used by
-    the workflow and by stage, for the budgets (issue 24)."""
-    d = decide(state, config, now, tool_calls, context_tokens, context_window)
+    the workflow and by stage, for the budgets (issue 24); ``native``: a fan-out runs as the
+    host's Workflow (issue 25, ``engine.native``)."""
+    d = decide(state, config, now, tool_calls, context_tokens, context_window, advice)
     if usage is not None:
         from agents_state.engine.budget import budget_gate
 
         d = budget_gate(state, config, d, usage[0], usage[1])
+    if native and d.words[0] in ("phase_agents", "review", "wave"):
+        from agents_state.engine.native import native_decision
+
+        d = native_decision(state, d)
     return render(d)
 
 
@@ -355,6 +362,45 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         )
     ),
 }
+
+
+def _native_phase(f: dict[str, Any]) -> str:
+    """Issue 25: the phase's agents as one Workflow call; their answers recorded one by one."""
+    head: str = f"Task: {f['task']}. " + f["instructions"]
+    where = f" Each agent's answer is recorded as it arrives in {f['answers']} (by agent key)."
+    if not f["left"]:
+        return (
+            head + f" All {f['total']} agents have answered.{where} Merge their answers into the "
+            "artifact, write it yourself, then run the command." + _notes(f["notes"])
+        )
+    run = (
+        f" {f['answered']} of {f['total']} agents have answered already; run the other {f['left']}"
+        if f["answered"]
+        else f" Run the {f['left']} agents"
+    )
+    return (
+        head + f"{run} as ONE Workflow call, exactly the call below "
+        "(it is shown in /workflows). It returns at once; end your turn and wait for its task "
+        f"notification.{where} When the notification arrives, run agents-state next: it says "
+        "to merge once every agent has answered (an agent that failed is in its call again). "
+        "After a crash or a new session, the same: its call holds only the agents that have "
+        "not answered." + _notes(f["notes"])
+    )
+
+
+_WORDS["native_phase"] = _native_phase
+_WORDS["native_wave"] = lambda f: (
+    f"Wave {f['wave']}: run its {f['count']} task agent(s) as ONE Workflow call, exactly the call "
+    "below (it is shown in /workflows). It returns at once; end your turn and wait for its task "
+    "notification. Each agent records its own task with agents-state task done, and its handoff "
+    "is recorded as it finishes. When the notification arrives, run: agents-state next (after a "
+    "crash or a new session, its call holds only the tasks not yet done)."
+    + (
+        " Worktree isolation is on: each prompt names its task worktree."
+        if f.get("isolated")
+        else ""
+    )
+)
 _WORDS["budget_spent"] = lambda f: (  # issue 24
     f"Not dispatched: {f['reason']}, before {f['key']}. Do not choose yourself: ask the user "
     "which option to take, then run that option's command only."

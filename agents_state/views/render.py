@@ -16,7 +16,16 @@ from agents_state.models import PhaseState, State, TaskState
 from agents_state.safetext import escape
 from agents_state.workflow import STAGES, PhaseKind, get_phase, phases_of
 
-__all__ = ["MARKS", "age", "colorize", "progress_bar", "render_action", "render_status"]
+__all__ = [
+    "MARKS",
+    "age",
+    "colorize",
+    "fanout_line",
+    "progress_bar",
+    "render_action",
+    "render_status",
+    "workflow_line",
+]
 
 MARKS = {
     "completed": "✓",
@@ -57,6 +66,7 @@ def _clean(value: Any) -> Any:
 
 
 def render_action(a: dict[str, Any]) -> str:
+    call = workflow_line(a.get("workflow"))
     a = _clean(a)
     head = _VERBS.get(a["kind"], a["kind"])
     agents = a.get("agents")
@@ -86,9 +96,28 @@ def render_action(a: dict[str, Any]) -> str:
     if a.get("until"):
         lines.append(f"  until: {a['until']}")
     lines.append(f"  do:    {a['instructions']}")
+    if call:
+        lines.append(f"  call:  {call}")
     if a.get("command"):
         lines.append(f"  then:  {a['command']}")
     return "\n".join(lines)
+
+
+def workflow_line(workflow: Any) -> str | None:
+    """Issue 25: the exact Workflow call of a fan-out, on one line (JSON escapes every line
+    break and every character past ASCII, so no field can start a line of its own)."""
+    if not isinstance(workflow, dict):
+        return None
+    import json
+
+    name = json.dumps(workflow["name"])
+    return f"Workflow({{name: {name}, args: {json.dumps(workflow['args'])}}})"
+
+
+def fanout_line(path: Any) -> str:
+    """Issue 25: the path fan-outs take (``engine.native.FanoutPath``), for ``status``."""
+    how = "one Workflow call (subagents:fanout)" if path.native else "one Agent call per agent"
+    return f"  fan-outs: {how} · {escape(path.reason)}"
 
 
 def _model_line(agents: dict[str, Any]) -> str:

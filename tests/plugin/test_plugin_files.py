@@ -308,7 +308,7 @@ def test_hook_commands_call_the_launcher() -> None:
 
 def test_approvals_run_only_for_the_tools_they_judge() -> None:
     (_, approvals) = _hooks()["hooks"]["PreToolUse"]
-    assert approvals["matcher"] == "Bash|Write|Edit|MultiEdit|Skill"
+    assert approvals["matcher"] == "Bash|Write|Edit|MultiEdit|Skill|Workflow"  # issue 25
 
 
 # -- the checks above catch what they are meant to ---------------------------------------------

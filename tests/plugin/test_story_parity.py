@@ -27,6 +27,13 @@ from agents_state.engine.review import SEVERITIES
 AGENTS = {p.stem for p in (PLUGIN_ROOT / "agents").glob("*.md")}
 COMMANDS = {p.stem for p in (PLUGIN_ROOT / "commands").glob("*.md")}
 SKILLS = {p.name for p in (PLUGIN_ROOT / "skills").iterdir() if (p / "SKILL.md").is_file()}
+# the plugin's workflows by their meta name (issue 25: `subagents:fanout`)
+WORKFLOWS = {
+    m.group(1)
+    for p in (PLUGIN_ROOT / "workflows").glob("*.js")
+    for m in [re.search(r'\bname:\s*"([a-z][a-z0-9-]*)"', p.read_text(encoding="utf-8"))]
+    if m
+}
 # words that are severities on some scale: any of them outside the engine's scale disagrees
 SEVERITY_WORDS = {"blocking", "blocker", "minor", "major", "info", "warning", "nit", *SEVERITIES}
 
@@ -102,7 +109,7 @@ def name_problems(where: str, text: str) -> list[str]:
     for slash, name in _SUB.findall(text):
         if slash and name not in COMMANDS:
             out.append(f"{where}: /subagents:{name}: no such command file")
-        elif not slash and name not in AGENTS | SKILLS:
+        elif not slash and name not in AGENTS | SKILLS | WORKFLOWS:
             out.append(f"{where}: subagents:{name}: no such agent or skill")
     return out
 

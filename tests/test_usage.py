@@ -13,7 +13,14 @@ import pytest
 from clitools import CLI, DATA, cli_json, run_cli, walk_to, wave_of
 
 from agents_state.usage import book as bk
-from agents_state.usage.record import read_book, record_agent, record_main, record_start, task_in
+from agents_state.usage.record import (
+    read_book,
+    record_agent,
+    record_main,
+    record_session,
+    record_start,
+    task_in,
+)
 from agents_state.usage.transcript import Chunk, read_new
 
 USAGE = DATA / "usage"
@@ -568,3 +575,29 @@ def test_a_failed_engine_step_books_the_conversation_too(root: Path) -> None:
     book = json.loads((root / ".agents" / "usage.json").read_text())
     assert sum(m["messages"] for m in book["main"].values()) == len(MAIN_IDS)
     assert book["transcripts"][str(USAGE / "main.jsonl")]["phase"] == "1.1"
+
+
+def test_a_session_started_in_the_second_a_phase_moved_books_its_first_responses_there(
+    root: Path, tmp_path: Path
+) -> None:
+    # tests/plugin/test_budget_e2e.py: the CLI moved to 1.2 in the second the session's first
+    # response was written; by time it was 0's (the first phase completed in that second)
+    s = _at_1_2_since(root, "2026-11-25T17:16:06Z")
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_1", "msg_stub_5"), "2026-11-25T17:16:06.5Z")
+    fresh = tmp_path / "new-session.jsonl"
+    record_session(str(root), s, str(fresh))  # the host has not written it yet
+    book = read_book(str(root))
+    assert book is not None
+    assert book["transcripts"][str(fresh)] == {"offset": 0, "ids": [], "phase": "1.2"}
+    fresh.write_bytes(path.read_bytes())
+    assert record_main(str(root), s, str(fresh)) == 2
+    book = read_book(str(root))
+    assert book is not None and set(book["main"]) == {"1.2"}
+    # a resumed session: what was written since the last booking goes to that booking's phase
+    s["currentPhase"] = "1.3"
+    with fresh.open("ab") as f:
+        f.write((USAGE / "main.jsonl").read_bytes().splitlines(keepends=True)[-1])
+    record_session(str(root), s, str(fresh))
+    again = read_book(str(root))
+    assert again is not None and set(again["main"]) == {"1.2"}
+    assert again["transcripts"][str(fresh)]["phase"] == "1.3"

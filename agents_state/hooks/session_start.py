@@ -68,6 +68,11 @@ def handle(event: str, explicit_root: str | None) -> None:
     source = payload.get("source")
     state = active_state(root)
     injects = state is not None and (source is None or source in SOURCES)
+    transcript = payload.get("transcript_path")
+    if state is not None and isinstance(transcript, str) and transcript:
+        from agents_state.hooks.usage import on_session
+
+        on_session(root, transcript, state)  # issue 24: the phase its responses start in
     if not _claim(root, payload.get("session_id"), source, injects) or state is None:
         return
     text = _context(root, state)

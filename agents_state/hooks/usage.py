@@ -91,6 +91,15 @@ def on_main(root: str, transcript: str, state: dict[str, Any] | None = None) -> 
         _warn("the conversation's token usage was", e)
 
 
+def on_session(root: str, transcript: str, state: dict[str, Any]) -> None:
+    try:
+        from agents_state.usage.record import record_session
+
+        record_session(root, state, transcript)
+    except Exception as e:
+        _warn("the conversation's token usage was", e)
+
+
 def handle(event: str, explicit_root: str | None) -> None:
     """``stop``: the main conversation ended a turn; book what it spent since its last call."""
     from agents_state.hooks._base import find_root, read_payload

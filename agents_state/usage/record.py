@@ -32,6 +32,7 @@ __all__ = [
     "read_book",
     "record_agent",
     "record_main",
+    "record_session",
     "record_start",
     "task_in",
 ]
@@ -251,3 +252,25 @@ def record_main(root: str, state: dict[str, Any], transcript: str) -> int:
 
     _update(root, state, change)
     return added[0] if added else 0
+
+
+def record_session(root: str, state: dict[str, Any], transcript: str) -> None:
+    """A session starts (SessionStart): its transcript's responses from here on are booked by
+    order, starting with the phase current now; a transcript the book knows (a resume, a
+    compaction) has what was written since its last booking booked first, to the phase then.
+    Without this, a conversation's first responses were booked by time, to the second: a
+    session started in the second a phase moved booked them to the phase before (issue 24)."""
+    phase = _current(state)
+    if phase is None:
+        return
+    if os.path.exists(transcript):
+        record_main(root, state, transcript)
+        return
+
+    def change(book: dict[str, Any]) -> bool:  # a new session: the host writes it later
+        if transcript in book["transcripts"]:
+            return False
+        book["transcripts"][transcript] = {"offset": 0, "ids": [], "phase": phase}
+        return True
+
+    _update(root, state, change)

@@ -189,6 +189,22 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
         assert flow.error is None, (flow.error, flow.results[-3:])
         assert second.returncode == 0, second.stderr
 
+    # the host may write a turn's last response after its Stop hook ran (the closing text of
+    # the second run): the next session's start books it, to the phase of the last booking
+    book = json.loads((root / ".agents" / "usage.json").read_text())
+    (main,) = [p for p in book["transcripts"] if "/subagents/" not in p]
+    resumed = {"hook_event_name": "SessionStart", "source": "resume", "transcript_path": main}
+    start = subprocess.run(
+        [f"{VENV_BIN}/agents-state", "hook", "session-start"],
+        input=json.dumps(resumed),
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert start.returncode == 0, start.stderr
+
     plans = flow.agents.count("plan")
     assert plans == flow.actions[0]["agents"]["count"] >= 1
     # before the plan fan-out the action said what was left

@@ -132,15 +132,11 @@ class App:
 
         if state is None:
             return no_workflow_action()
-        from agents_state.contextsize import context_usage, transcript_of, window_for
         from agents_state.store.toolcalls import count
 
         tokens, window, calls = None, None, 0
         if advice:
-            transcript = transcript_of(str(self.root))
-            found = context_usage(transcript) if transcript else None
-            tokens = found[0] if found else None
-            window = window_for(found[1], self.config.compaction.contextWindows) if found else None
+            tokens, window = self.context_size()
             calls = count(str(self.root))
         usage = None
         if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
@@ -149,13 +145,32 @@ class App:
             usage = budget_usage(str(self.root), state)
         if native is None:
             native = self.fanout_path().native if state.active else False
-        return next_action(state, self.config, utcnow(), calls, tokens, usage, window, native)
+        action = next_action(state, self.config, utcnow(), calls, tokens, usage, window, native)
+        if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
+            from agents_state.store.refusals import latest
+            from agents_state.views.nextaction import with_refusal
+
+            phase = state.phase(state.currentPhase) if state.currentPhase else None
+            refusal = latest(str(self.root), phase.startedAt if phase else None)
+            if refusal is not None:
+                action = with_refusal(action, refusal)
+        return action
 
     def fanout_path(self) -> FanoutPath:
         """Issue 25: whether fan-outs run as the host's Workflow, and why."""
         from agents_state.engine.native import native_path
 
         return native_path(self.config.fanout.native, str(self.root))
+
+    def context_size(self) -> tuple[int | None, int | None]:
+        """The main conversation's tokens in context and its model's window, when known."""
+        from agents_state.contextsize import context_usage, transcript_of, window_for
+
+        transcript = transcript_of(str(self.root))
+        found = context_usage(transcript) if transcript else None
+        if found is None:
+            return None, None
+        return found[0], window_for(found[1], self.config.compaction.contextWindows)
 
     # -- transitions ----------------------------------------------------------------------------
 

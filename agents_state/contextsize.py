@@ -6,7 +6,10 @@ the context held.  ``post-tool-use`` remembers the main conversation's transcrip
 ``.agents/transcript-path``; ``next`` reads the newest usage from the file's tail (a bounded
 read) and recommends compacting at ``compaction.contextPercent`` of the window (design 000: 70%):
 the window of the entry's model (``window_for``; 1M where the model has it, issue 24) unless
-``compaction.contextWindowTokens`` sets one.
+``compaction.contextWindowTokens`` sets one.  A ``compact_boundary`` line newer than every
+usage means the conversation was just compacted: its size is what the boundary says the
+compaction left (``postTokens``), never a usage from before it (issue 27), whenever the host
+flushes its next response.
 """
 
 from __future__ import annotations
@@ -113,12 +116,29 @@ def context_usage(transcript: str) -> tuple[int, str | None] | None:
             data = f.read(_TAIL)
     except OSError:
         return None
+    compacted: int | None = None  # the size the newest compaction left, when one came last
     for line in reversed(data.splitlines()):
         try:
             entry = json.loads(line)
         except ValueError:
             continue
+        if compacted is None and _is_boundary(entry):
+            compacted = _post_tokens(entry)
+            continue
         tokens = _usage_tokens(entry)
         if tokens is not None:
-            return tokens, _model(entry)
-    return None
+            # a usage before the newest compaction is gone from the context: only its model counts
+            return (tokens if compacted is None else compacted), _model(entry)
+    return (compacted, None) if compacted is not None else None
+
+
+def _is_boundary(entry: object) -> bool:
+    return isinstance(entry, dict) and entry.get("subtype") == "compact_boundary"
+
+
+def _post_tokens(entry: dict[str, object]) -> int:
+    """What a compaction left in context: the host's ``compactMetadata.postTokens`` (2.1.330),
+    else 0 (a compaction just happened: compacting again cannot help)."""
+    meta = entry.get("compactMetadata")
+    post = meta.get("postTokens") if isinstance(meta, dict) else None
+    return post if isinstance(post, int) and not isinstance(post, bool) and post >= 0 else 0

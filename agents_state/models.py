@@ -156,6 +156,8 @@ class Compaction(_Model):
     lastCompactedAt: str | None = None
     history: StrList = field(default_factory=list)
     pending: str | None = None  # the boundary (stage or phase) that awaits a compaction
+    # boundaries passed without one: not needed by the context's size, or gone on from (issue 27)
+    skipped: StrList = field(default_factory=list)
 
 
 class Clarification(_Model):

@@ -7,6 +7,7 @@ message ids, between lines that carry no usage (tool results, attachments), as l
 are.  Cases, each a whole SubagentStop hook process:
 
   no usage     the same hook with no transcript named (what it cost before issue 24)
+  start        the SubagentStart hook, which writes the agent's entry with its phase
   small        an agent's first stop on a 110 KB transcript (read whole)
   50 MB, new   an agent's stop after one more response was appended to a 50 MB transcript whose
                offset the book remembers (the incremental read: what every later stop costs)
@@ -74,6 +75,18 @@ def payload(cwd: str, agent: str, transcript: Path | None) -> bytes:
     return json.dumps(data).encode()
 
 
+def start_payload(cwd: str, agent: str) -> bytes:
+    data = {
+        "session_id": "s",
+        "transcript_path": "/nowhere",
+        "cwd": cwd,
+        "hook_event_name": "SubagentStart",
+        "agent_id": agent,
+        "agent_type": "subagents:task-agent",
+    }
+    return json.dumps(data).encode()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -95,6 +108,7 @@ def main() -> int:
         )
         cwd = str(project)
         hook = [str(REPO / "bin" / "agents-state"), "hook", "subagent-stop"]
+        start = [str(REPO / "bin" / "agents-state"), "hook", "subagent-start"]
         base_cmd = [str(python), "-c", "pass"]
         big = Path(tmp) / "big.jsonl"
         responses = big_transcript(big, SIZE)
@@ -110,18 +124,25 @@ def main() -> int:
         big = Path(tmp) / "big-0.jsonl"
         book = json.loads((project / ".agents" / "usage.json").read_text())
         assert book["transcripts"][str(big)]["offset"] == big.stat().st_size, "not booked"
-        cases: dict[str, list[float]] = {"no usage": [], "small": [], "50 MB, new": []}
+        cases: dict[str, list[float]] = {
+            "no usage": [],
+            "start": [],
+            "small": [],
+            "50 MB, new": [],
+        }
         base: list[float] = []
         for k in range(args.runs):
             small = Path(tmp) / f"small-{k}.jsonl"
             small.write_bytes(FIXTURE.read_bytes())
             base.append(time_ms(base_cmd, b"", cwd, env))
             cases["no usage"].append(time_ms(hook, payload(cwd, f"none-{k}", None), cwd, env))
+            cases["start"].append(time_ms(start, start_payload(cwd, f"small-{k}"), cwd, env))
             cases["small"].append(time_ms(hook, payload(cwd, f"small-{k}", small), cwd, env))
             append_response(big, k)
             cases["50 MB, new"].append(time_ms(hook, payload(cwd, "first-0", big), cwd, env))
         book = json.loads((project / ".agents" / "usage.json").read_text())
         assert book["agents"]["first-0"]["messages"] == responses + args.runs, "a count was lost"
+        assert book["agents"]["small-0"]["phaseBy"] == "start", "the start was not recorded"
         b = statistics.median(base)
         print(f"  python -c pass median {b:6.1f} ms")
         for name, xs in {**cases, "50 MB, first": firsts}.items():

@@ -55,3 +55,14 @@ def test_agents_folder_is_ignored_by_git_after_a_write_only(root: Path) -> None:
 def test_a_chain_alone_keeps_agents_out_of_git(root: Path) -> None:
     assert run_cli(root, "chain", "start", "code", "fix a typo").returncode == 0
     assert (root / ".agents/.gitignore").exists()
+
+
+def test_inside_claude_code_no_workflow_names_the_plugin_command(root: Path) -> None:
+    """Issue 27: /subagents:status with no workflow names /subagents:dispatch, not the shell."""
+    line = (
+        "No active workflow. Start one: /subagents:dispatch <task> "
+        '(in a shell: agents-state dispatch "<task>")\n'
+    )
+    for cmd in (["status"], ["stop"], ["resume"], ["dispatch", "--task-file", "-"]):
+        proc = run_cli(root, *cmd, stdin="", env={"CLAUDECODE": "1"})
+        assert (proc.returncode, proc.stdout) == (0, line), cmd

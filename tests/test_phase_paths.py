@@ -276,7 +276,9 @@ def test_compaction_between_phases_when_configured(root: Path) -> None:
     assert (action["kind"], action["command"]) == ("compact", "agents-state compact")
     assert (
         _first_line(root, "compact")
-        == "compaction after 0 recorded; continue with: agents-state context"
+        == "compaction after 0 recorded as asked of the user (this command compacts nothing): "
+        'ask the user to run /compact (under claude -p: claude -p --continue "/compact") '
+        "unless they just did; afterwards continue with: agents-state context"
     )
     compaction = _state(root)["compaction"]
     assert compaction["history"] == ["0"] and compaction.get("pending") is None

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from clitools import invoke, run_cli
@@ -102,14 +103,22 @@ def test_the_readmes_agents_list_names_every_entry_the_engine_writes(tmp_path: P
     assert run_cli(tmp_path, "dispatch", "--replace", "second task").returncode == 0
     assert run_cli(tmp_path, "chain", "start", "code", "Add /auth/login").returncode == 0
     (tmp_path / ".agents/config.json").write_text("{}")
-    for event, data in [
+    transcript = str(tmp_path / "t.jsonl")
+    write = {"tool_name": "Write", "tool_input": {"file_path": "a.py"}, "agent_id": "a1"}
+    hook_calls: list[tuple[str, dict[str, Any]]] = [
         ("post-tool-use", {"hook_event_name": "PostToolUse", "tool_name": "Read"}),
+        ("post-tool-use", {"tool_name": "Read", "transcript_path": transcript}),
         ("subagent-start", {"agent_id": "a1", "agent_type": "subagents:explore"}),
-    ]:
+        ("session-start", {"source": "resume", "session_id": "s"}),
+        ("permission-request", {"hook_event_name": "PermissionRequest", **write}),
+    ]
+    for event, data in hook_calls:
+        data = {"cwd": str(tmp_path), **data}
         r = invoke(["hook", event], stdin=json.dumps(data), cwd=tmp_path)
         assert r.returncode == 0, r.stderr
     written = {p.name for p in (tmp_path / ".agents").iterdir()}
-    assert {"archive", "chains", "toolcalls.log", "subagents.jsonl"} <= written
+    hooks = {"toolcalls.log", "subagents.jsonl", "transcript-path", "session-start.json"}
+    assert {"archive", "chains", "refusals.json"} | hooks <= written, written
     listed = _readme_agents_names()
     assert written - listed == set(), "named nowhere in the README's Files section"
     assert "state.lock" in listed  # not POSIX: the one entry this run cannot show

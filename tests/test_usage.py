@@ -13,8 +13,8 @@ import pytest
 from clitools import CLI, DATA, cli_json, run_cli, walk_to, wave_of
 
 from agents_state.usage import book as bk
-from agents_state.usage.record import read_book, record_agent, record_main, task_in
-from agents_state.usage.transcript import read_new
+from agents_state.usage.record import read_book, record_agent, record_main, record_start, task_in
+from agents_state.usage.transcript import Chunk, read_new
 
 USAGE = DATA / "usage"
 EXPECTED: dict[str, dict[str, int]] = json.loads((USAGE / "expected.json").read_text())
@@ -101,6 +101,21 @@ def test_unknown_shapes_are_skipped_and_counted() -> None:
     b = bk.fresh(None)
     bk.remember(b, "x.jsonl", chunk)
     assert b["notes"] == ["x.jsonl: skipped 1 line(s) of an unknown shape"]
+    assert chunk.bad_lines == 0  # "{not json": no usage in it, nothing lost, passed over
+
+
+def test_a_torn_line_with_usage_is_skipped_and_noted(root: Path, tmp_path: Path) -> None:
+    s = _at_phase_0(root)
+    torn = b'{"type":"assistant","message":{"id":"msg_torn","usage":{"input_tokens":12\n'
+    path = tmp_path / "a.jsonl"
+    path.write_bytes((USAGE / "agent.jsonl").read_bytes() + torn)
+    chunk = read_new(str(path))
+    assert (chunk.bad_lines, [m.id for m in chunk.msgs]) == (1, list(AGENT_IDS))
+    entry = record_agent(str(root), s, "a1", "subagents:explore-agent", str(path))
+    assert entry is not None and entry["messages"] == len(AGENT_IDS)
+    book = read_book(str(root))
+    assert book is not None
+    assert f"{path}: skipped 1 line(s) of an unknown shape" in book["notes"]
 
 
 def test_a_missing_transcript_raises_oserror_for_the_caller_to_note(tmp_path: Path) -> None:
@@ -284,8 +299,10 @@ def handoff(task: str) -> str:
 def test_ten_agents_stopping_at_once_lose_no_count(root: Path, tmp_path: Path) -> None:
     ids = wave_of(root, 10)
     paths = []
-    # padded with lines that carry no usage, so that each hook reads for a while under the lock
-    # (without the lock, updates overlap and counts are lost: checked when this test was written)
+    # padded with lines that carry no usage, so that each hook reads for a while: the reads run
+    # in parallel, outside the lock (ten reads in a row under it took longer than a hook's 11 s
+    # budget on a loaded machine, and the last agent's count was lost); the book's update is
+    # under the lock (without it, counts were lost in one of two runs when this was checked)
     pad = b"".join(
         b'{"type":"attachment","timestamp":"2026-11-25T17:16:06.300Z","n":%d,"x":"%s"}\n'
         % (i, b"y" * 200)
@@ -384,5 +401,170 @@ def test_an_unreadable_book_is_started_anew_with_a_note(root: Path) -> None:
     record_agent(str(root), s, "a1", "subagents:explore-agent", str(USAGE / "agent.jsonl"))
     book = read_book(str(root))
     assert book is not None
-    assert book["notes"] == [".agents/usage.json was unreadable and was started anew"]
+    assert book["notes"] == [".agents/usage.json was unreadable and was started anew", bk.TIME_NOTE]
     assert bk.summary(book)["tokens"] == grand(*AGENT_IDS)
+
+
+# -- attribution that does not hang on the clock (a phase change and a start in one second) ----
+
+
+def _at_1_2_since(root: Path, second: str, s: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A workflow whose phase 1.1 completed, and 1.2 started, in ``second`` (the state keeps
+    times to the second): from then on the time alone cannot tell 1.1 from 1.2."""
+    s = json.loads(json.dumps(s)) if s is not None else _at_phase_0(root)
+    s["stages"]["EXPLORE"]["phases"]["0"]["completedAt"] = "2026-11-25T17:16:04Z"
+    s["stages"]["PLAN"]["phases"]["1.1"].update(
+        status="completed", startedAt="2026-11-25T17:16:04Z", completedAt=second
+    )
+    s["stages"]["PLAN"]["phases"]["1.2"].update(status="in_progress", startedAt=second)
+    s["currentPhase"] = "1.2"
+    (root / ".agents" / "state.json").write_text(json.dumps(s))
+    return s
+
+
+def test_an_agent_started_in_the_second_its_phase_began_is_booked_to_that_phase(
+    root: Path,
+) -> None:
+    # the plan agents of 1.2 answered in the second 1.1 completed: by time they were 1.1's
+    # (tests/plugin/test_budget_e2e.py once failed so under coverage); their start says 1.2
+    _at_1_2_since(root, "2026-11-25T17:16:06Z")  # agent.jsonl's first line: 17:16:06.087
+    who = {"agent_id": "p1", "agent_type": "subagents:plan-agent"}
+    hook(root, "subagent-start", {"hook_event_name": "SubagentStart", **who})
+    hook(
+        root,
+        "subagent-stop",
+        {
+            "hook_event_name": "SubagentStop",
+            **who,
+            "agent_transcript_path": str(USAGE / "agent.jsonl"),
+            "last_assistant_message": "done",
+            "stop_hook_active": False,
+        },
+    )
+    book = json.loads((root / ".agents" / "usage.json").read_text())
+    entry = book["agents"]["p1"]
+    assert (entry["phase"], entry["phaseBy"], entry["task"]) == ("1.2", "start", None)
+    assert entry["tokens"] == {"claude-opus-5-5": tokens(*AGENT_IDS)}
+    assert book["notes"] == []
+    log = [json.loads(ln) for ln in (root / ".agents" / "subagents.jsonl").read_text().splitlines()]
+    assert [(e["event"], e.get("phase")) for e in log] == [("start", "1.2"), ("stop", None)]
+    out = cli_json(root, "status", "--verbose")["workflow"]["usage"]
+    assert out["phases"]["1.2"]["tokens"] == grand(*AGENT_IDS)
+    assert out["phases"]["1.1"]["tokens"] == 0
+    assert (out["agents"]["p1"]["phase"], out["agents"]["p1"]["phaseBy"]) == ("1.2", "start")
+
+
+def test_without_a_start_record_an_agent_goes_by_its_time_with_a_note(root: Path) -> None:
+    s = _at_1_2_since(root, "2026-11-25T17:16:06Z")
+    entry = record_agent(str(root), s, "old", "subagents:plan-agent", str(USAGE / "agent.jsonl"))
+    assert entry is not None and (entry["phase"], entry["phaseBy"]) == ("1.1", "time")
+    book = read_book(str(root))
+    assert book is not None and book["notes"] == [bk.TIME_NOTE]
+
+
+def test_an_agent_started_outside_the_task_phase_is_no_tasks(root: Path, tmp_path: Path) -> None:
+    # a reviewer of phase 3.2 whose prompt names task t2 costs the review, not t2
+    wave_of(root, 3)
+    s = state(root)
+    s["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]["t2"] = {"title": "health route"}
+    s["currentPhase"] = "3.2"
+    assert record_start(str(root), s, "r1", "subagents:pr-reviewer") == "3.2"
+    entry = record_agent(str(root), s, "r1", "subagents:pr-reviewer", str(USAGE / "agent.jsonl"))
+    assert entry is not None and (entry["phase"], entry["task"]) == ("3.2", None)
+    s["currentPhase"] = "2.1"  # a task agent started in 2.1 is its task's
+    assert record_start(str(root), s, "a2", "subagents:task-agent") == "2.1"
+    other = tmp_path / "a2.jsonl"
+    other.write_bytes((USAGE / "agent.jsonl").read_bytes())
+    entry = record_agent(str(root), s, "a2", "subagents:task-agent", str(other))
+    assert entry is not None and (entry["phase"], entry["task"]) == ("2.1", "t2")
+    assert record_start(str(root), s, "a2", "subagents:task-agent") == "2.1"  # seen twice
+    book = read_book(str(root))
+    assert book is not None and book["agents"]["a2"]["messages"] == len(AGENT_IDS)
+
+
+def test_the_conversation_after_a_phase_change_in_the_same_second_is_the_new_phases(
+    root: Path, tmp_path: Path
+) -> None:
+    s = _at_phase_0(root)
+    s["stages"]["EXPLORE"]["phases"]["0"]["completedAt"] = "2026-11-25T17:16:04Z"
+    s["stages"]["PLAN"]["phases"]["1.1"]["startedAt"] = "2026-11-25T17:16:04Z"
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_5",), "2026-11-25T17:16:06.900Z")
+    lines = path.read_bytes().splitlines(keepends=True)
+    cut = next(i for i, ln in enumerate(lines) if b"msg_stub_5" in ln)
+    path.write_bytes(b"".join(lines[:cut]))
+    # the step that completes 1.1: its response was written while 1.1 was current
+    assert record_main(str(root), s, str(path)) == 1
+    moved = _at_1_2_since(root, "2026-11-25T17:16:06Z", s)
+    assert record_main(str(root), moved, str(path)) == 0  # the booking after that step
+    path.write_bytes(b"".join(lines))
+    # the next response, in the same second as the change: 1.2's (by time it was 1.1's)
+    assert record_main(str(root), moved, str(path)) == 1
+    book = read_book(str(root))
+    assert book is not None
+    assert book["main"]["1.1"]["tokens"] == {"claude-opus-5-5": tokens("msg_stub_1")}
+    assert book["main"]["1.2"]["tokens"] == {"claude-opus-5-5": tokens("msg_stub_5")}
+    assert book["transcripts"][str(path)]["phase"] == "1.2"
+
+
+def test_a_phase_sent_back_to_books_the_conversation_to_the_phase_now_current(
+    root: Path, tmp_path: Path
+) -> None:
+    # review 1.3 sent the plan back to 1.2 (its completedAt cleared), then 1.3 ran again: by
+    # time every later response was 1.2's (the first phase not completed before it)
+    s = _at_1_2_since(root, "2026-11-25T17:16:06Z")
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_5",), "2026-11-25T17:30:00.000Z")
+    lines = path.read_bytes().splitlines(keepends=True)
+    cut = next(i for i, ln in enumerate(lines) if b"msg_stub_5" in ln)
+    path.write_bytes(b"".join(lines[:cut]))
+    record_main(str(root), s, str(path))
+    s["stages"]["PLAN"]["phases"]["1.3"].update(
+        status="in_progress", startedAt="2026-11-25T17:20:00Z"
+    )
+    s["currentPhase"] = "1.3"
+    record_main(str(root), s, str(path))
+    path.write_bytes(b"".join(lines))
+    assert record_main(str(root), s, str(path)) == 1
+    book = read_book(str(root))
+    assert book is not None and book["main"]["1.3"]["messages"] == 1
+
+
+def test_a_read_made_before_the_lock_is_dropped_if_the_book_moved_meanwhile(
+    root: Path, tmp_path: Path
+) -> None:
+    """The transcript is read before the lock; another booking of it in between (a Stop and a
+    PostToolUse of one turn, a blocked stop's second try) makes that read stale: under the lock
+    the lines are read again from where the book says, and nothing is counted twice."""
+    from agents_state.usage import record as rec
+
+    s = _at_phase_0(root)
+    path = _retimed(tmp_path, "main.jsonl", ("msg_stub_5",), "2026-11-25T17:20:00.000Z")
+    early = rec._Reader(str(root), str(path))  # read from offset 0: both responses
+    assert isinstance(early.early, Chunk) and len(early.early.msgs) == 2
+    assert record_main(str(root), s, str(path)) == 2  # another hook booked them first
+    got: list[Any] = []
+
+    def apply(book: dict[str, Any]) -> bool:
+        got.append(early(book))
+        return False
+
+    rec._update(str(root), s, apply)
+    assert isinstance(got[0], Chunk) and got[0].msgs == []
+    book = read_book(str(root))
+    assert book is not None and bk.summary(book)["tokens"] == grand(*MAIN_IDS)
+
+
+def test_a_failed_engine_step_books_the_conversation_too(root: Path) -> None:
+    # a refused `agents-state` call fires PostToolUseFailure, not PostToolUse; the order rule
+    # needs a booking at every engine step, so it books as well
+    _at_phase_0(root)
+    failed = {
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "agents-state phase complete 1.1 --artifact x.md"},
+        "error": "Exit code 4",
+        "transcript_path": str(USAGE / "main.jsonl"),
+    }
+    hook(root, "post-tool-use-failure", failed)
+    book = json.loads((root / ".agents" / "usage.json").read_text())
+    assert sum(m["messages"] for m in book["main"].values()) == len(MAIN_IDS)
+    assert book["transcripts"][str(USAGE / "main.jsonl")]["phase"] == "1.1"

@@ -13,19 +13,27 @@ __all__ = ["compact", "context"]
 @json_option
 @click.pass_context
 def compact(ctx: click.Context, as_json: bool) -> int:
-    """Record a compaction of the conversation at the current boundary.
+    """Record the compaction point: asked of the user, or skipped as not needed.
+
+    The conversation's size (from its transcript) decides: below compaction.contextPercent
+    of the window the boundary is recorded as skipped; otherwise as a compaction asked of the
+    user, who runs /compact (this command compacts nothing).
 
     \b
     Example:
       agents-state compact
     """
     from agents_state.cli.options import print_outcome
+    from agents_state.engine.compaction import helps, usage
     from agents_state.engine.events import Compact
     from agents_state.store.toolcalls import reset
 
     app = app_from(ctx)
-    out = app.run(Compact())
-    reset(str(app.root))
+    tokens, window = app.context_size()
+    found = usage(app.config.compaction, tokens, window)
+    out = app.run(Compact(usage=found))
+    if helps(found):
+        reset(str(app.root))
     print_outcome(app, out.message, as_json, state=out.state)
     return 0
 

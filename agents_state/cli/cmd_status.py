@@ -28,7 +28,9 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
         if as_json:
             emit_json({"workflow": None, "next": app.next_action(None)})
         else:
-            click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
+            from agents_state.views.nextaction import no_workflow_line
+
+            click.echo(no_workflow_line())
         return 0
     path = app.fanout_path()  # issue 25: which path a fan-out takes, and why
     action = app.next_action(state, native=path.native and state.active)

@@ -245,7 +245,7 @@ def done(
 
     from agents_state.gitwork.steps import after_done, before_done
 
-    branch, head = before_done(app, task_id, summary)
+    branch, head, unchanged = before_done(app, task_id, summary)
     event = TaskDone(
         task_id=task_id,
         agent=agent,
@@ -256,10 +256,13 @@ def done(
         head=head,
     )
     out = app.run(event, write)
+    said = out.message
+    if unchanged and out.changed:  # issue 22: a task whose worktree has no change says so
+        said += f"; no change on its branch {branch} (nothing to merge)"
     merged = after_done(app, out)
     if merged is None:
-        return _report(out, as_json)
-    return _report(merged, as_json, {"message": f"{out.message}; {merged.message}"})
+        return _report(out, as_json, {"message": said} if said != out.message else None)
+    return _report(merged, as_json, {"message": f"{said}; {merged.message}"})
 
 
 @task.command()

@@ -58,7 +58,9 @@ def dispatch(
             if as_json:
                 emit_json({"message": "no active workflow", "next": app.next_action(None)})
             else:
-                click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
+                from agents_state.views.nextaction import no_workflow_line
+
+                click.echo(no_workflow_line())
             return 0
         print_outcome(app, f"Workflow in progress: {state.task}", as_json, state=state)
         return 0
@@ -175,7 +177,9 @@ def _no_workflow(app: Any, as_json: bool) -> bool:
     if as_json:
         emit_json({"message": "no active workflow", "next": app.next_action(None)})
     else:
-        click.echo('No active workflow. Start one: agents-state dispatch "<task>"')
+        from agents_state.views.nextaction import no_workflow_line
+
+        click.echo(no_workflow_line())
     return True
 
 

@@ -1,11 +1,12 @@
 """Moving on after a phase: the next phase, a stop request, compaction, the end of the workflow.
 
 Shared by every event that finishes a phase (complete, skip, the last task, the test gate), so
-it sits below them all: it imports only ``context`` and ``table``.
+it sits below them all: it imports only ``context``, ``table`` and ``compaction``.
 """
 
 from __future__ import annotations
 
+from agents_state.engine.compaction import pass_boundary
 from agents_state.engine.context import DONE, Ctx, Outcome
 from agents_state.engine.table import phase_target, workflow_target
 from agents_state.models import State
@@ -41,6 +42,7 @@ def advance(c: Ctx, done: str, message: str) -> Outcome:
         state.status, state.stopRequested = workflow_target(state.status, "finish"), False
         state.currentPhase, state.currentStage = done, get_phase(done).stage
         return Outcome(state, message + "; workflow completed")
+    pass_boundary(state)  # one not compacted at (a wave's tasks go on without phase events)
     state.compaction.pending = compaction_boundary(c.policy, done, nxt)
     state.currentPhase, state.currentStage = nxt, get_phase(nxt).stage
     if state.stopRequested:

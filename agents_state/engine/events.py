@@ -7,7 +7,10 @@ written to ``.agents/events.jsonl`` when the transition is accepted.
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError, asdict, dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from agents_state.engine.compaction import Usage
 
 __all__ = [
     "Abort",
@@ -118,7 +121,11 @@ class Abort(Event):
 
 @dataclass(eq=False)
 class Compact(Event):
+    """``usage``: the context's size when known (``engine.compaction.usage``), which decides
+    between a compaction asked of the user and a boundary skipped as not needed (issue 27)."""
+
     name: ClassVar[str] = "compact"
+    usage: Usage | None = None
 
 
 @dataclass(eq=False)

@@ -107,13 +107,27 @@ def _resume_phase(state: State) -> str:
 
 @HANDLERS.on(ev.Compact)
 def _compact(c: Ctx, e: ev.Compact) -> Outcome:
-    state, _ts = c.state, c.ts
+    from agents_state.engine.compaction import helps
+
+    state = c.state
     boundary = state.compaction.pending or state.currentStage or "workflow"
+    state.compaction.pending = None
+    if e.usage is not None and not helps(e.usage):
+        u = e.usage
+        state.compaction.skipped.append(boundary)
+        return Outcome(
+            state,
+            f"no compaction needed after {boundary}: the conversation holds {u['tokens']} "
+            f"tokens, {u['percent']}% of its {u['window']}-token window (advice at "
+            f"{u['advice']}%); recorded as skipped; continue with: agents-state next",
+        )
     state.compaction.lastCompactedAt = boundary
     state.compaction.history.append(boundary)
-    state.compaction.pending = None
     return Outcome(
-        state, f"compaction after {boundary} recorded; continue with: agents-state context"
+        state,
+        f"compaction after {boundary} recorded as asked of the user (this command compacts "
+        'nothing): ask the user to run /compact (under claude -p: claude -p --continue "/compact")'
+        " unless they just did; afterwards continue with: agents-state context",
     )
 
 

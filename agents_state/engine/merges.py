@@ -44,6 +44,7 @@ def apply_merge_event(
     tasks = phase.tasks or {}
     merged: list[str] = []
     conflicts: list[str] = []
+    unchanged: list[str] = []
     for tid, outcome, commit, head, files in event.results:
         if outcome not in _OUTCOMES or tid not in tasks:
             raise ValueError(f"bad merge result {tid!r}: {outcome!r}")
@@ -54,7 +55,11 @@ def apply_merge_event(
         task.branch = task.branch or f"{git.branch}-{tid}"
         task.conflictFiles = list(files) if outcome == "conflict" else None
         (conflicts if outcome == "conflict" else merged).append(tid)
-    message = f"merged {len(merged)} task(s) into {git.branch}"
+        if outcome == "nochange":
+            unchanged.append(tid)
+    message = f"merged {len(merged) - len(unchanged)} task(s) into {git.branch}"
+    if unchanged:
+        message += f"; without change (nothing to merge): {', '.join(unchanged)}"
     if conflicts:
         message += f"; conflict: {', '.join(conflicts)} (resolve: agents-state merge --resolve ID)"
     data = {"merged": merged, "conflicts": conflicts}

@@ -118,6 +118,8 @@ def decide(
     context_window: int | None = None,
 ) -> Decision:
     action = _decide(state, config, now)
+    if action.kind == "compact" and state.compaction.pending:
+        action = _at_boundary(state, config, now, action, context_tokens, context_window)
     comp = config.compaction
     window = comp.contextWindowTokens or context_window or 200_000  # issue 24
     full = window * comp.contextPercent // 100
@@ -149,7 +151,29 @@ def decide(
     return action
 
 
-def _decide(state: State, config: Config, now: datetime) -> Decision:
+def _at_boundary(
+    state: State,
+    config: Config,
+    now: datetime,
+    action: Decision,
+    tokens: int | None,
+    window: int | None,
+) -> Decision:
+    """At a compaction point: ask for ``/compact`` when it helps, else go on (issue 27)."""
+    from agents_state.engine.compaction import helps, usage
+
+    boundary = state.compaction.pending
+    found = usage(config.compaction, tokens, window)
+    if helps(found):
+        action.words = ("compact_pending", {"boundary": boundary, "usage": found})
+        action.extra["compaction"] = {"after": boundary, "needed": True, **(found or {})}
+        return action
+    onward = _decide(state, config, now, boundary_passed=True)
+    onward.extra["compaction"] = {"after": boundary, "needed": False, **(found or {})}
+    return onward
+
+
+def _decide(state: State, config: Config, now: datetime, boundary_passed: bool = False) -> Decision:
     if state.abortedAt:
         return Decision("done", None, ("aborted", {}), 'agents-state dispatch --replace "<task>"')
     if state.status == "completed":
@@ -173,7 +197,7 @@ def _decide(state: State, config: Config, now: datetime) -> Decision:
             'agents-state resume --answer "<the user\'s answer>"',
             questions=list(state.clarify.questions),
         )
-    if state.compaction.pending:
+    if state.compaction.pending and not boundary_passed:
         return Decision(
             "compact",
             phase,

@@ -24,6 +24,7 @@ from typing import Any
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
+from agents_state.engine.compaction import pass_boundary
 from agents_state.engine.context import DONE, Ctx, Outcome, check_phase_id
 from agents_state.engine.flow import HANDLERS
 from agents_state.engine.gate import after_analysis, record_test_run
@@ -235,7 +236,7 @@ def _phase_start(c: Ctx, e: ev.PhaseStart) -> Outcome:
     phase = _current_phase(state, e.phase, "phase_start")
     phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_start")
     phase.startedAt = phase.startedAt or ts
-    state.compaction.pending = None
+    pass_boundary(state)
     return Outcome(state, f"phase {e.phase} {get_phase(e.phase).name} started")
 
 
@@ -265,7 +266,7 @@ def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
         state.phase(PHASE_IDS[PHASE_IDS.index(e.phase) + 1]).agentCount = e.next_agent_count
     if e.issues is not None:
         phase.issues = e.issues
-    state.compaction.pending = None
+    pass_boundary(state)
     phase.retryAt = None
     if e.phase == TEST_RUN and e.tests_passed is not None:
         return record_test_run(c, e)

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
+from agents_state.engine.compaction import pass_boundary
 from agents_state.engine.context import Ctx, Outcome
 from agents_state.engine.ready import DONE as _DONE
 from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
@@ -119,7 +120,7 @@ def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
     phase.status = phase_target(_PHASE, phase.status, "tasks_load")
     phase.startedAt = phase.startedAt or format_time(now)
     phase.agentCount = max(len(w) for w in e.waves)
-    state.compaction.pending = None
+    pass_boundary(state)
     return _outcome(
         state,
         f"{len(e.tasks)} tasks in {len(e.waves)} wave(s) loaded; "
@@ -186,7 +187,7 @@ def _load_into_waves(
     phase.status = phase_target(_PHASE, phase.status, "tasks_load")
     phase.startedAt = phase.startedAt or ts
     phase.agentCount = max(len(w.tasks) for w in waves)
-    state.compaction.pending = None
+    pass_boundary(state)
     done = sum(1 for w in waves if w.status in _DONE)
     return _outcome(
         state,

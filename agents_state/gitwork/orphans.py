@@ -63,8 +63,14 @@ def find_orphans(root: Path, state: State | None) -> Orphans | None:
             path = Path(line[len("worktree ") :])
             if path.parent == base:
                 listed.add(path.name)
-    present = {p.name for p in base.iterdir() if p.is_dir()} if base.is_dir() else set()
+    present = (
+        {p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith(".trash-")}
+        if base.is_dir()
+        else set()
+    )  # .trash-*: merged worktrees moved aside for deletion (rooms.discard_worktrees)
     orphan_trees = sorted(base / n for n in listed - trees)
+    if base.is_dir():  # merged worktrees a killed run moved aside and did not delete
+        orphan_trees += sorted(p for p in base.iterdir() if p.name.startswith(".trash-"))
     strays = sorted(base / n for n in present - listed - trees)
     refs = g.out("for-each-ref", "--format=%(refname:short)", "refs/heads/agents/").split()
     gone: list[str] = []
@@ -82,7 +88,12 @@ def remove_orphans(root: Path, found: Orphans) -> list[str]:
     g = Git(top)
     done = []
     for path in found.worktrees:
-        g.run("worktree", "remove", "--force", "--force", str(path), ok=(0, 128))
+        if path.name.startswith(".trash-"):
+            from agents_state.gitwork.rooms import delete_trash
+
+            delete_trash(path)
+        else:
+            g.run("worktree", "remove", "--force", "--force", str(path), ok=(0, 128))
         done.append(f"removed the worktree {path.relative_to(root.resolve())}")
     g.run("worktree", "prune")
     for ref in found.branches:

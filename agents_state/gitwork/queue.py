@@ -3,12 +3,13 @@
 A run, under ``.agents/git.lock``: (1) repair the engine's integration worktree after a kill
 (stale lock files, a half-done merge, a half-written checkout: it is the engine's own, so it is
 reset to its branch head); (2) record the intent (``merge_begin``: the tasks in order and the
-head before); (3) merge each task's branch with ``--no-ff``; a conflict is aborted, so the
-branch stays as it was; (4) record what happened (``merge_record``), which completes the wave
-when every task of it is merged.  A run killed anywhere is finished by the next one: a task
-whose head the integration branch already holds is recorded with the merge commit that brought
-it (found from its parents), never merged twice; a task's own branch is never moved or deleted
-before its merge is recorded.
+head before); (3) merge each task's head as ``git merge --no-ff`` would, but without a checkout
+(``git merge-tree`` and ``git commit-tree``: a conflict writes nothing a branch points at), then
+move the integration worktree to the last merge in one fast-forward; (4) record what happened
+(``merge_record``), which completes the wave when every task of it is merged.  A run killed
+anywhere is finished by the next one: a task whose head the integration branch already holds
+is recorded with the merge commit that brought it (found from its parents), never merged
+twice; a task's own branch is never moved or deleted before its merge is recorded.
 """
 
 from __future__ import annotations
@@ -83,41 +84,63 @@ def run_queue(app: App) -> Outcome | None:
         if intent is None or intent.tasks != queue:
             app.run(ev.MergeBegin(tuple(queue), head))
         since = intent.head if intent is not None else head
-        heads = _heads(intg, state.git, queue)
+        heads, tree = _heads(intg, state.git, queue, head)
         conflicts: dict[str, tuple[str, ...]] = {}
+        made: dict[str, str] = {}  # task head -> the merge commit this run made for it
+        tip = head
         for tid in queue:
-            tip = heads[tid]
-            if tip is not None and (files := _merge(intg, tid, tasks[tid].title, tip)):
-                conflicts[tid] = files
-        results = _results(intg, queue, heads, conflicts, since)
+            th = heads[tid]
+            if th is None:
+                continue
+            merged = _merge(intg, tid, tasks[tid].title, tip, tree, th)
+            if isinstance(merged, list):
+                conflicts[tid] = tuple(merged)
+            elif merged is not None:
+                tip, tree = merged
+                made[th] = tip
+        if tip != head:  # one step: the branch, its index and files move to the last merge
+            intg.run("merge", "--ff-only", "--quiet", tip)
+        results = _results(intg, queue, heads, conflicts, since, None if intent else made)
         out = app.run(ev.MergeRecord(tuple(results)))
         _tidy(app, state.git, results)
         return out
 
 
-def _heads(intg: Git, git: GitInfo, queue: list[str]) -> dict[str, str | None]:
-    """Each task's branch head in one call (None: no branch, as no worktree was ever made)."""
+def _heads(
+    intg: Git, git: GitInfo, queue: list[str], head: str
+) -> tuple[dict[str, str | None], str]:
+    """Each task's branch head (None: no branch, as no worktree was ever made) and the tree of
+    the integration ``head``, in one call."""
     refs = [f"refs/heads/{task_branch(git, t)}" for t in queue]
-    out = intg.run("rev-parse", *refs, ok=(0, 128)).stdout.split()
-    if len(out) == len(refs):
-        return dict(zip(queue, out, strict=True))
-    return {t: intg.rev(r) for t, r in zip(queue, refs, strict=True)}
+    out = intg.run("rev-parse", f"{head}^{{tree}}", *refs, ok=(0, 128)).stdout.split()
+    if len(out) == len(refs) + 1:
+        return dict(zip(queue, out[1:], strict=True)), out[0]
+    tree = intg.out("rev-parse", f"{head}^{{tree}}")
+    return {t: intg.rev(r) for t, r in zip(queue, refs, strict=True)}, tree
 
 
-def _merge(intg: Git, tid: str, title: str, head: str) -> tuple[str, ...]:
-    """Merge one task's head; () when it merged (or had nothing new), else the conflict files
-    (the merge aborted: the integration branch is as it was)."""
+def _merge(
+    intg: Git, tid: str, title: str, tip: str, tree: str, head: str
+) -> tuple[str, str] | list[str] | None:
+    """Merge one task's ``head`` onto ``tip`` (whose tree is ``tree``) as ``git merge --no-ff``
+    would, without touching a file: ``git merge-tree`` makes the tree, ``git commit-tree`` the
+    merge commit, which no branch points at yet.  Returns (the commit, its tree); None when
+    ``head`` is already in ``tip`` (nothing new); the conflict files when it conflicts (nothing
+    is written but unreferenced objects: the integration branch is as it was)."""
+    proc = intg.run(
+        "merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", tip, head, ok=(0, 1)
+    )
+    parts = proc.stdout.split("\0")
+    if proc.returncode == 1:
+        files = sorted({p for p in parts[1:] if p})
+        if not files:
+            raise GitError(["merge-tree", head], proc.stderr or proc.stdout)
+        return files
+    new = parts[0].strip()
+    if new == tree and intg.is_ancestor(head, tip):
+        return None
     message = f"Merge task {tid}: {title.strip() or 'task'}"
-    proc = intg.run("merge", "--no-ff", "--no-edit", "-m", message, head, ok=(0, 1))
-    if proc.returncode == 0:
-        return ()
-    files = intg.out("diff", "--name-only", "--diff-filter=U").splitlines()
-    intg.run("merge", "--abort", ok=(0, 128))
-    if intg.rev("MERGE_HEAD") is not None:
-        raise GitError(["merge", "--abort"], f"could not undo the merge of {head}")
-    if not files:
-        raise GitError(["merge", head], proc.stderr or proc.stdout)
-    return tuple(sorted(files))
+    return intg.out("commit-tree", new, "-p", tip, "-p", head, "-m", message), new
 
 
 def _results(
@@ -126,15 +149,21 @@ def _results(
     heads: dict[str, str | None],
     conflicts: dict[str, tuple[str, ...]],
     since: str,
+    made: dict[str, str] | None,
 ) -> list[Result]:
-    """What happened to each task, from the integration branch's own history: a task whose
+    """What happened to each task.  ``made``: the merge commits of an uninterrupted run;
+    ``None`` after a killed one, when the integration branch's own history says it: a task whose
     head is the second parent of a merge commit since the run began (this run's or a killed
     one's) is merged by it; one whose merge changed nothing had nothing new."""
     merged_by: dict[str, str] = {}
-    for line in intg.out("rev-list", "--first-parent", "--parents", f"{since}..HEAD").splitlines():
-        parts = line.split()
-        for parent in parts[2:]:
-            merged_by.setdefault(parent, parts[0])
+    if made is not None:
+        merged_by = made
+    else:
+        lines = intg.out("rev-list", "--first-parent", "--parents", f"{since}..HEAD")
+        for line in lines.splitlines():
+            parts = line.split()
+            for parent in parts[2:]:
+                merged_by.setdefault(parent, parts[0])
     out: list[Result] = []
     for tid in queue:
         head = heads[tid]

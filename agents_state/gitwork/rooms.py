@@ -10,6 +10,7 @@ taken under ``.agents/git.lock`` (never while holding the state's lock).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "commit_leftovers",
+    "delete_trash",
     "discard_worktrees",
     "ensure_integration",
     "ensure_task_worktree",
@@ -138,25 +140,90 @@ def ensure_task_worktree(app: App, git: GitInfo, task_id: str) -> Path:
 
 
 def discard_worktrees(app: App, git: GitInfo, names: list[str]) -> None:
-    """Delete merged tasks' worktrees: each folder renamed into ``.trash-*`` (one step, so a
-    kill never leaves half a worktree under a task's name), deleted, then one ``worktree
-    prune``; trash a killed run left behind goes too."""
+    """Remove merged tasks' worktrees: each folder, and git's own record of it (what ``git
+    worktree prune`` would remove), renamed into ``.trash-*`` (one step each, so a kill never
+    leaves half a worktree under a task's name, nor a record of a missing one); the trash is
+    then deleted by a detached ``rm -rf`` (the deleting is off the merge's path; trash a killed
+    run left behind goes with the next), else here when none can be started."""
     import shutil
 
     base = app.root / git.worktrees
-    moved = []
+    left = [p for p in base.glob(".trash-*")]
+    trash, unknown = [], False
+    ours = _worktree_record(base / INTEGRATION_DIR, None)  # the engine's own, made by it
     for name in names:
         path = base / name
-        if path.is_dir():
-            trash = base / f".trash-{name}"
-            shutil.rmtree(trash, ignore_errors=True)
-            path.rename(trash)
-            moved.append(trash)
-    moved += [p for p in base.glob(".trash-*") if p not in moved]
-    for trash in moved:
-        shutil.rmtree(trash, ignore_errors=True)
-    if moved:
+        if not path.is_dir():
+            continue
+        record = _worktree_record(path, ours.parent) if ours else None
+        moved = base / f".trash-{name}"
+        shutil.rmtree(moved, ignore_errors=True)
+        path.rename(moved)
+        trash.append(moved)
+        if record is None:
+            unknown = True
+            continue
+        aside = base / f".trash-{name}+git"  # "+" is in no task id
+        shutil.rmtree(aside, ignore_errors=True)
+        try:
+            record.rename(aside)  # git forgets the worktree at once (branch -D may follow)
+            trash.append(aside)
+        except OSError:  # another file system: deleted here
+            shutil.rmtree(record, ignore_errors=True)
+    if left or unknown:
         Git(app.root).run("worktree", "prune")
+    _delete_detached([*trash, *(p for p in left if p not in trash)])
+
+
+def delete_trash(path: Path) -> None:
+    """Delete a folder a merge moved aside (``.trash-*``), here and now (doctor's repair)."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _delete_detached(paths: list[Path]) -> None:
+    """``rm -rf`` of ``paths`` in a process of its own that outlives this one (a shell that
+    starts it in the background and exits, so no child is left to wait for)."""
+    import shutil
+    import subprocess
+
+    if not paths:
+        return
+    try:
+        subprocess.run(
+            ["/bin/sh", "-c", 'rm -rf -- "$@" >/dev/null 2>&1 &', "rm", *map(str, paths)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            check=False,
+        )
+    except OSError:
+        for path in paths:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _worktree_record(path: Path, records: Path | None) -> Path | None:
+    """git's record of the worktree at ``path`` (``.git/worktrees/<name>``), when both point at
+    each other and it lies in ``records`` (git's folder of them, as the engine's own worktree
+    names it; ``None`` for the engine's own).  The ``.git`` file in a task's worktree is the
+    agent's to change: never trusted alone."""
+    try:
+        line = (path / ".git").read_text(encoding="utf-8").strip()
+        if not line.startswith("gitdir: "):
+            return None
+        record = Path(line[len("gitdir: ") :])
+        back = (record / "gitdir").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if record.parent.name != "worktrees" or os.path.realpath(back) != os.path.realpath(
+        path / ".git"
+    ):
+        return None
+    if records is not None and os.path.realpath(record.parent) != os.path.realpath(records):
+        return None
+    return record
 
 
 def commit_leftovers(path: Path, message: str) -> bool:

@@ -81,17 +81,18 @@ def after_claim(app: App, state: State, task_id: str) -> dict[str, Any]:
     }
 
 
-def before_done(app: App, task_id: str, summary: str | None) -> tuple[str | None, str | None]:
-    """Commit what the agent left in its worktree; the task's branch and head (or None)."""
+def before_done(app: App, task_id: str, summary: str | None) -> tuple[str | None, str | None, bool]:
+    """Commit what the agent left in its worktree; the task's branch and head (or None), and
+    whether that head is already in the integration branch (the task changed nothing)."""
     if not (app.root / ".agents" / "worktrees").is_dir():  # no isolation: no extra read
-        return None, None
+        return None, None, False
     state = app.state()
     if state is None or state.git is None:
-        return None, None
+        return None, None, False
     tasks = state.phase(TASK_PHASE).tasks or {}
     task = tasks.get(task_id)
     if task is None or task.status not in ("in_progress", "pending"):
-        return None, None
+        return None, None, False
     from agents_state.engine.worktrees import commit_message, task_branch
     from agents_state.gitwork.git import Git
     from agents_state.gitwork.rooms import commit_leftovers, git_lock, worktree_path
@@ -99,12 +100,14 @@ def before_done(app: App, task_id: str, summary: str | None) -> tuple[str | None
     branch = task_branch(state.git, task_id)
     path = worktree_path(app, state.git, task_id)
     if not (path / ".git").exists():
-        return None, None
+        return None, None, False
     with git_lock(app):
         done = task.model_copy()
         done.summary = summary or task.summary
         commit_leftovers(path, commit_message(task_id, done))
-        return branch, Git(path).rev("HEAD")
+        g = Git(path)
+        head = g.rev("HEAD")
+        return branch, head, head is not None and g.is_ancestor(head, state.git.branch)
 
 
 def after_done(app: App, out: Outcome) -> Outcome | None:

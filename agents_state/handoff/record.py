@@ -97,22 +97,14 @@ def resolve_target(
         return Target(TASK_PHASE, task)
     if phase:
         return Target(phase)
+    from agents_state.taskref import names_task
+
     own = not own_task_only or names_task(sender_prompt, h.task_id or "")
     if h.task_id and h.task_id in tasks and own:
         return Target(TASK_PHASE, h.task_id)
     if state.currentPhase is None:
         raise NotFoundError("the workflow has no current phase to record the handoff on")
     return Target(state.currentPhase, ledger_only=own_task_only)
-
-
-def names_task(prompt: str, task_id: str) -> bool:
-    """Whether the prompt an agent was dispatched with names ``task_id`` as a whole id (``t1``
-    in "task t1." or ``{"task_id": "t1"}``, not in ``t10`` or ``t1-b``)."""
-    import re
-
-    edge = r"[A-Za-z0-9_-]"
-    pattern = rf"(?<![A-Za-z0-9._-]){re.escape(task_id)}(?!{edge}|\.{edge})"
-    return re.search(pattern, prompt) is not None
 
 
 def _phase_ids(state: State) -> set[str]:

@@ -13,11 +13,13 @@ with one line (``hooks.profile_check``).
 | permission       | allow the engine's own steps without a prompt (``permission.py``),  |
 |                  | the fan-out's Workflow call included (``workflow_call.py``)         |
 | post-tool-use    | count tool calls (``.agents/toolcalls.log``) for compaction advice  |
-| post-tool-use-failure | count a failed tool call the same way                          |
+| post-tool-use-failure | count it the same way; keep a host refusal (``.agents/refusals.json``) |
+| permission-request | keep the request: headless, the host refuses it (issue 27)        |
 | subagent-start   | log which sub-agent started (``.agents/subagents.jsonl``)           |
 | subagent-stop    | log it; record a handoff response found in its last message (or a   |
 |                  | fan-out agent's StructuredOutput answer, ``fanout_stop.py``)        |
 | session-start    | inject the workflow context after startup / resume / clear / compact|
+|                  | (once per session start: ``.agents/session-start.json``)            |
 | stop             | book the main conversation's token usage (``usage/``, issue 24)     |
 """
 
@@ -32,6 +34,7 @@ EVENTS: dict[str, str] = {
     "permission": "agents_state.hooks.permission",
     "post-tool-use": "agents_state.hooks.toolcalls",
     "post-tool-use-failure": "agents_state.hooks.toolcalls",
+    "permission-request": "agents_state.hooks.toolcalls",
     "subagent-start": "agents_state.hooks.subagent",
     "subagent-stop": "agents_state.hooks.subagent",
     "session-start": "agents_state.hooks.session_start",
@@ -48,6 +51,7 @@ HOOK_BUDGETS: dict[str, float] = {
     "permission": 7.0,
     "post-tool-use": 7.0,
     "post-tool-use-failure": 7.0,
+    "permission-request": 7.0,
     "subagent-start": 11.0,
     "subagent-stop": 11.0,
     "session-start": 60.0,

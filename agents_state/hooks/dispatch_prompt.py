@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["dispatch_prompt"]
+__all__ = ["dispatch_prompt", "prompt_in"]
 
 _LIMIT = 1 << 20
 
@@ -36,6 +36,11 @@ def dispatch_prompt(payload: dict[str, Any]) -> str:
     path = payload.get("agent_transcript_path")
     if not isinstance(path, str) or not path:
         return ""
+    return prompt_in(path)
+
+
+def prompt_in(path: str) -> str:
+    """The first user record's text in the transcript at ``path`` ("" when there is none)."""
     try:
         raw = read_regular(path, _LIMIT)[:_LIMIT]
     except (OSError, ValueError):

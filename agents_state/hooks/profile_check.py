@@ -117,9 +117,13 @@ def _judge(
     if why:
         return f"{_PREFIX}{why}; denied."
     if name == "task-agent" and tool in _WRITE_TOOLS:
-        room = _outside_worktree(workflow.root, cwd, payload.get("tool_input"))
+        room = _outside_room(workflow.root, cwd, payload)
         if room:
             return f"{_PREFIX}{room}; denied."
+    if name == "task-agent" and tool in _RENAMES:
+        state, why = _own_room(workflow.root, payload)
+        if why or state is not None:
+            return f"{_PREFIX}{why or _RENAME_WHY.format(tool=tool)}; denied."
     if not profile.protect_secrets:
         return None
     tool_input = payload.get("tool_input")
@@ -132,7 +136,12 @@ def _judge(
 
     guard = PathGuard(os.path.realpath(workflow.root), cwd)
     if tool == "Bash":
-        return _judge_bash(profile, guard, tool_input)
+        own = None
+        if name == "task-agent":  # its shell writes only its own room (issue 22)
+            own, why = _bash_room(workflow.root, payload)
+            if why:
+                return f"{_PREFIX}{why}; denied."
+        return _judge_bash(profile, guard, tool_input, own)
     found, unjudgeable = _touches(tool, tool_input, guard)
     if isinstance(found, Undecided):
         found, unjudgeable = None, found
@@ -142,26 +151,36 @@ def _judge(
 
 
 _WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+_RENAMES = ("mcp__cclsp__rename_symbol", "mcp__cclsp__rename_symbol_strict")
+_RENAME_WHY = (
+    "worktree isolation is on: {tool} edits files across the language server's whole "
+    "project, beyond this agent's own worktree; make the change with Edit there"
+)
 
 
-def _outside_worktree(root: str, cwd: str, tool_input: object) -> str | None:
-    """Under worktree isolation (issue 22) a task agent writes only inside a task worktree."""
-    base = os.path.join(os.path.realpath(root), ".agents", "worktrees")
-    if not os.path.isdir(base) or not isinstance(tool_input, dict):
-        return None
+def _own_room(root: str, payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """(the state, when worktree isolation is on; a reason when it cannot be read)."""
+    from agents_state.hooks.ownroom import isolated_state
+
+    try:
+        return isolated_state(root), None
+    except ValueError as e:
+        return None, f"{e}, so this task agent's worktree cannot be told"
+
+
+def _outside_room(root: str, cwd: str, payload: dict[str, Any]) -> str | None:
+    """Under worktree isolation (issue 22) a task agent writes only inside its own room."""
+    state, why = _own_room(root, payload)
+    tool_input = payload.get("tool_input")
+    if why or state is None or not isinstance(tool_input, dict):
+        return why
     target = next((tool_input[k] for k in FILE_KEYS if isinstance(tool_input.get(k), str)), None)
     if target is None:
         return None
+    from agents_state.hooks.ownroom import room_denial
+
     real = os.path.realpath(os.path.join(cwd, target))
-    rel = os.path.relpath(real, base)
-    room = rel.split(os.sep, 1)[0]
-    if rel.startswith("..") or room in (".", "_integration") or os.sep not in rel:
-        return (
-            f"worktree isolation is on: a task agent writes only inside its task's worktree "
-            f"(.agents/worktrees/<task-id>/, printed by agents-state task start); {target} "
-            "is outside it"
-        )
-    return None
+    return room_denial(os.path.realpath(root), state, payload, real)
 
 
 def _call_cwd(root: str, cwd: object) -> tuple[str, str | None]:
@@ -212,7 +231,23 @@ def _touches(tool: str, tool_input: dict[str, Any], guard: Any) -> tuple[str | N
     return None, None
 
 
-def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | Rewrite | None:
+def _bash_room(root: str, payload: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(what a task agent's contained shell may write: ``None`` the project, ``""`` nothing,
+    else its own room; the reason to deny when the state cannot be read)."""
+    state, why = _own_room(root, payload)
+    if why or state is None:
+        return None, why
+    from agents_state.hooks.ownroom import own_room
+
+    try:
+        return own_room(os.path.realpath(root), state, payload)[0], None
+    except ValueError:
+        return "", None  # its task cannot be told: it reads and runs, and writes nothing
+
+
+def _judge_bash(
+    profile: Any, guard: Any, tool_input: dict[str, Any], own: str | None = None
+) -> str | Rewrite | None:
     from agents_state.hooks.bashguard import check_bash
     from agents_state.profiles import credential_denial
 
@@ -224,7 +259,7 @@ def _judge_bash(profile: Any, guard: Any, tool_input: dict[str, Any]) -> str | R
     if verdict is None:  # the first answer lets it through: it runs contained (issue 23)
         from agents_state.hooks.sandbox import contain
 
-        return contain(profile, guard.root, cwd, tool_input)
+        return contain(profile, guard.root, cwd, tool_input, own)
     if verdict.credential:
         return credential_denial(profile, verdict.why)
     git = (

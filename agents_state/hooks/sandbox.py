@@ -10,7 +10,9 @@ room:
   directory (the catalogue, ``credentials.py``) masked: a file reads as empty (``/dev/null``), a
   folder as an empty read-only folder; hard links to a credential file in the project too;
 - writes only to the project (or, when the call runs in a task's own worktree under
-  ``.claude/worktrees/``, to that worktree and the repository's ``.git``) and a private ``/tmp``;
+  ``.claude/worktrees/``, to that worktree and the repository's ``.git``; a task agent under
+  the engine's isolation, to its own ``.agents/worktrees/<id>`` and the ``.git``) and a
+  private ``/tmp``;
   never to ``.git/hooks``, ``.git/config`` or ``.claude/`` (code there runs later, outside);
   a ``.git/config`` with a token in a URL is shown with the token taken out;
 - has no network unless the profile grants it, no sockets under ``/run`` (docker, the
@@ -235,14 +237,18 @@ def sanitized_git_config(text: str) -> str | None:
 # -- what the room hides and protects (reads the file system) ------------------------------------
 
 
-def room_for(root: str, cwd: str, home: str, network: bool) -> Room:
-    """The room of a call in ``cwd`` of the project ``root`` (both real paths)."""
+def room_for(root: str, cwd: str, home: str, network: bool, own: str | None = None) -> Room:
+    """The room of a call in ``cwd`` of the project ``root`` (both real paths); ``own`` is a
+    task agent's own worktree under the engine's isolation, its only writable folder ("" for
+    none: its task cannot be told; issue 22)."""
     writable = root
     worktrees = f"{root}/.claude/worktrees/"
-    if cwd.startswith(worktrees):
+    if own is not None:
+        writable = own
+    elif cwd.startswith(worktrees):
         writable = worktrees + cwd[len(worktrees) :].split("/", 1)[0]
     git_dir, git_config = None, None
-    protect = [f"{writable}/.claude"]  # settings there run hooks later, outside any room
+    protect = [f"{writable}/.claude"] if writable else []  # settings there run hooks later
     dot_git = f"{root}/.git"
     if os.path.isdir(dot_git) and not os.path.islink(dot_git):
         git_dir = dot_git
@@ -261,10 +267,15 @@ def room_for(root: str, cwd: str, home: str, network: bool) -> Room:
         git_config = _git_config(f"{dot_git}/config")
     elif os.path.lexists(dot_git):
         protect.append(dot_git)  # a worktree's pointer to its git directory
-    if writable != root and os.path.lexists(f"{writable}/.git"):
+    if writable and writable != root and os.path.lexists(f"{writable}/.git"):
         protect.append(f"{writable}/.git")
+    if own and git_dir:
+        from agents_state.hooks.ownroom import others_git
+
+        protect += others_git(git_dir, own)
     masks = find_secrets(root, home)
-    return Room((writable,), tuple(masks), tuple(protect), network, git_dir, git_config)
+    rooms = (writable,) if writable and os.path.isdir(writable) else ()
+    return Room(rooms, tuple(masks), tuple(protect), network, git_dir, git_config)
 
 
 def _git_config(path: str) -> str | None:
@@ -381,10 +392,13 @@ def runs_outside(command: str, git_write: bool) -> bool:
     )
 
 
-def contain(profile: Any, root: str, cwd: str, tool_input: dict[str, Any]) -> Rewrite | str | None:
+def contain(
+    profile: Any, root: str, cwd: str, tool_input: dict[str, Any], own: str | None = None
+) -> Rewrite | str | None:
     """The rewrite of an allowed Bash call of ``profile`` (a contained one), the one-line denial
     when no room can be built, or ``None`` for what runs outside (``runs_outside``;
-    docs/decisions.md, issue 23)."""
+    docs/decisions.md, issue 23).  ``own``: a task agent's own worktree, the one folder it may
+    write ("" none; issue 22)."""
     if runs_outside(tool_input["command"], bool(profile.git_write)):
         return None
     bwrap = find_bwrap()
@@ -395,7 +409,7 @@ def contain(profile: Any, root: str, cwd: str, tool_input: dict[str, Any]) -> Re
         return unavailable(why, profile.name)
     home = os.path.realpath(os.path.expanduser("~"))
     try:
-        room = room_for(root, cwd, home, bool(getattr(profile, "network", False)))
+        room = room_for(root, cwd, home, bool(getattr(profile, "network", False)), own)
     except WalkCapError as e:
         why = "the project could not be listed in time" if e.timed_out else str(e)
         return (

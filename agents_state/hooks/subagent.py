@@ -4,7 +4,9 @@ Only this plugin's agents count (``agent_type`` ``subagents:<name>``): an empty 
 ``/compact`` summariser, whose summary may quote a handoff, and other plugins' or built-in agents
 are not the workflow's.  Those events are ignored whole.
 
-Both append one line to ``.agents/subagents.jsonl`` while a workflow is active.  On stop, a
+Both append one line to ``.agents/subagents.jsonl`` while a workflow is active.  On start, the
+agent's entry in the usage book is written with the phase current now: its tokens are booked
+there when it stops, whatever the clock says (issue 24).  On stop, a
 handoff response found in ``last_assistant_message`` (JSON, or JSON in prose or a fence) is
 recorded, but one agent's answer never completes a phase: a response naming a task of phase 2.1
 that its dispatch prompt names (``dispatch_prompt``) completes or fails that task; any other
@@ -204,12 +206,19 @@ def handle(event: str, explicit_root: str | None) -> None:
     if not is_ours(payload.get("agent_type")):
         return
     root = find_root(explicit_root, payload)
-    if root is None or active_state(root) is None:
+    state = active_state(root) if root is not None else None
+    if root is None or state is None:
         return
     entry = _entry(event, payload)
     try:
         if event == "subagent-stop":
             _on_stop(root, payload, entry)
+        else:  # the phase it works in, which its tokens are booked to (issue 24)
+            from agents_state.hooks.usage import on_subagent_start
+
+            phase = on_subagent_start(root, payload, state)
+            if phase is not None:
+                entry["phase"] = phase
     finally:
         if event == "subagent-stop":  # tokens and time of this agent (issue 24)
             from agents_state.hooks.usage import on_subagent_stop

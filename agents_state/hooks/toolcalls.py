@@ -54,8 +54,17 @@ def handle(event: str, explicit_root: str | None) -> None:
             return
     elif not os.path.exists(os.path.join(root, ".agents", "state.json")):
         return
+    if event == "permission-request":  # not a call yet: kept, not counted
+        _remember_refusal(root, payload)
+        return
     agent = payload.get("agent_id")
     record(root, agent if isinstance(agent, str) and agent else "main")
+    if event == "post-tool-use-failure":
+        _remember_refusal(root, payload)
+    elif os.path.exists(os.path.join(root, ".agents", "refusals.json")):
+        from agents_state.store.refusals import forget_if_ran
+
+        forget_if_ran(root, payload)
     transcript = payload.get("transcript_path")
     if not agent and isinstance(transcript, str) and transcript:
         from agents_state.contextsize import remember_transcript
@@ -68,3 +77,17 @@ def handle(event: str, explicit_root: str | None) -> None:
             from agents_state.hooks.usage import on_main
 
             on_main(root, transcript)
+
+
+def _remember_refusal(root: str, payload: dict[str, Any]) -> None:
+    """A refused project step, for the blocked next action's advice (issue 27, item 2)."""
+    from agents_state.store.refusals import refusal_of, remember
+    from agents_state.types import format_time, utcnow
+
+    refusal = refusal_of(payload, format_time(utcnow()))
+    if refusal is None or not os.path.isdir(os.path.join(root, ".agents")):
+        return
+    try:
+        remember(root, refusal)
+    except OSError:
+        pass  # advice lost, the count above is kept

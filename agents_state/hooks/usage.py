@@ -1,5 +1,6 @@
 """The hooks' side of usage (issue 24): which transcript, which agent, never a failure.
 
+``subagent-start`` writes the agent's entry with the phase current as it starts;
 ``subagent-stop`` books the sub-agent's transcript (``agent_transcript_path``) on its entry;
 ``post-tool-use`` and ``stop`` in the main conversation (no ``agent_id``) book the orchestrator's
 transcript (``transcript_path``).  Any problem is one warning line on stderr; the host goes on.
@@ -11,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["handle", "on_main", "on_subagent_stop"]
+__all__ = ["handle", "on_main", "on_subagent_start", "on_subagent_stop"]
 
 
 def _warn(what: str, e: BaseException) -> None:
@@ -32,6 +33,20 @@ def _named_task(message: Any) -> str | None:
         return None
     task = data.get("task_id")
     return task if isinstance(task, str) else None
+
+
+def on_subagent_start(root: str, payload: dict[str, Any], state: dict[str, Any]) -> str | None:
+    """Write the starting agent's entry in the current phase; that phase (``None``: none)."""
+    agent = payload.get("agent_id")
+    if not isinstance(agent, str) or not agent:
+        return None
+    try:
+        from agents_state.usage.record import record_start
+
+        return record_start(root, state, agent, str(payload.get("agent_type") or ""))
+    except Exception as e:
+        _warn("the phase this sub-agent started in was", e)
+        return None
 
 
 def on_subagent_stop(root: str, payload: dict[str, Any]) -> int | None:

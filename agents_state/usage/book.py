@@ -3,19 +3,24 @@
 Shape (plain JSON, written only by ``usage.record`` under the store's lock)::
 
     {"version": 1, "workflow": "<state.startedAt>",
-     "transcripts": {"<path>": {"offset": 123, "ids": ["msg_..."]}},
+     "transcripts": {"<path>": {"offset": 123, "ids": ["msg_..."], "phase": "1.2"}},
      "agents": {"<agent_id>": {"type": "subagents:task-agent", "phase": "2.1", "task": "t2",
-                               "startedAt": "...", "endedAt": "...", "messages": 3,
+                               "phaseBy": "start", "startedAt": "...", "endedAt": "...",
+                               "messages": 3,
                                "tokens": {"<model>": {"input": 1, "output": 2,
                                                       "cacheRead": 3, "cacheWrite": 4}}}},
      "main": {"<phase>": {"messages": 2, "tokens": {"<model>": {...}}}},
      "notes": ["..."]}
 
-``agents`` come from each sub-agent's own transcript (SubagentStop); ``main`` from the
-orchestrating conversation's transcript (PostToolUse), each response attributed to the phase
-that was current at its time stamp.  A response counts all four kinds of tokens; ``total``
-adds them (docs/decisions.md).  A book of another workflow (another ``startedAt``) is
-started afresh.
+``agents`` come from each sub-agent's own transcript (SubagentStop), booked to the phase that
+was current when the agent started (SubagentStart writes the entry with ``phaseBy: "start"``;
+an agent without one, from an older run, is booked by its first response's time, ``phaseBy:
+"time"``).  ``main`` comes from the orchestrating conversation's transcript, read after each
+engine step (PostToolUse) and at Stop: the responses read at a booking were written since the
+previous one, while the phase that booking saw was current (the transcript's ``phase``); the
+first booking of a transcript goes by the responses' times (docs/decisions.md).  A response
+counts all four kinds of tokens; ``total`` adds them (docs/decisions.md).  A book of another
+workflow (another ``startedAt``) is started afresh.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ __all__ = [
     "phase_at",
     "phase_windows",
     "remember",
+    "start_agent",
     "summary",
     "total",
 ]
@@ -102,13 +108,40 @@ def phase_at(windows: list[tuple[str, str, str | None]], at: str, current: str |
     return current or (windows[-1][1] if windows else "-")
 
 
-def remember(book: dict[str, Any], path: str, chunk: Chunk) -> None:
-    book["transcripts"][path] = {"offset": chunk.offset, "ids": chunk.ids}
+def remember(book: dict[str, Any], path: str, chunk: Chunk, phase: str | None = None) -> None:
+    """Where the next read of ``path`` starts; ``phase``: the phase current at this booking,
+    which the responses written until the next one are booked to."""
+    seen: dict[str, Any] = {"offset": chunk.offset, "ids": chunk.ids}
+    if phase:
+        seen["phase"] = phase
+    book["transcripts"][path] = seen
     if chunk.odd_usage or chunk.bad_lines:
         note(
             book,
             f"{path}: skipped {chunk.odd_usage + chunk.bad_lines} line(s) of an unknown shape",
         )
+
+
+TIME_NOTE = (
+    "agents without a start record (SubagentStart) were booked to the phase current at their "
+    "first response's time, to the second"
+)
+
+
+def start_agent(book: dict[str, Any], agent_id: str, agent_type: str, phase: str) -> bool:
+    """The entry of an agent that starts now, in ``phase`` (its usage comes when it stops);
+    whether it is new (a start seen twice changes nothing)."""
+    if isinstance(book["agents"].get(agent_id), dict):
+        return False
+    book["agents"][agent_id] = {
+        "type": agent_type,
+        "phase": phase,
+        "phaseBy": "start",
+        "task": None,
+        "messages": 0,
+        "tokens": {},
+    }
+    return True
 
 
 def add_agent(
@@ -122,7 +155,14 @@ def add_agent(
     """Add what ``chunk`` read from the agent's transcript to its entry (created if new)."""
     entry: dict[str, Any] = book["agents"].setdefault(
         agent_id,
-        {"type": agent_type, "phase": phase, "task": task, "messages": 0, "tokens": {}},
+        {
+            "type": agent_type,
+            "phase": phase,
+            "phaseBy": "time",
+            "task": task,
+            "messages": 0,
+            "tokens": {},
+        },
     )
     if task and not entry.get("task"):
         entry["task"], entry["phase"] = task, phase
@@ -140,9 +180,17 @@ def add_main(
     book: dict[str, Any],
     chunk: Chunk,
     state: dict[str, Any],
+    since: str | None = None,
 ) -> int:
-    """Add the orchestrator's responses, each to the phase current at its time; responses
-    before the workflow started are not the workflow's.  Returns how many were added."""
+    """Add the orchestrator's responses to ``since``, the phase current at the previous booking
+    of this transcript; without one (its first booking), each to the phase current at its time,
+    and responses before the workflow started are not the workflow's.  Returns how many were
+    added."""
+    if since:
+        for msg in chunk.msgs:
+            if not msg.sidechain:
+                _add_main(book, since, msg)
+        return sum(not m.sidechain for m in chunk.msgs)
     windows = phase_windows(state)
     started = str(state.get("startedAt") or "")[:19]
     current = state.get("currentPhase")
@@ -151,11 +199,15 @@ def add_main(
         if msg.sidechain or (started and msg.at and msg.at[:19] < started):
             continue
         pid = phase_at(windows, msg.at, current if isinstance(current, str) else None)
-        per = book["main"].setdefault(pid, {"messages": 0, "tokens": {}})
-        _add(per["tokens"], msg)
-        per["messages"] += 1
+        _add_main(book, pid, msg)
         added += 1
     return added
+
+
+def _add_main(book: dict[str, Any], phase: str, msg: Msg) -> None:
+    per = book["main"].setdefault(phase, {"messages": 0, "tokens": {}})
+    _add(per["tokens"], msg)
+    per["messages"] += 1
 
 
 def _seconds(start: str | None, end: str | None) -> float | None:
@@ -192,6 +244,7 @@ def summary(book: dict[str, Any]) -> dict[str, Any]:
         agents[aid] = {
             "type": a.get("type"),
             "phase": a.get("phase"),
+            "phaseBy": a.get("phaseBy"),
             "task": a.get("task"),
             "tokens": n,
             "byModel": {m: total({m: t}) for m, t in (a.get("tokens") or {}).items()},

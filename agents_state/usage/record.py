@@ -1,9 +1,10 @@
 """Recording usage from the hooks: read a transcript's new lines, book them, under the lock.
 
-Every update takes the store's lock on ``.agents/``, reads ``.agents/usage.json`` fresh, reads
-the transcript from the offset the book remembers, adds what is new and writes the book whole
-(temp file, fsync, rename), so that ten sub-agents stopping at once lose no count and no
-response is counted twice.  A transcript that is missing or unreadable is noted in the book and
+Every update takes the store's lock on ``.agents/``, reads ``.agents/usage.json`` fresh, takes
+the transcript's lines from the offset the book remembers (read before the lock, and read again
+if the offset moved meanwhile: ``_Reader``), adds what is new and writes the book whole (temp
+file, fsync, rename), so that ten sub-agents stopping at once lose no count and no response is
+counted twice.  A transcript that is missing or unreadable is noted in the book and
 skipped; nothing here ever blocks the host (the callers catch and warn).
 
 With the PostgreSQL store (issue 17) the book is kept in the database (``PG_NAME``), updated
@@ -25,7 +26,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["PG_NAME", "USAGE_FILE", "read_book", "record_agent", "record_main", "task_in"]
+__all__ = [
+    "PG_NAME",
+    "USAGE_FILE",
+    "read_book",
+    "record_agent",
+    "record_main",
+    "record_start",
+    "task_in",
+]
 
 USAGE_FILE = "usage.json"
 PG_NAME = "usage/book.json"  # with the PostgreSQL store: beside the artifacts, not among them
@@ -107,9 +116,11 @@ def _read_file(root: str) -> bytes | None:
         return None
 
 
-def _read(book: dict[str, Any], path: str) -> Chunk | str:
-    """The new lines, or the note (``""`` when it was noted before)."""
-    seen = book["transcripts"].get(path)
+def _seen(book: dict[str, Any] | None, path: str) -> Any:
+    return book["transcripts"].get(path) if book is not None else None
+
+
+def _read_from(seen: Any, path: str) -> Chunk | OSError:
     offset = seen.get("offset", 0) if isinstance(seen, dict) else 0
     ids = seen.get("ids", []) if isinstance(seen, dict) else []
     try:
@@ -117,7 +128,31 @@ def _read(book: dict[str, Any], path: str) -> Chunk | str:
             path, offset if isinstance(offset, int) else 0, ids if isinstance(ids, list) else []
         )
     except OSError as e:
-        text = f"{path}: not read ({e.strerror or e}); its usage is not counted"
+        return e
+
+
+class _Reader:
+    """Reads a transcript before the lock is taken, where the book said to start; under the
+    lock that read is used if the book still says so (nobody booked this transcript since),
+    else the transcript is read again from where the book says now.  A transcript only grows,
+    so the lock is held for the book's update, not for the read: ten agents stopping at once
+    each read their own transcript in parallel (issue 24, item 5)."""
+
+    def __init__(self, root: str, path: str) -> None:
+        self.path = path
+        book = read_book(root)
+        if book is not None and not isinstance(book.get("transcripts"), dict):
+            book = None
+        self.seen = _seen(book, path)
+        self.early = _read_from(self.seen, path)
+
+    def __call__(self, book: dict[str, Any]) -> Chunk | str:
+        """The new lines, or the note (``""`` when it was noted before)."""
+        seen = _seen(book, self.path)
+        got = self.early if seen == self.seen else _read_from(seen, self.path)
+        if isinstance(got, Chunk):
+            return got
+        text = f"{self.path}: not read ({got.strerror or got}); its usage is not counted"
         return text if bk.note(book, text) else ""
 
 
@@ -141,6 +176,33 @@ def task_in(state: dict[str, Any], named: str | None, prompt: str | None) -> str
     return found[0] if len(found) == 1 else None
 
 
+def _current(state: dict[str, Any]) -> str | None:
+    current = state.get("currentPhase")
+    return current if isinstance(current, str) and current else None
+
+
+def record_start(root: str, state: dict[str, Any], agent_id: str, agent_type: str) -> str | None:
+    """A sub-agent starts (SubagentStart): its entry, in the phase current now, which its usage
+    is booked to when it stops; returns that phase (``None``: no current phase)."""
+    phase = _current(state)
+    if phase is None:
+        return None
+    _update(root, state, lambda book: bk.start_agent(book, agent_id, agent_type, phase))
+    return phase
+
+
+def _time_phase(book: dict[str, Any], state: dict[str, Any], chunk: Chunk) -> str:
+    """The phase of an agent without a start record (a run from before SubagentStart wrote
+    one): the phase current at its first response's time, to the second, with a note."""
+    current = _current(state)
+    started = str(state.get("startedAt") or "")[:19]
+    first = chunk.first_at or "9999"
+    if first[:19] < started or not chunk.first_at:  # a clock apart: the phase now
+        return current or "-"
+    bk.note(book, bk.TIME_NOTE)
+    return bk.phase_at(bk.phase_windows(state), first, current)
+
+
 def record_agent(
     root: str,
     state: dict[str, Any],
@@ -151,25 +213,18 @@ def record_agent(
 ) -> dict[str, Any] | None:
     """Book a sub-agent's new usage on its entry; returns the entry (``None``: nothing read)."""
     out: list[dict[str, Any]] = []
+    read = _Reader(root, transcript)
 
     def change(book: dict[str, Any]) -> bool:
-        chunk = _read(book, transcript)
+        chunk = read(book)
         if isinstance(chunk, str):
             return bool(chunk)  # a new note
-        task = task_in(state, named_task, chunk.prompt)
-        current = state.get("currentPhase")
-        current = current if isinstance(current, str) else None
-        started = str(state.get("startedAt") or "")[:19]
-        first = chunk.first_at or "9999"
-        if task:
-            phase = TASK_PHASE
-        elif first[:19] < started or not chunk.first_at:  # a clock apart: the phase now
-            phase = current or "-"
-        else:
-            phase = bk.phase_at(bk.phase_windows(state), first, current)
         known = book["agents"].get(agent_id)
-        if isinstance(known, dict) and known.get("phase"):
-            phase = phase if task else str(known["phase"])
+        began = known.get("phase") if isinstance(known, dict) else None
+        began = began if isinstance(began, str) and began else None
+        # an agent that started in another phase (a reviewer naming a task) is not a task's
+        task = task_in(state, named_task, chunk.prompt) if began in (None, TASK_PHASE) else None
+        phase = began or (TASK_PHASE if task else _time_phase(book, state, chunk))
         out.append(bk.add_agent(book, agent_id, agent_type, phase, task, chunk))
         bk.remember(book, transcript, chunk)
         return True
@@ -181,15 +236,18 @@ def record_agent(
 def record_main(root: str, state: dict[str, Any], transcript: str) -> int:
     """Book the orchestrating conversation's new responses; returns how many were added."""
     added: list[int] = []
+    read = _Reader(root, transcript)
 
     def change(book: dict[str, Any]) -> bool:
-        chunk = _read(book, transcript)
+        chunk = read(book)
         if isinstance(chunk, str):
             return bool(chunk)
         before = book["transcripts"].get(transcript)
-        added.append(bk.add_main(book, chunk, state))
-        bk.remember(book, transcript, chunk)
-        return bool(chunk.msgs) or before is None or chunk.bad_lines + chunk.odd_usage > 0
+        since = before.get("phase") if isinstance(before, dict) else None
+        added.append(bk.add_main(book, chunk, state, since if isinstance(since, str) else None))
+        bk.remember(book, transcript, chunk, _current(state))
+        moved = not isinstance(before, dict) or before.get("phase") != _current(state)
+        return bool(chunk.msgs) or moved or chunk.bad_lines + chunk.odd_usage > 0
 
     _update(root, state, change)
     return added[0] if added else 0

@@ -23,14 +23,17 @@ __all__ = [
     "WAIT_FOR_AGENTS",
     "next_action",
     "no_workflow_action",
+    "no_workflow_line",
     "render",
+    "with_refusal",
 ]
 
 # One story with the workflow skill: the model cannot run /compact itself, so it records the
 # boundary first and the user (or Claude Code, when the context fills) compacts.
 COMPACT_STEPS = (
     "Record the boundary with the command (agents-state compact), then ask the user "
-    "to run /compact; Claude Code also compacts by itself when the context fills. "
+    'to run /compact (under claude -p: claude -p --continue "/compact") and end your turn; '
+    "Claude Code also compacts by itself when the context fills. "
     "After a compaction the SessionStart hook brings this workflow back. Then go on "
     "with: agents-state next"
 )
@@ -75,6 +78,39 @@ def next_action(
     return render(d)
 
 
+def with_refusal(action: dict[str, Any], refusal: dict[str, Any]) -> dict[str, Any]:
+    """A blocked or failed workflow's ask_user, with the host's refusal that likely caused it and
+    the permission rule that lets an unattended run go on (issue 27, item 2)."""
+    who = refusal.get("agentType") or "the orchestrator"
+    if refusal.get("agent") not in (None, "main"):
+        who += f" (agent {refusal['agent']})"
+    target = f" {refusal['target']}" if refusal.get("target") else ""
+    said = (
+        f"Claude Code refused {refusal['tool']}{target} to {who}. To let an unattended run "
+        f'(claude -p) go on, add "{refusal["rule"]}" to permissions.allow in '
+        ".claude/settings.json (docs/plugin.md, Unattended runs), then retry the step."
+    )
+    out = dict(action)
+    out["reason"] = f"{str(action.get('reason') or 'blocked').rstrip('.')}. {said}"
+    out["instructions"] = f"{action['instructions']} {said}"
+    out["refusal"] = refusal
+    return out
+
+
+def no_workflow_line() -> str:
+    """What ``status``, ``stop``, ``resume`` and an empty ``dispatch`` say with no workflow:
+    inside Claude Code (``CLAUDECODE`` in the environment of its commands) the plugin's command
+    first (issue 27)."""
+    import os
+
+    if os.environ.get("CLAUDECODE"):
+        return (
+            "No active workflow. Start one: /subagents:dispatch <task> "
+            '(in a shell: agents-state dispatch "<task>")'
+        )
+    return 'No active workflow. Start one: agents-state dispatch "<task>"'
+
+
 def no_workflow_action() -> dict[str, Any]:
     return render(no_workflow())
 
@@ -92,12 +128,31 @@ def render(d: Decision) -> dict[str, Any]:
         "command": d.command,
         "instructions": _WORDS[key](facts),
     }
+    passed = d.extra.get("compaction")
+    if passed and not passed["needed"]:  # a boundary where compaction does not help (issue 27)
+        out["instructions"] = _not_needed(passed) + out["instructions"]
     out.update(d.extra)
     if d.kind != "ask_user" and isinstance(d.extra.get("budget"), dict):  # issue 24
         from agents_state.views.usage import budget_note
 
         out["instructions"] += budget_note(d.extra["budget"])
     return out
+
+
+def _held(u: dict[str, Any] | None) -> str:
+    if u is None:
+        return "The conversation's size is unknown (no transcript seen), so compact to be safe. "
+    return (
+        f"The conversation holds {u['tokens']} tokens, {u['percent']}% of its "
+        f"{u['window']}-token window (advice at {u['advice']}%). "
+    )
+
+
+def _not_needed(c: dict[str, Any]) -> str:
+    return (
+        f"{c['after']} is done; no compaction needed: {_held(c)}The workflow goes on "
+        "without one (do not ask the user). "
+    )
 
 
 def _notes(notes: list[Note]) -> str:
@@ -248,7 +303,7 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "Workflow stopped on request. Tell the user; when they want to continue, run the command."
     ),
     "clarify": lambda f: "Ask the user these questions and record the answer.",
-    "compact_pending": lambda f: f"{f['boundary']} is done. {COMPACT_STEPS}",
+    "compact_pending": lambda f: f"{f['boundary']} is done. {_held(f['usage'])}{COMPACT_STEPS}",
     "no_phase": lambda f: "The workflow has no current phase; run the command to see the options.",
     "phase_wait": lambda f: (
         f"Phase {f['phase']} failed and is retried after a backoff: wait "

@@ -59,6 +59,18 @@ def show(root: Path, ref: str, path: str = "f.txt") -> str:
     return git(root, "show", f"{ref}:{path}")
 
 
+def trash_gone(root: Path, limit: float = 60.0) -> None:
+    """Wait until the detached ``rm -rf`` of merged worktrees is done (a condition, polled;
+    failing after ``limit`` seconds)."""
+    import time
+
+    base = root / ".agents" / "worktrees"
+    end = time.monotonic() + limit
+    while list(base.glob(".trash-*")):
+        assert time.monotonic() < end, f"{base}/.trash-* still there"
+        time.sleep(0.05)
+
+
 def edit_line(path: Path, n: int, text: str) -> None:
     lines = path.read_text().splitlines(keepends=True)
     lines[n] = text + "\n"
@@ -78,4 +90,5 @@ __all__ = [
     "show",
     "state",
     "task_of",
+    "trash_gone",
 ]

@@ -40,3 +40,17 @@ def test_doctor_finds_and_removes_orphans_but_keeps_unique_work(root: Path) -> N
     assert (root / ".agents" / "worktrees" / "a" / "f.txt").read_text().splitlines()[1] == "by a"
     again = json.loads(run_cli(root, "doctor", "--json").stdout)["findings"]
     assert [f["code"] for f in again] == ["git_branch_kept"]
+
+
+def test_doctor_removes_worktrees_a_killed_merge_left_moved_aside(root: Path) -> None:
+    at_tasks(root, [{"id": "a"}])
+    trash = root / ".agents" / "worktrees" / ".trash-a"
+    (trash / "sub").mkdir(parents=True)
+    (trash / "sub" / "f.txt").write_text("x\n")
+    found = json.loads(run_cli(root, "doctor", "--json").stdout)["findings"]
+    assert [f["message"] for f in found if f["code"] == "git_orphans"] == [
+        "worktrees or branches the state no longer names: .agents/worktrees/.trash-a"
+    ]
+    proc = run_cli(root, "doctor", "--repair")
+    assert "repaired: removed the worktree .agents/worktrees/.trash-a" in proc.stdout
+    assert not trash.exists()

@@ -18,6 +18,7 @@ from gitrepo import (
     show,
     state,
     task_of,
+    trash_gone,
 )
 
 
@@ -327,6 +328,7 @@ def test_merged_branches_can_be_deleted_by_config(root: Path) -> None:
     final = show(root, integration(root)).splitlines()
     assert (final[1], final[5]) == ("by a", "by b")
     assert task_of(root, "a")["merge"] == "merged"
+    trash_gone(root)  # merged worktrees are deleted by a detached rm -rf
     assert run_cli(root, "doctor").stdout == "doctor: no problems found\n"
 
 

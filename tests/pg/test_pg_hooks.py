@@ -100,3 +100,39 @@ def test_issue_23_the_launcher_runs_the_check_with_a_server_store(root: Path, pg
     )
     reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
     assert reason.startswith("agents-state: the reader profile may not read or search credential")
+
+
+def test_a_task_agents_own_worktree_on_the_server(
+    root: Path, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: the room check reads the state from the server too."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "gitwork"))
+    from gitrepo import at_tasks, cli_json  # the gitwork tests' helpers
+
+    monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
+    (root / ".agents" / "phases").mkdir(parents=True)  # the task list's file (the state is not)
+    at_tasks(root, [{"id": "t1"}, {"id": "t2"}])
+    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
+    main = tmp_path / "claude" / "sess.jsonl"
+    (main.with_suffix("") / "subagents").mkdir(parents=True)
+    main.write_text("")
+    line = {"type": "user", "message": {"content": "agents-state task start t1, then edit."}}
+    (main.with_suffix("") / "subagents" / "agent-a1.jsonl").write_text(json.dumps(line) + "\n")
+    payload = {
+        "session_id": "sess",
+        "transcript_path": str(main),
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "agent_id": "a1",
+        "agent_type": "subagents:task-agent",
+    }
+    answers = []
+    for target in (rooms["t1"] / "f.txt", rooms["t2"] / "f.txt"):
+        data = {**payload, "tool_input": {"file_path": str(target), "content": "x"}}
+        proc = run_cli(root, "hook", "pre-tool-use", stdin=json.dumps(data))
+        assert proc.returncode == 0, proc.stderr
+        answers.append(proc.stdout.strip())
+    assert answers[0] == ""
+    assert "this agent writes only inside task t1's worktree" in answers[1], answers
+    assert not (root / ".agents" / "state.json").exists()  # the state is on the server only

@@ -15,7 +15,9 @@ AGENT = DATA / "usage" / "agent.jsonl"
 AGENT_TOKENS = 100_020  # the recorded sub-agent's three responses (tests/test_usage.py)
 
 
-def stop(root: Path, agent: str, transcript: Path) -> subprocess.CompletedProcess[str]:
+def stop(
+    root: Path, agent: str, transcript: Path | None, event: str = "subagent-stop"
+) -> subprocess.CompletedProcess[str]:
     data = {
         "session_id": "s",
         "cwd": str(root),
@@ -26,8 +28,11 @@ def stop(root: Path, agent: str, transcript: Path) -> subprocess.CompletedProces
         "last_assistant_message": "done",
         "stop_hook_active": False,
     }
+    if transcript is None:  # SubagentStart
+        data = {k: data[k] for k in ("session_id", "cwd", "agent_id", "agent_type")}
+        data["hook_event_name"] = "SubagentStart"
     return subprocess.run(
-        [CLI, "hook", "subagent-stop"],
+        [CLI, "hook", event],
         input=json.dumps(data),
         capture_output=True,
         text=True,
@@ -43,8 +48,8 @@ def test_ten_stops_on_the_server_lose_no_count(
     monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
     ids = wave_of(root, 10)
     paths = []
-    # padded with lines that carry no usage, so that each hook reads for a while under the lock
-    # (without it, updates overlap and counts are lost: checked when this test was written)
+    # padded with lines that carry no usage, so that each hook reads for a while (before the
+    # lock; the book's update is under it: without it, updates overlap and counts are lost)
     pad = b"".join(
         b'{"type":"attachment","timestamp":"2026-11-25T17:16:06.300Z","n":%d,"x":"%s"}\n'
         % (i, b"y" * 200)
@@ -54,6 +59,11 @@ def test_ten_stops_on_the_server_lose_no_count(
         p = tmp_path / f"agent-{t}.jsonl"
         p.write_bytes(AGENT.read_bytes() + pad)
         paths.append(p)
+    with ThreadPoolExecutor(10) as pool:  # ten starts at once write ten entries in 2.1
+        procs = list(
+            pool.map(lambda i: stop(root, f"agent-{i}", None, "subagent-start"), range(10))
+        )
+    assert [(p.returncode, p.stderr) for p in procs] == [(0, "")] * 10
     with ThreadPoolExecutor(10) as pool:
         procs = list(pool.map(lambda i: stop(root, f"agent-{i}", paths[i]), range(10)))
     assert [(p.returncode, p.stderr) for p in procs] == [(0, "")] * 10
@@ -62,6 +72,7 @@ def test_ten_stops_on_the_server_lose_no_count(
     # the recorded agent's prompt names task t2, which this wave has too
     assert {t: v["tokens"] for t, v in usage["tasks"].items()} == {"t2": 10 * AGENT_TOKENS}
     assert usage["phases"]["2.1"]["agents"] == 10
+    assert {(a["phase"], a["phaseBy"]) for a in usage["agents"].values()} == {("2.1", "start")}
     assert not (root / ".agents" / "usage.json").exists()  # the book is on the server
     # a second stop of one agent reads nothing twice
     assert stop(root, "agent-0", paths[0]).returncode == 0

@@ -192,7 +192,8 @@ class StubAPI:
             "content": content,
             "stop_reason": "tool_use" if uses_tool else "end_turn",
             "stop_sequence": None,
-            "usage": self.usage(n, body),
+            # a script may say how full the conversation is (issue 27)
+            "usage": self.usage(n, body) | getattr(self.script, "usage_override", {}),
         }
 
 

@@ -57,7 +57,7 @@ def test_the_next_action_names_the_value_to_pass(root: Path) -> None:
 
 
 def test_compaction_is_recorded_first_everywhere() -> None:
-    assert COMPACT_STEPS.index("agents-state compact") < COMPACT_STEPS.index("/compact;")
+    assert COMPACT_STEPS.index("agents-state compact") < COMPACT_STEPS.index("/compact (")
     row = next(line for line in skill("workflow").splitlines() if line.startswith("| compact"))
     assert row.index("agents-state compact") < row.index("`/compact`")
 

@@ -91,6 +91,7 @@ HOOK_EVENTS = {
     "PreCompact",
     "SessionStart",
     "SessionEnd",
+    "PermissionRequest",
 }
 LAUNCHER_HOOK = '"${CLAUDE_PLUGIN_ROOT}/bin/agents-state" hook '
 INSTALL_HOOK = '"${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"'
@@ -103,6 +104,7 @@ WIRED = {
     "SubagentStart": [LAUNCHER_HOOK + "subagent-start"],
     "SubagentStop": [LAUNCHER_HOOK + "subagent-stop"],
     "Stop": [LAUNCHER_HOOK + "stop"],  # the main conversation's token usage (issue 24)
+    "PermissionRequest": [LAUNCHER_HOOK + "permission-request"],
 }
 
 

@@ -12,6 +12,7 @@ the user's setting, not the engine's; with it, nothing at all asks.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -53,7 +54,8 @@ def turns(body: dict[str, Any]) -> int:
 
 
 class Script:
-    def __init__(self) -> None:
+    def __init__(self, trespass: bool = False) -> None:
+        self.trespass = trespass  # t1's agent first writes into t2's worktree and the main tree
         self.lock = threading.Lock()
         self.results: list[tuple[str, str]] = []  # (who, tool result)
         self.next_after: dict[str, Any] | None = None
@@ -119,6 +121,13 @@ class Script:
             return [bash(f"agents-state task start {tid} --json")]
         worktree = self.worktree_of(body)
         path = f"{worktree}/f.txt"
+        if self.trespass and tid == "t1":
+            if step == 1:
+                return [
+                    {"type": "tool_use", "name": "Write", "input": {"file_path": p, "content": "x"}}
+                    for p in (worktree.replace("/t1", "/t2") + "/f.txt", f"{self.root}/f.txt")
+                ]
+            step -= 1
         if step == 1:
             return [{"type": "tool_use", "name": "Read", "input": {"file_path": path}}]
         if step == 2:
@@ -139,13 +148,16 @@ class Script:
         }
         return [{"type": "text", "text": "Done.\n\n```json\n" + json.dumps(handoff) + "\n```"}]
 
+    root = ""
+
     @staticmethod
     def worktree_of(body: dict[str, Any]) -> str:
         found = re.search(r'"worktree": "([^"]+)"', request_text(body))
         return found.group(1) if found else "/nonexistent"
 
 
-def test_two_task_agents_edit_one_file_each_in_its_own_worktree(root: Path, tmp_path: Path) -> None:
+def run_wave(root: Path, tmp_path: Path, script: Script) -> Path:
+    """Two task agents of one wave run by the real CLI; the log of permission prompts."""
     require_claude()
     git(root, "init", "-q", "-b", "main")
     (root / "f.txt").write_text("".join(f"line {i}\n" for i in range(60)))
@@ -182,7 +194,7 @@ def test_two_task_agents_edit_one_file_each_in_its_own_worktree(root: Path, tmp_
     (home / ".claude" / "settings.json").write_text(
         json.dumps({"hooks": {"PermissionRequest": hook}})
     )
-    script = Script()
+    script.root = str(root)
     with StubAPI(script) as api:
         proc = subprocess.run(
             [
@@ -203,6 +215,12 @@ def test_two_task_agents_edit_one_file_each_in_its_own_worktree(root: Path, tmp_
         )
     assert script.error is None, script.error
     assert proc.returncode == 0, proc.stderr
+    return log
+
+
+def test_two_task_agents_edit_one_file_each_in_its_own_worktree(root: Path, tmp_path: Path) -> None:
+    script = Script()
+    log = run_wave(root, tmp_path, script)
     state = json.loads((root / ".agents" / "state.json").read_text())
     branch = state["git"]["branch"]
     final = git(root, "show", f"{branch}:f.txt").splitlines()
@@ -217,3 +235,27 @@ def test_two_task_agents_edit_one_file_each_in_its_own_worktree(root: Path, tmp_
     assert len(edits) == 2, script.results
     assert not log.exists() or log.read_text().strip() == ""  # no permission prompt at all
     assert (root / "f.txt").read_text().splitlines()[1] == "line 1"  # the user's tree untouched
+
+
+def test_a_task_agent_cannot_write_into_the_other_agents_worktree(
+    root: Path, tmp_path: Path
+) -> None:
+    script = Script(trespass=True)
+    log = run_wave(root, tmp_path, script)
+    state = json.loads((root / ".agents" / "state.json").read_text())
+    own = os.path.realpath(root / ".agents" / "worktrees" / "t1")
+    denied = sorted(r for who, r in script.results if who == "t1" and "hook error" in r)
+    assert denied == sorted(
+        "PreToolUse:Write hook error: agents-state: worktree isolation is on: this agent "
+        f"writes only inside task t1's worktree .agents/worktrees/t1 ({own}); {target} is "
+        "outside it; denied."
+        for target in (
+            os.path.realpath(root / ".agents" / "worktrees" / "t2" / "f.txt"),
+            os.path.realpath(root / "f.txt"),
+        )
+    ), script.results
+    assert not any("hook error" in r for who, r in script.results if who != "t1")
+    final = git(root, "show", f"{state['git']['branch']}:f.txt").splitlines()
+    assert (final[1], final[40]) == ("by t1", "by t2")  # t2's work untouched, both merged
+    assert "x" not in final and (root / "f.txt").read_text().startswith("line 0\n")
+    assert not log.exists() or log.read_text().strip() == ""

@@ -101,3 +101,19 @@ def test_unknown_event_warns_and_allows(tmp_path: Path) -> None:
     r = invoke(["hook", "nonsense"], stdin="{}", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (0, "")
     assert r.stderr.startswith("agents-state: warning: unknown hook event 'nonsense'")
+
+
+def test_one_injection_per_session_start(tmp_path: Path) -> None:
+    """Issue 27: ``claude -p --continue "/compact"`` fires resume then compact in one session."""
+    start(tmp_path)
+    first = hook(tmp_path, "session-start", {"source": "resume", "session_id": "s1"})
+    assert "Add user authentication" in first.stdout
+    second = hook(tmp_path, "session-start", {"source": "compact", "session_id": "s1"})
+    assert second.stdout == "" and second.stderr == ""
+    # another session, or the same one after it made tool calls, is injected again
+    other = hook(tmp_path, "session-start", {"source": "compact", "session_id": "s2"})
+    assert "Add user authentication" in other.stdout
+    hook(tmp_path, "session-start", {"source": "resume", "session_id": "s3"})
+    hook(tmp_path, "post-tool-use", {"tool_name": "Read", "session_id": "s3"})
+    later = hook(tmp_path, "session-start", {"source": "compact", "session_id": "s3"})
+    assert "Add user authentication" in later.stdout

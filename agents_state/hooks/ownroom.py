@@ -1,0 +1,200 @@
+"""Where a task agent may write under worktree isolation (issue 22): its own room.
+
+During phase 2.1 a task agent's room is its own task's worktree (``.agents/worktrees/<id>``);
+after it (the simplify agent of 2.2), the engine's worktree of the merged work
+(``.agents/worktrees/_integration``).  Which task an agent was sent for is what the orchestrator
+wrote in its dispatch prompt: the first user line of the agent's transcript.  PreToolUse carries
+the main session's ``transcript_path`` and the ``agent_id``; Claude Code (2.1.330) keeps the
+agent's transcript beside it, at ``<session>/subagents/agent-<id>.jsonl`` (a workflow's agents
+under ``subagents/workflows/<run>/``).  The file is read on each call, not cached: one line of a
+file the agent cannot write, so nothing to go stale or to forge (docs/decisions.md).
+
+The task a prompt names: the one id in its ``agents-state task start|claim|done|fail <id>``
+commands or ``"task_id"`` fields; else, of the phase's task ids it names, the one in the latest
+wave (a prompt quotes the tasks it depends on, which are in earlier waves).  Anything else --
+no transcript, no task, two tasks of one wave -- is no room: the write is denied (fail closed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = [
+    "agent_transcript",
+    "isolated_state",
+    "others_git",
+    "own_room",
+    "room_denial",
+    "task_named",
+]
+
+_ID = re.compile(r"[A-Za-z0-9_.-]+")
+_COMMAND = re.compile(
+    r"agents-state(?:\s+--?\S+(?:\s+[^\s-]\S*)?)*\s+task\s+(?:start|claim|done|fail)\s+"
+    r"['\"]?([A-Za-z0-9][A-Za-z0-9_.-]*)"
+)
+_FIELD = re.compile(r"""["']?task_id["']?\s*[:=]\s*["']([A-Za-z0-9][A-Za-z0-9_.-]*)""")
+_TASK_PHASE = "2.1"
+
+
+def isolated_state(root: str) -> dict[str, Any] | None:
+    """The workflow's state when worktree isolation is on (it has a ``git`` block), else
+    ``None``; raises ``ValueError`` with a one-line reason when it cannot be read."""
+    from agents_state.hooks._base import pg_store
+    from agents_state.hooks.hookjson import loads, loads_file
+    from agents_state.hooks.workflow_root import read_regular
+
+    path = os.path.join(root, ".agents", "state.json")
+    try:
+        server = os.environ.get("AGENTS_STATE_STORE", "").startswith(("postgresql:", "postgres:"))
+        pg = pg_store(root) if server else None  # the import only for a server store
+        if pg is not None:
+            raw = pg.read_bytes()
+            data = loads(raw) if raw is not None else None
+        else:
+            data = loads_file(read_regular(path, 64 * 1024 * 1024))
+    except FileNotFoundError:
+        return None
+    except Exception as e:  # unreadable file, server down: the caller fails closed
+        raise ValueError(f"cannot read the workflow state ({e})") from None
+    return data if isinstance(data, dict) and isinstance(data.get("git"), dict) else None
+
+
+def agent_transcript(payload: dict[str, Any]) -> str | None:
+    """The calling agent's own transcript, or ``None`` when the payload cannot name it."""
+    given = payload.get("agent_transcript_path")  # SubagentStop carries it
+    if isinstance(given, str) and given:
+        return given
+    main, agent = payload.get("transcript_path"), payload.get("agent_id")
+    if not isinstance(main, str) or not main.endswith(".jsonl") or not isinstance(agent, str):
+        return None
+    if not _ID.fullmatch(agent):
+        return None
+    folder = os.path.join(main[: -len(".jsonl")], "subagents")
+    path = os.path.join(folder, f"agent-{agent}.jsonl")
+    if os.path.exists(path):
+        return path
+    try:  # a workflow's agent: subagents/workflows/<run>/agent-<id>.jsonl
+        runs = sorted(os.listdir(os.path.join(folder, "workflows")))
+    except OSError:
+        return path
+    for run in runs:
+        found = os.path.join(folder, "workflows", run, f"agent-{agent}.jsonl")
+        if os.path.exists(found):
+            return found
+    return path
+
+
+def task_named(prompt: str, tasks: dict[str, Any], waves: list[Any]) -> str | None:
+    """The task of ``tasks`` the dispatch ``prompt`` sends its agent to do, or ``None``."""
+    from agents_state.taskref import names_task
+
+    wave_of = {
+        t: n
+        for n, w in enumerate(waves)
+        if isinstance(w, dict)
+        for t in (w.get("tasks") or [])
+        if isinstance(t, str)
+    }
+    for found in (
+        {m for m in _COMMAND.findall(prompt) if m in tasks},
+        {m for m in _FIELD.findall(prompt) if m in tasks},
+        {t for t in tasks if names_task(prompt, t)},
+    ):
+        if len(found) > 1 and all(t in wave_of for t in found):
+            last = max(wave_of[t] for t in found)  # the tasks it depends on come earlier
+            found = {t for t in found if wave_of[t] == last}
+        if found:
+            return found.pop() if len(found) == 1 else None
+    return None
+
+
+def own_room(root: str, state: dict[str, Any], payload: dict[str, Any]) -> tuple[str, str]:
+    """(the folder the task agent may write, its name for messages); raises ``ValueError`` with
+    a one-line reason when the room cannot be told."""
+    git = state.get("git")
+    assert isinstance(git, dict)
+    given = git.get("worktrees")
+    rel = given if isinstance(given, str) and given else ".agents/worktrees"
+    base = os.path.realpath(os.path.join(root, rel))
+    current = str(state.get("currentPhase") or "")
+    if _after_tasks(current):
+        return os.path.join(base, "_integration"), f"{rel}/_integration"
+    phase = ((state.get("stages") or {}).get("IMPLEMENT") or {}).get("phases", {}).get(_TASK_PHASE)
+    tasks = (phase or {}).get("tasks") or {}
+    if not tasks:
+        raise ValueError("phase 2.1 has no tasks loaded yet")
+    path = agent_transcript(payload)
+    if path is None:
+        raise ValueError("the hook input names no transcript of this agent")
+    from agents_state.hooks.dispatch_prompt import prompt_in
+
+    prompt = prompt_in(path)
+    if not prompt:
+        raise ValueError(f"its dispatch prompt cannot be read from {path}")
+    task = task_named(prompt, tasks, (phase or {}).get("waves") or [])
+    if task is None:
+        raise ValueError("its dispatch prompt names no single task of phase 2.1")
+    return os.path.join(base, task), f"task {task}'s worktree {rel}/{task}"
+
+
+def _after_tasks(phase: str) -> bool:
+    try:
+        return tuple(int(p) for p in phase.split(".")) > (2, 1)
+    except ValueError:
+        return False
+
+
+def room_denial(
+    root: str, state: dict[str, Any], payload: dict[str, Any], target: str
+) -> str | None:
+    """The one-line reason a task agent's write to ``target`` (a real path) is denied, or
+    ``None`` when it is inside the agent's own room."""
+    try:
+        room, name = own_room(root, state, payload)
+    except ValueError as e:
+        return (
+            "worktree isolation is on and this task agent's own worktree cannot be told "
+            f"({e}), so its writes are denied; finish with decision STOP and say so"
+        )
+    if target == room or target.startswith(room + os.sep):
+        return None
+    return (
+        f"worktree isolation is on: this agent writes only inside {name} "
+        f"({room}); {target} is outside it"
+    )
+
+
+def others_git(git_dir: str, own: str) -> list[str]:
+    """What a task agent's git must not change in the shared ``.git`` (issue 22): the other
+    worktrees' records (their index and HEAD), the user's checkout's index and HEAD, and every
+    branch but its own (loose refs, ``packed-refs``); kept read-only, each a mount point that
+    git cannot replace either."""
+    try:
+        with open(f"{own}/.git", encoding="utf-8") as f:
+            record = os.path.realpath(f.read(4096).strip().removeprefix("gitdir: "))
+        with open(f"{record}/HEAD", encoding="utf-8") as f:
+            branch = f.read(4096).strip().removeprefix("ref: ")
+    except (OSError, UnicodeDecodeError):
+        record, branch = "", ""
+    out = [f"{git_dir}/{name}" for name in ("index", "HEAD", "ORIG_HEAD", "packed-refs")]
+    try:
+        names = sorted(os.listdir(f"{git_dir}/worktrees"))
+    except OSError:
+        names = []
+    out += [
+        f"{git_dir}/worktrees/{n}"
+        for n in names
+        if os.path.realpath(f"{git_dir}/worktrees/{n}") != record
+    ]
+    mine = f"{git_dir}/{branch}" if branch.startswith("refs/heads/") else ""
+    for folder, _dirs, files in os.walk(f"{git_dir}/refs/heads"):
+        out += [p for p in (os.path.join(folder, f) for f in files) if p != mine]
+        if len(out) > 2000:  # bubblewrap's arguments stay bounded; the rest stays writable
+            break
+    return [p for p in out if os.path.lexists(p)]

@@ -145,7 +145,9 @@ class App:
             usage = budget_usage(str(self.root), state)
         if native is None:
             native = self.fanout_path().native if state.active else False
-        action = next_action(state, self.config, utcnow(), calls, tokens, usage, window, native)
+        action = next_action(
+            state, self.config, utcnow(), calls, tokens, usage, window, native, advice
+        )
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest
             from agents_state.views.nextaction import with_refusal
@@ -156,12 +158,6 @@ class App:
                 action = with_refusal(action, refusal)
         return action
 
-    def fanout_path(self) -> FanoutPath:
-        """Issue 25: whether fan-outs run as the host's Workflow, and why."""
-        from agents_state.engine.native import native_path
-
-        return native_path(self.config.fanout.native, str(self.root))
-
     def context_size(self) -> tuple[int | None, int | None]:
         """The main conversation's tokens in context and its model's window, when known."""
         from agents_state.contextsize import context_usage, transcript_of, window_for
@@ -171,6 +167,12 @@ class App:
         if found is None:
             return None, None
         return found[0], window_for(found[1], self.config.compaction.contextWindows)
+
+    def fanout_path(self) -> FanoutPath:
+        """Issue 25: whether fan-outs run as the host's Workflow, and why."""
+        from agents_state.engine.native import native_path
+
+        return native_path(self.config.fanout.native, str(self.root))
 
     # -- transitions ----------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ time at 100.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -40,12 +41,20 @@ FLOOR = "import click, orjson"
 
 
 ENV: dict[str, str] | None = None  # the plugin engine's environment (``--engine plugin``)
+# argv[0] of each run -> the processor time (user + system) its process used, in seconds: on a
+# machine whose cores other sessions share, wall time also counts waiting for a core
+CPU: dict[str, list[float]] = {}
 
 
 def _run(argv: list[str], stdin: bytes = b"") -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(argv, check=True, input=stdin, stdout=subprocess.DEVNULL, env=ENV)
-    return time.perf_counter() - t
+    took = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    CPU.setdefault(" ".join(argv[-2:]), []).append(cpu)
+    return took
 
 
 def main() -> int:
@@ -95,6 +104,7 @@ def _measure(runs: int, sizes_arg: str, cli: str, python: Path) -> int:
         }
         for name, argv in cmds.items():
             base, floor, xs = [], [], []
+            CPU.clear()
             for i in range(runs):
                 base.append(_run(base_cmd))
                 floor.append(_run(floor_cmd))
@@ -115,6 +125,13 @@ def _measure(runs: int, sizes_arg: str, cli: str, python: Path) -> int:
                 f"  {'':<10} python -c {FLOOR!r} {fmt_ms(floor)}   "
                 f"floor {statistics.median(floor) / statistics.median(base):4.1f}x, "
                 f"command / floor {on_floor:4.2f}x{floor_note}"
+            )
+            cpu_base = statistics.median(CPU.pop(" ".join(base_cmd[-2:])))
+            cpu_floor = statistics.median(CPU.pop(" ".join(floor_cmd[-2:])))
+            cpu_cmd = statistics.median([x for runs_ in CPU.values() for x in runs_])
+            print(
+                f"  {'':<10} processor time: command {cpu_cmd * 1000:.1f} ms, / pass "
+                f"{cpu_cmd / cpu_base:4.1f}x, / floor {cpu_cmd / cpu_floor:4.2f}x"
             )
         shutil.rmtree(root)
     sizes = sorted({n for _, n in medians})

@@ -18,10 +18,10 @@ def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if name.startswith("AGENTS_STATE_"):
             monkeypatch.delenv(name)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)  # the PreToolUse hook looks there
+    monkeypatch.delenv("CLAUDECODE", raising=False)  # set in Claude Code's commands
     # issue 25: a run under Claude Code (AI_AGENT) or with its switches would choose the path
     for name in ("AI_AGENT", "CLAUDE_CODE_DISABLE_WORKFLOWS", "CLAUDE_CODE_WORKFLOWS"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("CLAUDECODE", raising=False)  # set in Claude Code's commands
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

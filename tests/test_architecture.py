@@ -108,7 +108,17 @@ def test_only_the_store_writes_to_disk() -> None:
     assert sorted(set(WRITERS) - found) == [], "a listed exception is gone: remove it"
 
 
-ENGINE_ORDER = ["ready", "context", "table", "advance", "gate", "tasks", "flow", "phases"]
+ENGINE_ORDER = [
+    "ready",
+    "context",
+    "table",
+    "advance",
+    "gate",
+    "taskload",
+    "tasks",
+    "flow",
+    "phases",
+]
 
 
 def _engine_imports_against_order() -> list[str]:

@@ -7,6 +7,7 @@ takes the error path, which imports less and would hide a heavy import on the re
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -174,3 +175,17 @@ def test_only_engine_steps_of_the_main_conversation_load_the_usage_book(root: Pa
     for payload, books in cases:
         modules, _ = _imported(root, "hook", "post-tool-use", stdin=json.dumps(payload))
         assert ("agents_state.usage.record" in modules) is books, payload
+
+
+def test_reads_of_a_state_the_engine_wrote_check_nothing_again(root: Path) -> None:
+    """Issue 26: status, next and task done read a state the store marked without the record
+    checks' error code, and the mark costs ``zlib``, not ``hashlib`` (~4.6 ms to import)."""
+    wave_of(root, 2, "hot")
+    try:
+        os.setxattr(root / ".agents/state.json", "user.probe", b"1")
+    except OSError:
+        pytest.skip("this file system keeps no user extended attributes")
+    for args in (("status",), ("next", "--json"), ("task", "done", "t0")):
+        modules, _ = _imported(root, *args)
+        assert "agents_state.records.trusted" in modules, args  # the marked read was taken
+        assert sorted({"hashlib", "agents_state.records.problems"} & modules) == [], args

@@ -1,8 +1,9 @@
 """What every engine module shares: the handler context, the outcome and the done statuses.
 
 The engine's modules import one way: ``ready`` -> ``context`` -> ``table`` -> ``advance`` ->
-``gate`` / ``tasks`` -> ``flow`` -> ``phases`` (which holds ``apply``).  Nothing here imports an
-engine module but ``ready``, so no module needs a lazy import of another's private names.
+``gate`` / ``taskload`` -> ``tasks`` -> ``flow`` -> ``phases`` (which holds ``apply``).  Nothing
+here imports an engine module but ``ready``, so no module needs a lazy import of another's
+private names.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ written to ``.agents/events.jsonl`` when the transition is accepted.
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, asdict, dataclass, field
+from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -37,10 +37,13 @@ __all__ = [
 ]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Event:
     """Immutable once built.  Not ``frozen=True``: that makes ``dataclass`` generate four more
-    methods per class, which doubled this module's import time on every command (issue 8)."""
+    methods per class, which doubled this module's import time on every command (issue 8).
+    Nor a generated ``__repr__`` per class (one ``exec`` each at import): the one below reads
+    the fields when an event is shown.  Every event has a docstring: ``dataclass`` makes one from
+    ``inspect.signature`` for a class without (issue 26)."""
 
     name: ClassVar[str] = "event"
 
@@ -55,13 +58,17 @@ class Event:
     def __delattr__(self, key: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {key!r}")
 
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))
+        return f"{type(self).__name__}({shown})"
+
     def record(self) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if v not in (None, [], {}, ())}
         data.pop("artifact", None)  # artifacts live in their own files
         return {"event": self.name, **data}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Start(Event):
     """Begin a workflow. ``agent_counts`` and ``skipped`` come from the config and sizing."""
 
@@ -71,13 +78,15 @@ class Start(Event):
     skipped: tuple[str, ...] = ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PhaseStart(Event):
+    """A phase's agents were dispatched: the phase is in progress."""
+
     name: ClassVar[str] = "phase_start"
     phase: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PhaseComplete(Event):
     """Complete a phase; for a review phase, ``blocking_issues`` decides pass or send-back."""
 
@@ -92,34 +101,44 @@ class PhaseComplete(Event):
     next_agent_count: int | None = None  # 1.1: how many plan agents 1.2 dispatches
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PhaseFail(Event):
+    """A phase failed with ``error``: the workflow waits for retry, skip or abort."""
+
     name: ClassVar[str] = "phase_fail"
     phase: str
     error: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Stop(Event):
+    """Pause the workflow; ``resume`` continues it."""
+
     name: ClassVar[str] = "stop"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Retry(Event):
+    """Resume a failed phase or task by running it again."""
+
     name: ClassVar[str] = "retry"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Skip(Event):
+    """Resume a failed phase or task by skipping it."""
+
     name: ClassVar[str] = "skip"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Abort(Event):
+    """End the workflow without completing it."""
+
     name: ClassVar[str] = "abort"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Compact(Event):
     """``usage``: the context's size when known (``engine.compaction.usage``), which decides
     between a compaction asked of the user and a boundary skipped as not needed (issue 27)."""
@@ -128,7 +147,7 @@ class Compact(Event):
     usage: Usage | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Block(Event):
     """A sub-agent said STOP (or reviews ran out): the workflow waits for a person."""
 
@@ -138,21 +157,25 @@ class Block(Event):
     task: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Clarify(Event):
+    """A sub-agent needs answers to ``questions`` before its phase or task goes on."""
+
     name: ClassVar[str] = "clarify"
     questions: tuple[str, ...]
     phase: str | None = None
     task: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Answer(Event):
+    """The user's answer to the open clarification."""
+
     name: ClassVar[str] = "answer"
     text: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class TasksLoad(Event):
     """Store task definitions and their waves (computed by ``waves.plan_waves``)."""
 
@@ -166,22 +189,28 @@ class TasksLoad(Event):
         return {"event": self.name, "tasks": len(self.tasks), "waves": len(self.waves)}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class TaskClaim(Event):
+    """``agent`` takes a ready task of the current wave (``task_id``, or the next one)."""
+
     name: ClassVar[str] = "task_claim"
     agent: str
     task_id: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class TaskStart(Event):
+    """A claimed task's agent started on it."""
+
     name: ClassVar[str] = "task_start"
     task_id: str
     agent: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class TaskDone(Event):
+    """A task is complete; with worktree isolation, on ``branch`` at ``head``."""
+
     name: ClassVar[str] = "task_done"
     task_id: str
     agent: str | None = None
@@ -192,7 +221,7 @@ class TaskDone(Event):
     head: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class MergeBegin(Event):
     """The merge queue is about to merge these tasks, in this order, onto integration ``head``."""
 
@@ -201,7 +230,7 @@ class MergeBegin(Event):
     head: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class MergeRecord(Event):
     """What the merge queue did: per task (id, outcome, commit, head, conflicting files)."""
 
@@ -212,8 +241,10 @@ class MergeRecord(Event):
         return {"event": self.name, "merges": {r[0]: r[1] for r in self.results}}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class TaskFail(Event):
+    """A task failed with ``error``; the retry policy decides what follows."""
+
     name: ClassVar[str] = "task_fail"
     task_id: str
     error: str
@@ -221,7 +252,7 @@ class TaskFail(Event):
     attempt: int | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class BudgetAnswer(Event):
     """The user's answer when a token budget is spent (issue 24): ``raise`` sets a new limit
     (of the workflow, or of ``stage``); ``once`` lets the dispatch ``key`` start over it."""

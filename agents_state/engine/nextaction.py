@@ -116,7 +116,12 @@ def decide(
     tool_calls: int = 0,
     context_tokens: int | None = None,
     context_window: int | None = None,
+    advice: bool = True,
 ) -> Decision:
+    """The next action; ``advice=False``: the step itself, whatever a compaction would say (the
+    Workflow approval judges a call printed before the tool calls since, issue 25)."""
+    if not advice:
+        return _decide(state, config, now, boundary_passed=state.compaction.pending is not None)
     action = _decide(state, config, now)
     if action.kind == "compact" and state.compaction.pending:
         action = _at_boundary(state, config, now, action, context_tokens, context_window)

@@ -9,18 +9,20 @@ that same transition; the last wave completes the phase.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
-from agents_state.engine.compaction import pass_boundary
 from agents_state.engine.context import Ctx, Outcome
 from agents_state.engine.ready import DONE as _DONE
 from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
 from agents_state.engine.table import Guard, phase_target, task_target, workflow_target
+from agents_state.engine.taskload import PHASE_NAME as _PHASE
+from agents_state.engine.taskload import load_tasks
+from agents_state.engine.taskload import outcome as _outcome
+from agents_state.engine.taskload import task_phase as _phase
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
-from agents_state.models import Failure, GitInfo, PhaseState, State, TaskState, Wave
+from agents_state.models import Failure, PhaseState, State, TaskState, Wave
 from agents_state.policy import Policy
 from agents_state.types import format_time, parse_time
 from agents_state.workflow import TASK_PHASE, get_phase
@@ -35,22 +37,10 @@ __all__ = [
     "skip_failed_tasks",
 ]
 
-_PHASE = f"phase {TASK_PHASE}"
-
-
-def _phase(state: State) -> PhaseState:
-    return state.phase(TASK_PHASE)
-
-
-def _outcome(state: State, message: str, changed: bool = True, **data: object) -> Outcome:
-    return Outcome(
-        state, message, changed, {k: v for k, v in data.items() if v is not None}, dict(data)
-    )
-
 
 def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Policy) -> Outcome:
     if isinstance(event, ev.TasksLoad):
-        return _load(state, event, now)
+        return load_tasks(state, event, now)
     phase = _phase(state)
     if not phase.tasks:
         raise TransitionNotAllowedError(
@@ -77,125 +67,6 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
         data = {**closed.data, **out.data}
         return Outcome(closed.state, closed.message, True, data, data)
     raise TypeError(f"no handler for the event {event.name!r}")  # a bug: every event has one
-
-
-def _same_defs(phase: PhaseState, e: ev.TasksLoad) -> bool:
-    tasks = phase.tasks or {}
-    if [tid for tid, _ in e.tasks] != list(tasks):
-        return False
-    fields = ("title", "description", "dependencies", "complexity", "files")
-    return all(getattr(tasks[tid], f) == spec.get(f) for tid, spec in e.tasks for f in fields)
-
-
-def _load(state: State, e: ev.TasksLoad, now: datetime) -> Outcome:
-    phase = _phase(state)
-    if phase.tasks and _same_defs(phase, e):  # a repeat of a load that succeeded (issue 15)
-        return _outcome(
-            state,
-            f"these {len(e.tasks)} task definitions are already loaded; nothing changed",
-            False,
-            tasks=len(e.tasks),
-        )
-    if state.currentPhase != TASK_PHASE:
-        raise TransitionNotAllowedError(
-            _PHASE, phase.status, "load tasks", hint=f"the current phase is {state.currentPhase}"
-        )
-    if phase.tasks and any(t.status != "pending" or t.attempts for t in phase.tasks.values()):
-        raise TransitionNotAllowedError(
-            _PHASE,
-            "running",
-            "load tasks",
-            hint="tasks have already been claimed; finish or skip them instead",
-        )
-    kept = _known_waves(phase, e)
-    if kept is None:
-        _check_wave_order(e, e.waves, "the planned waves")
-    if e.git is not None:
-        state.git = GitInfo.model_validate(e.git)
-    phase.tasks = {tid: TaskState.model_validate(spec) for tid, spec in e.tasks}
-    if kept is not None:
-        return _load_into_waves(state, phase, kept, e, now)
-    phase.waves = [Wave(tasks=list(w), status="pending") for w in e.waves]
-    phase.waves[0].status = "in_progress"
-    phase.status = phase_target(_PHASE, phase.status, "tasks_load")
-    phase.startedAt = phase.startedAt or format_time(now)
-    phase.agentCount = max(len(w) for w in e.waves)
-    pass_boundary(state)
-    return _outcome(
-        state,
-        f"{len(e.tasks)} tasks in {len(e.waves)} wave(s) loaded; "
-        f"wave 1 has {len(e.waves[0])} task(s)",
-        tasks=len(e.tasks),
-        waves=len(e.waves),
-    )
-
-
-def _known_waves(phase: PhaseState, e: ev.TasksLoad) -> list[Wave] | None:
-    """Waves the state already lists without task definitions (design 004's own example)."""
-    if phase.tasks or not phase.waves:
-        return None
-    listed = [t for w in phase.waves for t in w.tasks]
-    from agents_state.errors import InvalidInputError
-
-    if sorted(listed) != sorted(tid for tid, _ in e.tasks):
-        raise InvalidInputError(
-            e.source,
-            "tasks",
-            f"the state lists waves with tasks {', '.join(listed)}; define exactly these tasks",
-        )
-    _check_wave_order(e, [w.tasks for w in phase.waves], "the state's waves")
-    return [w.model_copy() for w in phase.waves]
-
-
-def _check_wave_order(e: ev.TasksLoad, waves: Sequence[Sequence[str]], whose: str) -> None:
-    """Refuse waves that would run a task with or before one of its dependencies (a deadlock)."""
-    from agents_state.engine.waves import late_dependencies
-    from agents_state.errors import InvalidInputError
-
-    listed = [t for w in waves for t in w]
-    if sorted(listed) != sorted(t for t, _ in e.tasks):
-        raise InvalidInputError(
-            e.source, "tasks", f"{whose} list {', '.join(listed)}; each task must be in one wave"
-        )
-    found = late_dependencies(((t, s.get("dependencies", [])) for t, s in e.tasks), waves)
-    if found is not None:
-        tid, late = found
-        raise InvalidInputError(
-            e.source,
-            "tasks",
-            f"{tid} depends on {', '.join(late)}, which {whose} run in the same or a later wave",
-        )
-
-
-def _load_into_waves(
-    state: State, phase: PhaseState, waves: list[Wave], e: ev.TasksLoad, now: datetime
-) -> Outcome:
-    """Definitions for listed waves: completed waves stay completed, their tasks too."""
-    assert phase.tasks is not None
-    ts = format_time(now)
-    for wave in waves:
-        if wave.status in _DONE:
-            for tid in wave.tasks:
-                task = phase.tasks[tid]
-                as_wave: Guard = "skipped" if wave.status == "skipped" else "completed"
-                task.status = task_target(f"task {tid}", task.status, "tasks_load", as_wave)
-                task.completedAt = task.completedAt or ts
-    phase.waves = waves
-    idx = current_wave(phase)
-    if idx is not None:
-        waves[idx].status = "in_progress"
-    phase.status = phase_target(_PHASE, phase.status, "tasks_load")
-    phase.startedAt = phase.startedAt or ts
-    phase.agentCount = max(len(w.tasks) for w in waves)
-    pass_boundary(state)
-    done = sum(1 for w in waves if w.status in _DONE)
-    return _outcome(
-        state,
-        f"{len(e.tasks)} task definitions loaded into the {len(waves)} "
-        f"listed wave(s); {done} already completed",
-        tasks=len(e.tasks),
-        waves=len(waves),
-    )
 
 
 def _task(phase: PhaseState, task_id: str) -> TaskState:

@@ -119,7 +119,11 @@ def _fill(state: State) -> None:
 
 
 @_gc_paused
-def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
+def decode_state(data: bytes, shown: str, for_update: bool = False, trusted: bool = False) -> State:
+    """The state in ``data``; ``trusted``: ``data`` is a state this engine validated and wrote
+    (``store.stamp``), built without checking it again (``records.trusted``)."""
+    if trusted:
+        return _decode_trusted(data, for_update)
     if not data.strip():
         raise StateFileError(
             shown, "", "is empty (a write was interrupted?); run: agents-state doctor --repair"
@@ -151,7 +155,19 @@ def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
     _fill(state)
     _READ_TASKS.clear()
     if for_update:
-        _remember_tasks(state)
+        _remember_tasks(state, state.to_json_dict())
+    return state
+
+
+def _decode_trusted(data: bytes, for_update: bool) -> State:
+    from agents_state.records.trusted import build_trusted
+
+    raw = orjson.loads(data)
+    state: State = build_trusted(State, raw)
+    _fill(state)
+    _READ_TASKS.clear()
+    if for_update:
+        _remember_tasks(state, raw)  # the file is the state's own dump
     return state
 
 
@@ -163,8 +179,7 @@ def decode_state(data: bytes, shown: str, for_update: bool = False) -> State:
 _READ_TASKS: dict[int, tuple[object, dict[str, Any]]] = {}
 
 
-def _remember_tasks(state: State) -> None:
-    dumped = state.to_json_dict()
+def _remember_tasks(state: State, dumped: dict[str, Any]) -> None:
     for name, stage in state.stages.items():
         for pid, phase in stage.phases.items():
             if phase.tasks:

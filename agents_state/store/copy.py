@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import orjson
+
 from agents_state.errors import StateFileError, UsageError
 from agents_state.store.paths import AGENTS_DIR
 from agents_state.store.snapshot import Snapshot
@@ -120,17 +122,56 @@ def copy_workflow(
     root = Path.cwd()
     snap = _read_pg(source, root) if is_pg(source) else _read_files(Path(source).absolute())
     if is_pg(target):
-        from agents_state.store.pg import PgStore
-
-        PgStore(target, root, commits=commits).import_workflow(
-            snap.state,
-            snap.revision,
-            snap.events,
-            snap.artifacts,
-            replace,
-            snap.chains,
-            snap.toolcalls,
-        )
+        _write_pg(target, root, snap, replace, commits)
     else:
         _write_files(Path(target).absolute(), snap, replace, commits)
     return snap, mask_url(source), mask_url(target)
+
+
+def _write_pg(
+    url: str, root: Path, snap: Snapshot, replace: bool, commits: CommitLog | None
+) -> None:
+    """Write a whole workflow into the server in one transaction (its row locked)."""
+    from agents_state.store.pg import PgStore
+    from agents_state.store.pg_deadline import lock_wait
+
+    store = PgStore(url, root, commits=commits)
+    conn = store.connect()
+    workflow = store.workflow
+    with store.errors("copy"), lock_wait(conn, store.lock_timeout), conn.transaction():
+        conn.execute(
+            "INSERT INTO agents_state.workflows (name) VALUES (%s) ON CONFLICT (name) DO NOTHING",
+            (workflow,),
+        )
+        row = conn.execute(
+            "SELECT state FROM agents_state.workflows WHERE name = %s FOR UPDATE", (workflow,)
+        ).fetchone()
+        if row[0] is not None and not replace:
+            raise StateFileError(
+                store.shown, "", "already holds a workflow; pass --replace to overwrite it"
+            )
+        for table in ("events", "artifacts", "chains", "toolcalls"):
+            conn.execute(f"DELETE FROM agents_state.{table} WHERE workflow = %s", (workflow,))
+        conn.execute(
+            "UPDATE agents_state.workflows SET state = %s, revision = %s, "
+            "updated_at = now() WHERE name = %s",
+            (snap.state, snap.revision, workflow),
+        )
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO agents_state.events (workflow, rev, record) VALUES (%s, %s, %s)",
+                [(workflow, e.get("rev"), orjson.dumps(e).decode()) for e in snap.events],
+            )
+            cur.executemany(
+                "INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s)",
+                [(workflow, n, d) for n, d in snap.artifacts.items()],
+            )
+            cur.executemany(
+                "INSERT INTO agents_state.chains (workflow, id, data) VALUES (%s, %s, %s)",
+                [(workflow, c, d) for c, d in (snap.chains or {}).items()],
+            )
+            cur.executemany(
+                "INSERT INTO agents_state.toolcalls (workflow, agent, calls) VALUES (%s, %s, %s)",
+                [(workflow, a, n) for a, n in (snap.toolcalls or {}).items() if n > 0],
+            )
+    store.note_commit(f"revision {snap.revision}")

@@ -122,7 +122,14 @@ class Store:
         data = self.read_bytes()
         if data is None:
             self._check_not_lost()
-        return None if data is None else decode_state(data, STATE_FILE)
+            return None
+        return decode_state(data, STATE_FILE, trusted=self._marked(data))
+
+    def _marked(self, data: bytes) -> bool:
+        """Whether ``data`` is the state this engine validated and wrote (``store.stamp``)."""
+        from agents_state.store.stamp import is_marked
+
+        return is_marked(str(self.state_path), data)
 
     def _check_not_lost(self) -> None:
         # a deleted state with its backup left is a damaged workflow, not "no workflow"
@@ -158,7 +165,11 @@ class Store:
                 self._check_not_lost()
             self._staged = []
             try:
-                current = None if old is None else decode_state(old, STATE_FILE, for_update=True)
+                current = (
+                    None
+                    if old is None
+                    else decode_state(old, STATE_FILE, for_update=True, trusted=self._marked(old))
+                )
                 outcome = mutate(current)
                 if not outcome.changed:
                     return outcome
@@ -198,7 +209,7 @@ class Store:
         """Replace the state durably; undo the replace when the directory fsync fails, so that
         a failed command leaves the old state; then refresh the last-good backup."""
         try:
-            self.write_file(self.state_path, data, STATE_FILE)
+            self.write_file(self.state_path, data, STATE_FILE, marked=True)
         except StorageIOError as e:
             if e.operation == "fsync directory" and not self._undo(old):
                 raise UncertainWriteError(STATE_FILE, e.operation, e.reason) from None
@@ -289,9 +300,12 @@ class Store:
                     with contextlib.suppress(OSError):
                         os.unlink(d / n)
 
-    def write_file(self, path: Path, data: bytes, shown: str, op: str = "") -> None:
+    def write_file(
+        self, path: Path, data: bytes, shown: str, op: str = "", marked: bool = False
+    ) -> None:
         """Temp file, fsync, replace, fsync the directory (skipped for the backup, whose rename
-        the next commit's directory fsync makes durable; until then the older copy stands)."""
+        the next commit's directory fsync makes durable; until then the older copy stands).
+        ``marked``: ``data`` is a state validated for this write (``store.stamp``)."""
         tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
         step = "create temp file"
         try:
@@ -299,6 +313,10 @@ class Store:
             try:
                 step = "write"
                 fsops.write_all(fd, data, op + "write")
+                if marked:
+                    from agents_state.store.stamp import mark
+
+                    mark(fd, data)
                 step = "fsync"
                 fsops.fsync(fd, op + "fsync")
             finally:

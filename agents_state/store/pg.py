@@ -7,15 +7,16 @@ database and every host that names it sees the same one.  psycopg 3 is imported 
 
 Every update is one transaction: ``SET LOCAL lock_timeout`` -> ``SELECT ... FOR UPDATE`` on the
 workflow's row -> apply the pure engine -> validate -> write the new state, its event row and the
-artifacts -> ``COMMIT`` -> only then report success.  Readers read the row in one statement: they
-see a whole committed state, never a half-made one.  Each commit sends ``NOTIFY`` for ``watch``.
+artifacts -> ``COMMIT`` -> only then report success; psycopg's ``conn.transaction()`` begins,
+commits and rolls back.  Readers read the row in one statement: they see a whole committed state,
+never a half-made one.  Each commit sends ``NOTIFY`` for ``watch``.
 The tables live in their own schema ``agents_state`` (``store_pg_schema``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,6 @@ import orjson
 from agents_state.errors import (
     InvalidInputError,
     LockTimeoutError,
-    StateFileError,
     StorageIOError,
     UsageError,
 )
@@ -240,41 +240,17 @@ class PgStore:
     def commit(self, mutate: Callable[[State | None], Outcome]) -> Outcome:
         """Run ``mutate`` on the row read ``FOR UPDATE`` and commit its result as one
         transaction; a refusal or any error rolls everything back."""
+        import psycopg
+
         from agents_state.store.codec import decode_state, encode_state
 
-        conn = self.connect()
-        try:
-            conn.execute("BEGIN")
-        except Exception:  # a connection the server dropped: nothing was done, connect anew
-            self.close()
-            conn = self.connect()
-            with self.errors("update"):
-                conn.execute("BEGIN")
-        self._tx = conn
-        committing = False
-        from agents_state.store.pg_deadline import lock_wait
-
-        try:
-            with self.errors("lock"), lock_wait(conn, self.lock_timeout):
-                ms = max(1, int(self.lock_timeout * 1000))
-                conn.execute(f"SET LOCAL lock_timeout = {ms}")
-                conn.execute(
-                    "INSERT INTO agents_state.workflows (name) VALUES (%s) "
-                    "ON CONFLICT (name) DO NOTHING",
-                    (self.workflow,),
-                )
-                row = conn.execute(
-                    "SELECT state, revision FROM agents_state.workflows WHERE name = %s FOR UPDATE",
-                    (self.workflow,),
-                ).fetchone()
-            old = None if row[0] is None else bytes(row[0])
+        with self._transaction("update") as conn:
+            old = self._lock_row(conn, "state")
             self._wrote = False
-            outcome = mutate(None if old is None else decode_state(old, self.shown))
+            outcome = mutate(None if old is None else decode_state(bytes(old), self.shown))
             if not outcome.changed:
-                if self._wrote:  # an artifact of an unchanged state (graph --write)
-                    self._commit_now(conn)
-                else:
-                    self._rollback(conn)
+                if not self._wrote:  # nothing to keep (an artifact of an unchanged state is)
+                    raise psycopg.Rollback
                 return outcome
             data = encode_state(outcome.state, self.shown)
             if len(data) > MAX_STATE_BYTES:
@@ -299,75 +275,78 @@ class PgStore:
                         (self.workflow, rev, orjson.dumps(outcome.record).decode()),
                     )
                 conn.execute("SELECT pg_notify('agents_state', %s)", (self.workflow,))
-            committing = True
-            self._commit_now(conn)
-        except BaseException:
-            if not committing:
-                self._rollback(conn)
-            raise
-        finally:
-            self._tx = None
-        self.note_commit(f"revision {outcome.state.revision}")
+        if outcome.changed:
+            self.note_commit(f"revision {outcome.state.revision}")
         return outcome
 
     @contextmanager
     def locked(self) -> Iterator[Any]:
         """A transaction holding the workflow's row lock (for chains: the same lock as the
         state's updates); commits when the block ends normally, else rolls back."""
+        with self._transaction("lock") as conn:
+            self._lock_row(conn, "1")
+            yield conn
+
+    def _lock_row(self, conn: Any, column: str) -> Any:
+        """Create the workflow's row if it is new and lock it (``FOR UPDATE``), waiting at most
+        the lock timeout; ``column`` of the row."""
         from agents_state.store.pg_deadline import lock_wait
 
-        conn = self.connect()
         with self.errors("lock"), lock_wait(conn, self.lock_timeout):
-            conn.execute("BEGIN")
-            self._tx = conn
-            try:
-                conn.execute(f"SET LOCAL lock_timeout = {max(1, int(self.lock_timeout * 1000))}")
-                conn.execute(
-                    "INSERT INTO agents_state.workflows (name) VALUES (%s) "
-                    "ON CONFLICT (name) DO NOTHING",
-                    (self.workflow,),
-                )
-                conn.execute(
-                    "SELECT 1 FROM agents_state.workflows WHERE name = %s FOR UPDATE",
-                    (self.workflow,),
-                )
-            except BaseException:
-                self._tx = None
-                self._rollback(conn)
-                raise
-        try:
-            yield conn
-        except BaseException:
-            self._rollback(conn)
-            raise
-        finally:
-            self._tx = None
-        self._commit_now(conn)
-
-    def _commit_now(self, conn: Any) -> None:
-        import psycopg
-
-        try:
-            conn.execute("COMMIT")
-        except psycopg.Error as e:
-            why = self._why(e)
-            self.close()
-            err = UncertainWriteError(self.target.shown, "commit", why)
-            err.message = (
-                f"{self.target.shown}: commit failed: {err.reason}; the connection "
-                "broke while the server committed, so the update may or may not be "
-                "saved: check with agents-state status before repeating it"
+            conn.execute(f"SET LOCAL lock_timeout = {max(1, int(self.lock_timeout * 1000))}")
+            conn.execute(
+                "INSERT INTO agents_state.workflows (name) VALUES (%s) "
+                "ON CONFLICT (name) DO NOTHING",
+                (self.workflow,),
             )
-            err.args = (err.message,)
-            raise err from None
+            row = conn.execute(
+                f"SELECT {column} FROM agents_state.workflows WHERE name = %s FOR UPDATE",
+                (self.workflow,),
+            ).fetchone()
+        return row[0]
 
-    def _rollback(self, conn: Any) -> None:
+    @contextmanager
+    def _transaction(self, operation: str) -> Iterator[Any]:
+        """psycopg's ``conn.transaction()`` on the store's connection, as ``_tx`` for the
+        block: it commits when the block ends normally (``psycopg.Rollback`` or an error rolls
+        back).  A connection the server dropped fails at ``BEGIN``, where nothing was done, and
+        is replaced once; a failed ``COMMIT`` may or may not have been applied (exit 8)."""
         import psycopg
 
+        body_done = False
         try:
-            conn.execute("ROLLBACK")
-        except psycopg.Error:
-            self.close()
+            with ExitStack() as stack:
+                conn = self.connect()
+                try:
+                    stack.enter_context(conn.transaction())
+                except psycopg.Error:
+                    self.close()
+                    conn = self.connect()
+                    with self.errors(operation):
+                        stack.enter_context(conn.transaction())
+                self._tx = conn
+                try:
+                    yield conn
+                finally:
+                    self._tx = None
+                body_done = True
+        except psycopg.Error as e:
+            if not body_done:
+                raise
+            raise self._uncertain(e) from None
+
+    def _uncertain(self, e: Exception) -> UncertainWriteError:
+        """The error of a ``COMMIT`` that got no answer: saved or not, the caller cannot tell."""
+        why = self._why(e)
+        self.close()
+        err = UncertainWriteError(self.target.shown, "commit", why)
+        err.message = (
+            f"{self.target.shown}: commit failed: {err.reason}; the connection "
+            "broke while the server committed, so the update may or may not be "
+            "saved: check with agents-state status before repeating it"
+        )
+        err.args = (err.message,)
+        return err
 
     def write_side(self, name: str, data: bytes) -> None:
         """A file kept beside the workflow that is not a phase artifact (``usage/book.json``,
@@ -439,62 +418,3 @@ class PgStore:
             self.connect().execute(
                 "DELETE FROM agents_state.toolcalls WHERE workflow = %s", (self.workflow,)
             )
-
-    # -- copying between stores ---------------------------------------------------------------
-
-    def import_workflow(
-        self,
-        state: bytes,
-        revision: int,
-        events: list[dict[str, Any]],
-        artifacts: dict[str, bytes],
-        replace: bool,
-        chains: dict[str, bytes] | None = None,
-        toolcalls: dict[str, int] | None = None,
-    ) -> None:
-        """Write a whole workflow (``store copy``) in one transaction."""
-        from agents_state.store.pg_deadline import lock_wait
-
-        conn = self.connect()
-        with self.errors("copy"), lock_wait(conn, self.lock_timeout), conn.transaction():
-            conn.execute(
-                "INSERT INTO agents_state.workflows (name) VALUES (%s) "
-                "ON CONFLICT (name) DO NOTHING",
-                (self.workflow,),
-            )
-            row = conn.execute(
-                "SELECT state FROM agents_state.workflows WHERE name = %s FOR UPDATE",
-                (self.workflow,),
-            ).fetchone()
-            if row[0] is not None and not replace:
-                raise StateFileError(
-                    self.shown, "", "already holds a workflow; pass --replace to overwrite it"
-                )
-            for table in ("events", "artifacts", "chains", "toolcalls"):
-                conn.execute(
-                    f"DELETE FROM agents_state.{table} WHERE workflow = %s", (self.workflow,)
-                )
-            conn.execute(
-                "UPDATE agents_state.workflows SET state = %s, revision = %s, "
-                "updated_at = now() WHERE name = %s",
-                (state, revision, self.workflow),
-            )
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO agents_state.events (workflow, rev, record) VALUES (%s, %s, %s)",
-                    [(self.workflow, e.get("rev"), orjson.dumps(e).decode()) for e in events],
-                )
-                cur.executemany(
-                    "INSERT INTO agents_state.artifacts (workflow, name, data) VALUES (%s, %s, %s)",
-                    [(self.workflow, n, d) for n, d in artifacts.items()],
-                )
-                cur.executemany(
-                    "INSERT INTO agents_state.chains (workflow, id, data) VALUES (%s, %s, %s)",
-                    [(self.workflow, c, d) for c, d in (chains or {}).items()],
-                )
-                cur.executemany(
-                    "INSERT INTO agents_state.toolcalls (workflow, agent, calls) "
-                    "VALUES (%s, %s, %s)",
-                    [(self.workflow, a, n) for a, n in (toolcalls or {}).items() if n > 0],
-                )
-        self.note_commit(f"revision {revision}")

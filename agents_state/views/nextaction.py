@@ -62,11 +62,12 @@ def next_action(
     usage: tuple[int, dict[str, int]] | None = None,
     context_window: int | None = None,
     native: bool = False,
+    advice: bool = True,
 ) -> dict[str, Any]:
     """The next action, decided by the engine and worded here; ``usage``: the tokens used by
     the workflow and by stage, for the budgets (issue 24); ``native``: a fan-out runs as the
     host's Workflow (issue 25, ``engine.native``)."""
-    d = decide(state, config, now, tool_calls, context_tokens, context_window)
+    d = decide(state, config, now, tool_calls, context_tokens, context_window, advice)
     if usage is not None:
         from agents_state.engine.budget import budget_gate
 

@@ -269,7 +269,7 @@ def notification(body: dict[str, Any]) -> list[Notice]:
     return out
 
 
-def wait_for(check: Callable[[], bool], what: str, limit: float = 240.0) -> None:
+def wait_for(check: Callable[[], bool], what: str, limit: float = 900.0) -> None:
     """Wait until ``check()`` holds.  The limit only keeps a broken run from hanging the suite;
     nothing is asserted about how long it took."""
     end = time.monotonic() + limit

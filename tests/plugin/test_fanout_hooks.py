@@ -293,3 +293,26 @@ def test_every_profile_lets_structured_output_through(root: Path) -> None:
         },
     )
     assert json.loads(r.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_fanout_after_a_boundary_that_needs_no_compaction_is_approved(root: Path) -> None:
+    """With a compaction point between phases and a small conversation, next prints the plan
+    fan-out at once ("no compaction needed"), and the approval judges that same call."""
+    assert cli(root, "dispatch", "Add OAuth login").returncode == 0
+    (root / ".agents" / "config.json").write_text('{"compaction": {"betweenPhases": true}}')
+    done = cli(root, "phase", "complete", "0", "--artifact", "-", stdin="notes")
+    assert done.returncode == 0, done.stderr
+    message = {"id": "m1", "model": "claude-sonnet-4-5-20250929", "usage": {"input_tokens": 9000}}
+    main = root.parent / "main.jsonl"
+    main.write_text(json.dumps({"type": "assistant", "message": message}) + "\n")
+    seen = {"hook_event_name": "PostToolUse", "transcript_path": str(main), "tool_name": "Read"}
+    assert hook(root, "post-tool-use", seen).returncode == 0
+    assert cli(root, "compact").returncode == 0  # not needed: recorded as a skip
+    brainstorm = cli(root, "phase", "complete", "1.1", "--artifact", "-", stdin="areas")
+    assert brainstorm.returncode == 0, brainstorm.stderr
+    assert state(root)["compaction"]["pending"] == "1.1"
+    r = on_host(root, "next", "--json")
+    action = json.loads(r.stdout)
+    assert action["compaction"]["needed"] is False and action["phase"] == "1.2"
+    allowed = permission(root, action["workflow"])
+    assert allowed is not None and allowed["permissionDecision"] == "allow"

@@ -16,7 +16,9 @@ none.
   finished agent's requests are not repeated (counted by the stub), the workflow reaches done;
 - the same workflow with ``CLAUDE_CODE_DISABLE_WORKFLOWS=1``: the host offers no Workflow tool,
   ``next`` gives the Agent calls, and it reaches done through them;
-- a handoff that does not match the schema is sent back by the host and never recorded.
+- a handoff that does not match the schema is sent back by the host and never recorded;
+- in a git repository, each task agent of the wave's call works in its own task worktree;
+- a Workflow call the engine did not print is denied by the plugin's hook and runs nothing.
 """
 
 from __future__ import annotations
@@ -330,7 +332,7 @@ def claude(
 
 def finish(proc: subprocess.Popen[str], flow: Orchestrator) -> str:
     try:
-        out, err = proc.communicate(timeout=240)
+        out, err = proc.communicate(timeout=900)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate(timeout=60)

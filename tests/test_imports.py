@@ -41,6 +41,11 @@ def _in(root: Path, stdin: str) -> str:
     return stdin.replace("@ROOT@", json.dumps(str(root))[1:-1])
 
 
+# coverage's own start-up in a measured subprocess (.ci/run) imports hashlib and more: what a
+# command imports is judged without it
+_COVERAGE = ("COVERAGE_PROCESS_START", "COVERAGE_PROCESS_CONFIG")
+
+
 def _imported(root: Path, *args: str, stdin: str = "") -> tuple[set[str], str]:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "agents_state", *args],
@@ -48,6 +53,7 @@ def _imported(root: Path, *args: str, stdin: str = "") -> tuple[set[str], str]:
         text=True,
         input=stdin,
         cwd=root,
+        env={k: v for k, v in os.environ.items() if k not in _COVERAGE},
         check=False,
         timeout=120,
     )

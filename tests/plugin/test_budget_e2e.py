@@ -25,6 +25,7 @@ import pytest
 from claude_cli import CLAUDE, base_env, require_claude
 from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
+from test_subagent_hook import hook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from clitools import walk_to
@@ -193,17 +194,11 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
     # the second run): the next session's start books it, to the phase of the last booking
     book = json.loads((root / ".agents" / "usage.json").read_text())
     (main,) = [p for p in book["transcripts"] if "/subagents/" not in p]
-    resumed = {"hook_event_name": "SessionStart", "source": "resume", "transcript_path": main}
-    start = subprocess.run(
-        [f"{VENV_BIN}/agents-state", "hook", "session-start"],
-        input=json.dumps(resumed),
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    hook(
+        root,
+        "session-start",
+        {"hook_event_name": "SessionStart", "source": "resume", "transcript_path": main},
     )
-    assert start.returncode == 0, start.stderr
 
     plans = flow.agents.count("plan")
     assert plans == flow.actions[0]["agents"]["count"] >= 1

@@ -18,10 +18,14 @@ Pure: no file-system access here (``hooks/pathguard`` resolves links and hard li
 from __future__ import annotations
 
 import os
-import re
-from functools import cache
 
 from agents_state.globs import glob_regex, has_glob
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["CATALOGUE", "NOT_SECRET", "credential_entry", "home_entries"]
 
@@ -127,14 +131,21 @@ NOT_SECRET = (
 )
 
 
-@cache
+# What the functions below work out once per process, by name: ``functools.cache`` would load
+# functools (and collections) on the hook's path, and ``re`` is imported only to compile.
+_ONCE: dict[str, Any] = {}
+
+
 def _markers() -> frozenset[str] | None:
     """The first folder of every path entry: a path holding none of them needs no path regex
     (``None`` if an entry starts with a glob, which no marker can stand for)."""
-    firsts = {
-        p.split("/", 1)[0].lower() for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
-    }
-    return None if any(has_glob(f) for f in firsts) else frozenset(firsts)
+    if "markers" not in _ONCE:
+        firsts = {
+            p.split("/", 1)[0].lower() for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
+        }
+        _ONCE["markers"] = None if any(has_glob(f) for f in firsts) else frozenset(firsts)
+    found: frozenset[str] | None = _ONCE["markers"]
+    return found
 
 
 def _literal_run(pattern: str) -> str:
@@ -154,31 +165,46 @@ def _literal_run(pattern: str) -> str:
     return max([*runs, run], key=len).lower()
 
 
-@cache
 def _name_fragments() -> tuple[str, ...]:
     """A part of each name entry that a matching file name must contain: most names (``a.ts``)
     hold none, and then no regex is compiled at all (a compile of the whole catalogue is about
     3 ms of every hook)."""
-    return tuple({_literal_run(p) for p, _ in CATALOGUE if "/" not in p})
+    if "fragments" not in _ONCE:
+        _ONCE["fragments"] = tuple({_literal_run(p) for p, _ in CATALOGUE if "/" not in p})
+    found: tuple[str, ...] = _ONCE["fragments"]
+    return found
 
 
-@cache
+def _compiled(key: str, regex: Callable[[], str]) -> re.Pattern[str]:
+    """The expression ``regex()`` writes, compiled case-insensitively (``.`` matching newlines
+    too), once per ``key``."""
+    if key not in _ONCE:
+        import re
+
+        _ONCE[key] = re.compile(regex(), re.I | re.S)
+    found: re.Pattern[str] = _ONCE[key]
+    return found
+
+
 def _name_re() -> re.Pattern[str]:
-    names = [glob_regex(p) for p, _ in CATALOGUE if "/" not in p]
-    return re.compile("|".join(f"(?:{n})" for n in names), re.I | re.S)
+    def regex() -> str:
+        return "|".join(f"(?:{glob_regex(p)})" for p, _ in CATALOGUE if "/" not in p)
+
+    return _compiled("names", regex)
 
 
-@cache
 def _path_re() -> re.Pattern[str]:
-    paths = [
-        f"(?:^|/){_path_regex(p)}" for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
-    ]
-    return re.compile("(?:" + "|".join(f"(?:{p})" for p in paths) + ")$", re.I | re.S)
+    def regex() -> str:
+        paths = [
+            f"(?:^|/){_path_regex(p)}" for p, _ in CATALOGUE if "/" in p and not p.startswith("~/")
+        ]
+        return "(?:" + "|".join(f"(?:{p})" for p in paths) + ")$"
+
+    return _compiled("paths", regex)
 
 
-@cache
 def _home_re(pattern: str) -> re.Pattern[str]:
-    return re.compile(_path_regex(pattern[2:]), re.I | re.S)
+    return _compiled(pattern, lambda: _path_regex(pattern[2:]))
 
 
 def _path_regex(pattern: str) -> str:
@@ -212,6 +238,8 @@ def credential_entry(path: str, home: str | None = None) -> str | None:
                 return f"{pattern}, {what}"
     markers = _markers()
     if (markers is None or not markers.isdisjoint(lower.split("/"))) and _path_re().search(norm):
+        import re  # which entry it was: only for a credential file
+
         pattern = next(
             p
             for p, _ in CATALOGUE
@@ -222,6 +250,8 @@ def credential_entry(path: str, home: str | None = None) -> str | None:
         return f"{pattern}, {_entry_for(pattern)}"
     lower_base = base.lower()
     if any(f in lower_base for f in _name_fragments()) and _name_re().fullmatch(base):
+        import re
+
         pattern = next(
             p
             for p, _ in CATALOGUE

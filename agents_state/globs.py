@@ -9,8 +9,6 @@ Pure and small: imported on the hook's path.
 
 from __future__ import annotations
 
-import re
-
 __all__ = ["GLOB_CHARS", "glob_regex", "has_glob"]
 
 GLOB_CHARS = frozenset("*?[{")
@@ -27,6 +25,8 @@ def glob_regex(pattern: str) -> str:
 
 
 def _translate(p: str, i: int, top: bool) -> tuple[str, int]:
+    import re  # here, not above: the hook imports this module and often compiles no glob
+
     out: list[str] = []
     alts: list[str] = []
     n = len(p)
@@ -74,6 +74,8 @@ def _translate(p: str, i: int, top: bool) -> tuple[str, int]:
 
 
 def _char_class(p: str, i: int) -> tuple[str, int]:
+    import re
+
     j = i + 1
     negate = j < len(p) and p[j] in "!^"
     if negate:

@@ -1,6 +1,7 @@
 """What every hook handler needs: the payload, the root, the raw state, and safe output.
 
-Plain dicts and ``os.path`` only: this is imported on every tool call.
+Plain dicts and ``os.path`` only: this is imported on every tool call (and what only some
+handlers use is imported where they use it).
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ import os
 import sys
 
 from agents_state.hooks.hookjson import dumps, loads, loads_file
-from agents_state.regular import ancestors
-from agents_state.store.fsops import read_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,6 +97,8 @@ def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:
     if chosen:
         chosen = os.path.abspath(os.path.expanduser(chosen))
         return chosen if os.path.isdir(os.path.join(chosen, ".agents")) else None
+    from agents_state.regular import ancestors
+
     cwd = payload.get("cwd")
     start = cwd if isinstance(cwd, str) and cwd else os.getcwd()
     return next((d for d in ancestors(start) if os.path.isdir(os.path.join(d, ".agents"))), None)
@@ -105,6 +106,8 @@ def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:
 
 def active_state(root: str) -> dict[str, Any] | None:
     """The raw state if a workflow is active (unfinished, not aborted), else ``None``."""
+    from agents_state.store.fsops import read_regular
+
     path = os.path.join(root, ".agents", "state.json")
     try:
         pg = pg_store(root)

@@ -13,7 +13,6 @@ Each check returns ``None`` or the one-line reason for a denial.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import time
 
@@ -257,6 +256,8 @@ class _Matcher:
     and case-insensitively: so that it matches at least what ripgrep would."""
 
     def __init__(self, glob: str) -> None:
+        import re  # only for a search with a glob
+
         body = glob_regex(glob.strip("/") or "**")
         try:
             import warnings  # only for a pattern a model wrote

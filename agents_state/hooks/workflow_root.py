@@ -11,7 +11,6 @@ is active, or that cannot be read, decides.
 from __future__ import annotations
 
 import os
-import re
 import stat
 
 from agents_state.hooks.hookjson import loads, loads_file
@@ -21,7 +20,14 @@ __all__ = ["NotRegularError", "Workflow", "find_workflow", "read_regular", "read
 
 _MAX_STATE = 64 * 1024 * 1024
 _DONE = ("completed", "complete", "done")
-_CHAIN_ID = re.compile(r"[a-z]+-[0-9]+")  # chains.ops: .agents/chains/<name>-<n>.json
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_DIGITS = frozenset("0123456789")
+
+
+def _is_chain_id(stem: str) -> bool:
+    """``[a-z]+-[0-9]+`` (chains.ops: ``.agents/chains/<name>-<n>.json``), without ``re``."""
+    name, dash, number = stem.partition("-")
+    return bool(dash and name and number) and _LOWER.issuperset(name) and _DIGITS.issuperset(number)
 
 
 class Workflow:
@@ -70,7 +76,7 @@ def _active_chain(root: str) -> Workflow | None:
     except OSError as e:
         return Workflow(root, True, f"cannot list {folder} ({e.strerror or e})")
     for name in names:
-        if not (name.endswith(".json") and _CHAIN_ID.fullmatch(name[:-5])):
+        if not (name.endswith(".json") and _is_chain_id(name[:-5])):
             continue
         path = os.path.join(folder, name)
         try:

@@ -195,3 +195,60 @@ def test_reads_of_a_state_the_engine_wrote_check_nothing_again(root: Path) -> No
         modules, _ = _imported(root, *args)
         assert "agents_state.records.trusted" in modules, args  # the marked read was taken
         assert sorted({"hashlib", "agents_state.records.problems"} & modules) == [], args
+
+
+# Issue 26, start-up: nor re, json, enum or functools (about 7 ms of the hook's 11 on a quiet
+# machine): the hooks call json's C parser and encoder (hooks/hookjson.py) and compile a regular
+# expression only for a name or a pattern that needs one.  Judged with the plugin's agent files
+# (their ``profile:`` line), without a workflow (issue 23), and for the main conversation.
+NO_REGEX_HOOK = ("re", "json", "enum", "functools", "collections", *LEAN_HOOK)
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "agent", "workflow", "decided"),
+    [
+        ("Read", {"file_path": "README.md"}, "subagents:explore-agent", True, ""),
+        ("Write", {"file_path": "a.py", "content": "x"}, "subagents:explore-agent", True, "deny"),
+        ("Bash", {"command": "ls"}, "subagents:explore-agent", True, "deny"),
+        ("Read", {"file_path": "README.md"}, "subagents:task-agent", True, ""),
+        ("Read", {"file_path": "README.md"}, "subagents:explore-agent", False, ""),
+        ("Write", {"file_path": "a.py", "content": "x"}, "", True, ""),
+    ],
+    ids=["read", "write-denied", "bash-denied", "task-agent", "no-workflow", "main"],
+)
+def test_the_hook_loads_no_re_json_or_functools(
+    root: Path, tool: str, tool_input: dict[str, str], agent: str, workflow: bool, decided: str
+) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    if workflow:
+        assert run_cli(root, "dispatch", "x").returncode == 0
+    payload: dict[str, object] = {
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "hook_event_name": "PreToolUse",
+        "cwd": str(root),
+    }
+    if agent:
+        payload |= {"agent_id": "a1", "agent_type": agent}
+    src = str(Path(__file__).resolve().parent.parent)
+    boot = (
+        f"import sys; sys.path.insert(0, {src!r}); from agents_state.__main__ import main; main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", boot, "hook", "pre-tool-use"],
+        capture_output=True,
+        text=True,
+        input=json.dumps(payload),
+        cwd=root,
+        env={**os.environ, "CLAUDE_PLUGIN_ROOT": src, "HOME": str(root)},
+        check=False,
+        timeout=60,
+    )
+    lines = proc.stderr.splitlines()
+    assert [ln for ln in lines if not ln.startswith("import time:")] == []
+    assert proc.returncode == 0
+    assert (f'"permissionDecision":"{decided}"' in proc.stdout) if decided else not proc.stdout
+    modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    judged = "agents_state.hooks.agentmap" in modules
+    assert judged is bool(agent)  # the call was (or, for the main conversation, was not) judged
+    assert sorted(m for m in NO_REGEX_HOOK if m in modules) == []

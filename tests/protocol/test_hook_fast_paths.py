@@ -3,7 +3,10 @@
 - ``hooks.hookjson.loads`` (the standard library's parser for small documents) reads every
   document as ``orjson.loads`` does, and fails with orjson's own error text;
 - the credential catalogue compiles its name patterns only when a file name holds a literal
-  part of one: the prefilter never hides a name the full pattern would match.
+  part of one: the prefilter never hides a name the full pattern would match;
+- (issue 26) ``hookjson`` calls json's C scanner and encoder without the json package: they
+  accept, read and write what ``json.loads`` and ``json.dumps`` do; an agent file's
+  ``profile:`` line and a chain file's name are read without ``re`` as the expressions read them.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from hypothesis import strategies as st
 
 from agents_state import credentials
 from agents_state.globs import glob_regex
-from agents_state.hooks import hookjson
+from agents_state.hooks import agentmap, hookjson, workflow_root
 
 JSON = st.recursive(
     st.none()
@@ -155,3 +158,134 @@ def test_each_name_pattern_has_a_fragment_its_names_hold(pattern: str) -> None:
 )
 def test_entries_are_found_through_the_prefilter(path: str, entry: str | None) -> None:
     assert credentials.credential_entry(path, home="/home/u") == entry
+
+
+# Issue 26: the hooks load neither json's Python modules nor ``re`` for the common call.
+
+DUMPABLE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()  # NaN and infinities too: json.dumps writes them, so must dumps
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(DUMPABLE)
+def test_dumps_writes_what_json_dumps_writes(value: Any) -> None:
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text = expected.encode("utf-8")
+    except UnicodeEncodeError as e:  # a lone surrogate: both refuse it the same way
+        with pytest.raises(UnicodeEncodeError) as raised:
+            hookjson.dumps(value)
+        assert str(raised.value) == str(e)
+        return
+    assert hookjson.dumps(value) == text
+
+
+@pytest.mark.parametrize(
+    "value",
+    [object(), {1j: 1}, {"a": {1, 2}}, float("nan")],
+    ids=["object", "complex-key", "set", "nan"],
+)
+def test_dumps_refuses_or_writes_as_json_does(value: Any) -> None:
+    try:
+        expected = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    except (TypeError, ValueError) as e:
+        with pytest.raises(type(e)) as raised:
+            hookjson.dumps(value)
+        assert str(raised.value) == str(e)
+    else:
+        assert hookjson.dumps(value) == expected
+
+
+def test_dumps_refuses_a_circular_reference_as_json_does() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        hookjson.dumps(loop)
+
+
+def _scanned(parse: Any, text: str) -> tuple[str, str]:
+    try:
+        value = parse(text)
+    except (ValueError, RecursionError, StopIteration, SystemError):
+        return "refused", ""
+    return "ok", json.dumps(value, ensure_ascii=True)
+
+
+def _json_loads(text: str) -> Any:
+    return json.loads(
+        text,
+        parse_constant=hookjson._constant,
+        parse_float=hookjson._float,
+        parse_int=hookjson._int,
+    )
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(JSON)
+def test_the_c_scanner_reads_what_json_loads_reads(value: Any) -> None:
+    """The C scanner called directly (no json.decoder) accepts what json.loads with the same
+    hooks accepts, and gives its very value; orjson judges the rest (above)."""
+    text = f" \n{json.dumps(value, indent=1)}\r\n\t"
+    assert _scanned(hookjson._standard_loads, text) == _scanned(_json_loads, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "[1] x", '{"a": 1}  ', "\ufeff{}", "[1,]", "NaN", "1e400", "\f1", "1\f", '"\x01"'],
+)
+def test_the_c_scanner_refuses_what_json_loads_refuses(text: str) -> None:
+    assert _scanned(hookjson._standard_loads, text) == _scanned(_json_loads, text)
+
+
+FRONT = st.lists(
+    st.sampled_from(
+        [
+            "profile:",
+            "profile:reader",
+            "profile:r",
+            "profile: reader",
+            "profile:  writer+Bash  ",
+            "profile: 'reader'",
+            'profile: "researcher"',
+            "profile:\treader",
+            "profile: reader\r",
+            "profile:",
+            "  profile: reader",
+            "profile: two words",
+            "profile: é",
+            "name: x",
+            "",
+            " ",
+            "reader",
+            "profile: reader # note",
+            "Profile: reader",
+            "profile: +",
+            "profile: reader'",
+            "profile: 'reader",
+            "profile: ''",
+        ]
+    )
+    | st.text(alphabet="profile: \t\r\n'\"+-.abc\u00a0\u2028", max_size=30),
+    max_size=5,
+).map("\n".join)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(FRONT)
+def test_the_profile_line_is_read_as_the_expression_reads_it(front: str) -> None:
+    m = re.search(agentmap.FRONT_PROFILE, front, re.M)
+    assert agentmap.front_profile(front) == (m.group(1) if m else None)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(alphabet="az09-Z\n_é٣", max_size=12))
+def test_a_chain_file_name_is_read_as_the_expression_reads_it(stem: str) -> None:
+    expected = re.fullmatch(r"[a-z]+-[0-9]+", stem) is not None
+    assert workflow_root._is_chain_id(stem) is expected

@@ -168,3 +168,61 @@ def test_a_filtered_payload_reaches_the_engine_unchanged(
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     # $(cat) drops the trailing newlines; one is written back
     assert (tmp_path / "seen").read_text() == f"hook {event}\n{text}\n"
+
+
+# -- the engine hooks/session-start.sh installs: pip's script without its `re` ------------------
+
+SESSION_START = PLUGIN_ROOT / "hooks" / "session-start.sh"
+HEAVY_FOR_A_HOOK = ("re", "json", "enum", "functools", "collections", "typing", "orjson")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", ["data", "data with spaces"])  # pip's #! line, or its sh
+def test_the_installed_engine_runs_a_hook_without_re(
+    project: Path, tmp_path: Path, folder: str
+) -> None:
+    data = tmp_path / folder
+    env = {"PATH": SYSTEM_PATH, "HOME": str(project), "CLAUDE_PLUGIN_DATA": str(data)}
+    subprocess.run(
+        ["sh", str(SESSION_START)],
+        cwd=project,
+        env=env,
+        input="{}",
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    engine = data / "bin" / "agents-state"
+    script = engine.resolve().read_text().splitlines()
+    assert script[-5:] == [
+        "# -*- coding: utf-8 -*-",
+        "import sys",
+        "from agents_state.__main__ import main",
+        "if __name__ == '__main__':",
+        "    sys.exit(main())",
+    ]
+    assert ("'''exec'" in script[1]) is (" " in folder)  # pip's own first lines are kept
+    payload = json.dumps({**WRITE, "cwd": str(project)})
+    for cmd in ([str(engine)], [str(LAUNCHER)]):
+        proc = subprocess.run(
+            [*cmd, "hook", "pre-tool-use"],
+            cwd=project,
+            env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+            input=payload,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0
+        assert '"permissionDecision":"deny"' in proc.stdout
+        lines = proc.stderr.splitlines()
+        assert [ln for ln in lines if not ln.startswith("import time:")] == []
+        modules = {ln.split("|")[-1].strip() for ln in lines}
+        assert "agents_state.hooks.agentmap" in modules  # judged
+        assert sorted(m for m in HEAVY_FOR_A_HOOK if m in modules) == [], cmd
+    version = subprocess.run(
+        [str(engine), "--version"], env=env, capture_output=True, text=True, check=True
+    )
+    assert version.stdout.startswith("agents-state, version ")

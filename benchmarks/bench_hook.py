@@ -10,6 +10,7 @@ Cases, with an active workflow (phase 0, a fresh ``state.json``):
   denied    a sub-agent's Write beyond its profile: judged and denied
   main      a call of the main conversation (not judged)
 and ``read (engine)``: the Read case calling the installed engine directly, without the launcher;
+``read, 1k tasks``: the Read case in a workflow at 1,000 tasks (a 330 KB state to parse);
 with no workflow (issue 23): ``no wf, plugin`` (this plugin's agent, still judged: the launcher
 reads the payload and starts Python) and ``no wf, other`` (another agent: the launcher exits).
 
@@ -26,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import REPO, plugin_engine, pre_tool_use, time_ms
+from common import REPO, chained_tasks, plugin_engine, pre_tool_use, time_ms, workflow_at_tasks
 
 TARGET = 2.0
 
@@ -52,6 +53,13 @@ def main() -> int:
                 pre_tool_use(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True),
             ),
         }
+        big = Path(tmp) / "big"
+        big.mkdir()
+        workflow_at_tasks(big, chained_tasks(1000), 10)
+        cases["read, 1k tasks"] = (
+            launcher,
+            pre_tool_use(str(big), "Read", {"file_path": f"{big}/src/a.ts"}, True),
+        )
         bare = Path(tmp) / "bare"  # no .agents/ anywhere: no workflow, no chain
         bare.mkdir()
         other = json.loads(pre_tool_use(str(bare), "Read", {"file_path": "a.ts"}, True))
@@ -67,7 +75,7 @@ def main() -> int:
         ).stdout.strip()
         print(f"python {version}, {args.runs} paired runs per case, ratio of medians")
         for name, (cmd, stdin) in cases.items():
-            where = str(bare) if name.startswith("no wf") else cwd
+            where = str(bare) if name.startswith("no wf") else str(big) if "1k" in name else cwd
             for _ in range(3):  # warm the file cache
                 time_ms(base_cmd, b"", where, env)
                 time_ms(cmd, stdin, where, env)

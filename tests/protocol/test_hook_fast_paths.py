@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -289,3 +290,21 @@ def test_the_profile_line_is_read_as_the_expression_reads_it(front: str) -> None
 def test_a_chain_file_name_is_read_as_the_expression_reads_it(stem: str) -> None:
     expected = re.fullmatch(r"[a-z]+-[0-9]+", stem) is not None
     assert workflow_root._is_chain_id(stem) is expected
+
+
+def test_the_collector_is_left_as_it_was() -> None:
+    """The parse pauses the cyclic collector (it makes no cycles) and restores it, refused
+    documents included."""
+    import gc
+
+    assert gc.isenabled()
+    for raw in (b'{"a": [1, 2]}', b"{", b"[NaN]"):
+        with contextlib.suppress(ValueError):
+            hookjson.loads(raw)
+        assert gc.isenabled()
+    gc.disable()
+    try:
+        hookjson.loads(b"[1]")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

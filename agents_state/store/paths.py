@@ -10,13 +10,13 @@ from agents_state.errors import InvalidInputError
 __all__ = ["AGENTS_DIR", "check_inside", "safe_name"]
 
 AGENTS_DIR = ".agents"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"  # compiled on first use (re's cache)
 
 
 def safe_name(name: str, what: str, field: str = "name") -> str:
     """A single path component: no separators, no '..', no control characters.  Every name
     read from outside (an argument, a database row) passes here before it names a path."""
-    if not _NAME_RE.match(name) or ".." in name:
+    if not re.match(_NAME_RE, name) or ".." in name:
         shown = name.encode("unicode_escape").decode("ascii")
         raise InvalidInputError(
             what,

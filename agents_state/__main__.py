@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["main"]
+__all__ = ["main", "program"]
+
+# A program's process lives some tens of milliseconds: a collection of cyclic garbage every
+# 100,000 allocations instead of 700 (a long ``watch`` still collects); docs/performance.md.
+_GC_THRESHOLD = 100_000
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,5 +27,20 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def program() -> int:
+    """The ``agents-state`` program (the console script and ``python -m agents_state``): ``main``
+    in a short-lived process.  The garbage collector runs rarely while it works, and what is
+    alive at the end is frozen, so that the interpreter's exit does not scan it all again (about
+    4% of ``status`` at 1,000 tasks).  ``main`` alone, called in a test's process, leaves the
+    collector as it was."""
+    import gc
+
+    gc.set_threshold(_GC_THRESHOLD)
+    try:
+        return main()
+    finally:
+        gc.freeze()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

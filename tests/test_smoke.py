@@ -29,3 +29,28 @@ def test_installed_script_walks_a_phase_and_refuses_cleanly(root: Path) -> None:
     assert (status["revision"], status["currentPhase"]) == (2, "1.1")
     usage = run_proc(root, "phase", "frobnicate")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
+
+
+def test_the_program_tunes_the_collector_and_main_alone_does_not() -> None:
+    """The console script runs ``program``: the collector runs every 100,000 allocations and
+    what is alive at the end is frozen for the exit (start-up, issue 26); ``main``, which the
+    tests call in process, leaves the collector as it found it."""
+    import gc
+    import subprocess
+    import sys
+    from importlib.metadata import entry_points
+
+    from clitools import invoke
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "agents-state"]
+    assert script.value == "agents_state.__main__:program"
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+    assert invoke(["--version"]).returncode == 0
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+    probe = (
+        "import gc, sys; from agents_state.__main__ import program; "
+        "sys.argv = ['agents-state', '--version']; code = program(); "
+        "print(code, gc.get_threshold()[0], gc.get_freeze_count() > 0, gc.isenabled())"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "0 100000 True True"

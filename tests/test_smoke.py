@@ -5,6 +5,7 @@ install, stdin and stdout of a real pipe, and exit codes seen by a shell."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from clitools import run_proc
@@ -32,9 +33,10 @@ def test_installed_script_walks_a_phase_and_refuses_cleanly(root: Path) -> None:
 
 
 def test_the_program_tunes_the_collector_and_main_alone_does_not() -> None:
-    """The console script runs ``program``: the collector runs every 100,000 allocations and
-    what is alive at the end is frozen for the exit (start-up, issue 26); ``main``, which the
-    tests call in process, leaves the collector as it found it."""
+    """The console script runs ``program``: the collector runs every 100,000 allocations, what
+    is alive at the end is frozen, and a command that returns leaves at once after flushing its
+    output (start-up, issue 26), unless an ``atexit`` function (coverage's) needs the normal
+    exit; ``main``, which the tests call in process, leaves the collector as it found it."""
     import gc
     import subprocess
     import sys
@@ -42,15 +44,29 @@ def test_the_program_tunes_the_collector_and_main_alone_does_not() -> None:
 
     from clitools import invoke
 
+    from agents_state import __version__
+
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "agents-state"]
     assert script.value == "agents_state.__main__:program"
     before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
     assert invoke(["--version"]).returncode == 0
     assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
-    probe = (
-        "import gc, sys; from agents_state.__main__ import program; "
-        "sys.argv = ['agents-state', '--version']; code = program(); "
-        "print(code, gc.get_threshold()[0], gc.get_freeze_count() > 0, gc.isenabled())"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert out.stdout.splitlines()[-1] == "0 100000 True True"
+
+    def probe(setup: str) -> subprocess.CompletedProcess[str]:
+        code = (
+            "import atexit, gc, sys; import agents_state.__main__ as m; real = m.main\n"
+            "def main(): print(gc.get_threshold()[0]); return real(['--version'])\n"
+            f"m.main = main; {setup}\n"
+            "code = m.program(); print('returned', code)\n"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS")}
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+
+    left = probe("")  # nothing needs the teardown: out at once, the output flushed
+    assert (left.returncode, left.stderr) == (0, "")
+    assert left.stdout.splitlines() == ["100000", f"agents-state, version {__version__}"]
+    kept = probe("atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))")
+    assert (kept.returncode, kept.stderr) == (0, "")
+    assert kept.stdout.splitlines()[-2:] == ["returned 0", "frozen True"]

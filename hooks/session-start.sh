@@ -116,11 +116,14 @@ find_python() {
 # stay as pip wrote them); any other shape is left as it is.
 lean_script() {
     re_line="    sys.argv[0] = re.sub(r'(-script\.pyw|\.exe)?\$', '', sys.argv[0])"
-    lean_tail='# -*- coding: utf-8 -*-
+    for entry in program main; do  # pyproject.toml's [project.scripts]
+        grep -Fqx "from agents_state.__main__ import $entry" "$1" 2>/dev/null && break
+    done
+    lean_tail="# -*- coding: utf-8 -*-
 import sys
-from agents_state.__main__ import main
-if __name__ == '"'__main__'"':
-    sys.exit(main())'
+from agents_state.__main__ import $entry
+if __name__ == '__main__':
+    sys.exit($entry())"
     [ "$(grep -Fxc -e 'import re' -e "$re_line" "$1" 2>/dev/null)" = 2 ] || return 0
     grep -Fvx -e 'import re' -e "$re_line" "$1" >"$1.lean" 2>/dev/null \
         && [ "$(tail -n 5 "$1.lean")" = "$lean_tail" ] \

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -26,11 +27,15 @@ PIP_SCRIPT = """#!{python}
 # -*- coding: utf-8 -*-
 import re
 import sys
-from agents_state.__main__ import main
+from agents_state.__main__ import {entry}
 if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
-    sys.exit(main())
+    sys.exit({entry}())
 """
+# what pyproject.toml's [project.scripts] names, as pip writes it into the script
+ENTRY = tomllib.loads((PLUGIN_ROOT / "pyproject.toml").read_text())["project"]["scripts"][
+    "agents-state"
+].split(":")[1]
 WRITE = {
     "hook_event_name": "PreToolUse",
     "tool_name": "Write",
@@ -61,7 +66,7 @@ def run(
     )
 
 
-def installed(tmp_path: Path, script: str = PIP_SCRIPT) -> tuple[Path, Path]:
+def installed(tmp_path: Path, script: str = PIP_SCRIPT, entry: str = ENTRY) -> tuple[Path, Path]:
     """An engine under CLAUDE_PLUGIN_DATA as hooks/session-start.sh links it: a console script
     whose Python is a shim that writes down its arguments, then runs this test's Python."""
     data, venv = tmp_path / "data", tmp_path / "venvs" / "fp" / "bin"
@@ -71,7 +76,7 @@ def installed(tmp_path: Path, script: str = PIP_SCRIPT) -> tuple[Path, Path]:
     python = venv / "python"
     python.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{mark}"\nexec "{sys.executable}" "$@"\n')
     python.chmod(0o755)
-    (venv / "agents-state").write_text(script.format(python=python))
+    (venv / "agents-state").write_text(script.format(python=python, entry=entry))
     (venv / "agents-state").chmod(0o755)
     (data / "bin" / "agents-state").symlink_to(venv / "agents-state")
     return data, mark
@@ -84,8 +89,11 @@ def project(root: Path) -> Path:
     return root
 
 
-def test_a_hook_runs_pips_entry_point_without_the_script(project: Path, tmp_path: Path) -> None:
-    data, mark = installed(tmp_path)
+@pytest.mark.parametrize("entry", ["main", "program"])  # before and after issue 26's program()
+def test_a_hook_runs_pips_entry_point_without_the_script(
+    project: Path, tmp_path: Path, entry: str
+) -> None:
+    data, mark = installed(tmp_path, entry=entry)
     payload = json.dumps({**WRITE, "cwd": str(project)})
     proc = run(["hook", "pre-tool-use"], project, data, stdin=payload)
     assert (proc.returncode, proc.stderr) == (0, "")
@@ -94,7 +102,10 @@ def test_a_hook_runs_pips_entry_point_without_the_script(project: Path, tmp_path
     assert "Write is not in it" in out["permissionDecisionReason"]
     script = data / "bin" / "agents-state"
     (ran,) = mark.read_text().splitlines()
-    assert ran.startswith("-P -c import sys; sys.argv.pop(0); ")
+    assert ran.startswith(
+        f"-P -c import sys; sys.argv.pop(0); from agents_state.__main__ import {entry}; "
+        f"sys.exit({entry}())"
+    )
     assert ran.endswith(f" {script} hook pre-tool-use")
 
 
@@ -120,17 +131,18 @@ def test_a_hook_keeps_the_programs_name(project: Path, tmp_path: Path) -> None:
     [
         PIP_SCRIPT.replace("import re\n", "import os\nimport re\n"),
         PIP_SCRIPT.replace("agents_state.__main__", "other.__main__"),
+        PIP_SCRIPT.replace("{entry}", "cli_main"),
         PIP_SCRIPT.replace("#!{python}", "#!/usr/bin/env {python}"),
         "#!/bin/sh\n'''exec' \"{python}\" \"$0\" \"$@\"\n' '''\n" + PIP_SCRIPT.split("\n", 1)[1],
     ],
-    ids=["another-line", "another-package", "env", "sh-trampoline"],
+    ids=["another-line", "another-package", "another-function", "env", "sh-trampoline"],
 )
 def test_any_other_script_runs_as_it_is(project: Path, tmp_path: Path, script: str) -> None:
     data, mark = installed(tmp_path, script)
     payload = json.dumps({**WRITE, "cwd": str(project)})
     proc = run(["hook", "pre-tool-use"], project, data, stdin=payload)
     assert not mark.read_text().startswith("-P -c ")  # the script's own #! line ran the shim
-    if "other" not in script:  # (the other package's script fails as it always did)
+    if "other" not in script and "cli_main" not in script:  # (those fail as they always did)
         assert proc.returncode == 0, proc.stderr
         assert '"permissionDecision":"deny"' in proc.stdout
 
@@ -198,9 +210,9 @@ def test_the_installed_engine_runs_a_hook_without_re(
     assert script[-5:] == [
         "# -*- coding: utf-8 -*-",
         "import sys",
-        "from agents_state.__main__ import main",
+        f"from agents_state.__main__ import {ENTRY}",
         "if __name__ == '__main__':",
-        "    sys.exit(main())",
+        f"    sys.exit({ENTRY}())",
     ]
     assert ("'''exec'" in script[1]) is (" " in folder)  # pip's own first lines are kept
     payload = json.dumps({**WRITE, "cwd": str(project)})

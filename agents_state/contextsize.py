@@ -14,7 +14,6 @@ flushes its next response.
 
 from __future__ import annotations
 
-import json
 import os
 
 __all__ = [
@@ -116,6 +115,8 @@ def context_usage(transcript: str) -> tuple[int, str | None] | None:
             data = f.read(_TAIL)
     except OSError:
         return None
+    import json  # here: the PostToolUse hook imports this module on every main-conversation call
+
     compacted: int | None = None  # the size the newest compaction left, when one came last
     for line in reversed(data.splitlines()):
         try:

@@ -279,3 +279,43 @@ def test_the_hook_loads_no_re_json_or_functools(
     judged = "agents_state.hooks.agentmap" in modules
     assert judged is bool(agent)  # the call was (or, for the main conversation, was not) judged
     assert sorted(m for m in NO_REGEX_HOOK if m in modules) == []
+
+
+def _hook_modules(root: Path, event: str, payload: dict[str, object]) -> set[str]:
+    """What ``hook <event>`` imports, run from the source tree without site-packages (-S)."""
+    src = str(Path(__file__).resolve().parent.parent)
+    boot = (
+        f"import sys; sys.path.insert(0, {src!r}); from agents_state.__main__ import main; main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", boot, "hook", event],
+        capture_output=True,
+        text=True,
+        input=json.dumps(payload),
+        cwd=root,
+        env={k: v for k, v in os.environ.items() if k != "AGENTS_STATE_STORE"},
+        check=False,
+        timeout=60,
+    )
+    lines = proc.stderr.splitlines()
+    assert [ln for ln in lines if not ln.startswith("import time:")] == []
+    assert proc.returncode == 0 and proc.stdout == ""
+    return {line.split("|")[-1].strip() for line in lines}
+
+
+def test_the_post_tool_use_hook_loads_no_re_json_or_typing(root: Path) -> None:
+    """PostToolUse runs on every tool call too: counting it loads neither ``re`` nor ``json``,
+    nor the store's typed seam (``store.api``: ``typing``, ``errors``' ``enum``) unless
+    ``AGENTS_STATE_STORE`` names a server."""
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    (root / "t.jsonl").write_text("")
+    base = {"hook_event_name": "PostToolUse", "cwd": str(root), "transcript_path": "t.jsonl"}
+    read = {"tool_name": "Read", "tool_input": {"file_path": "README.md"}}
+    agent = {"agent_id": "a1", "agent_type": "subagents:explore-agent"}
+    _hook_modules(root, "post-tool-use", {**base, **read})  # remembers the transcript once
+    for payload in ({**base, **read, **agent}, {**base, **read}):
+        modules = _hook_modules(root, "post-tool-use", payload)
+        assert "agents_state.store.toolcalls" in modules  # the call was counted
+        assert sorted(m for m in (*NO_REGEX_HOOK, "agents_state.store.api") if m in modules) == []
+    log = (root / ".agents" / "toolcalls.log").read_text().splitlines()
+    assert log == ["main", "a1", "main"]

@@ -79,6 +79,8 @@ def read_payload() -> dict[str, Any] | None:
 
 def pg_store(root: str) -> Any:
     """The PostgreSQL store when ``AGENTS_STATE_STORE`` names one (issue 17), else ``None``."""
+    if not os.environ.get("AGENTS_STATE_STORE"):  # store.api loads typing: not for nothing
+        return None
     from agents_state.store.api import pg_from_env
 
     return pg_from_env(root)

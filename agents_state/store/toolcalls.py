@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 
-from agents_state.errors import AgentsStateError
-from agents_state.store.api import pg_from_env
 from agents_state.store.fsops import open_regular, read_regular
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agents_state.store.pg import PgStore
 
 __all__ = [
     "COMPACT_AFTER_CALLS",
@@ -32,6 +34,16 @@ _SHOWN = f".agents/{LOG_NAME}"
 
 def _log(root: str) -> str:
     return os.path.join(root, ".agents", LOG_NAME)
+
+
+def pg_from_env(root: str) -> PgStore | None:
+    """``store.api.pg_from_env``, which the PostToolUse hook (every tool call) loads only when
+    ``AGENTS_STATE_STORE`` is set: ``store.api`` loads ``typing`` and ``errors`` ``enum``."""
+    if not os.environ.get("AGENTS_STATE_STORE"):
+        return None
+    from agents_state.store.api import pg_from_env as from_env
+
+    return from_env(root)
 
 
 def record(root: str, agent: str) -> None:
@@ -58,6 +70,8 @@ def counts(root: str) -> dict[str, int]:
 def file_counts(root: str) -> dict[str, int]:
     """The counts in ``.agents/toolcalls.log`` under ``root``, whatever store is configured
     (``store copy`` reads a folder while the environment may name a database)."""
+    from agents_state.errors import AgentsStateError
+
     out: dict[str, int] = {}
     try:
         text = read_regular(_log(root), _SHOWN).decode("utf-8", "replace")

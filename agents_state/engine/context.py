@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from agents_state.engine.ready import DONE
 from agents_state.errors import NotFoundError
@@ -19,7 +19,12 @@ from agents_state.policy import Policy
 from agents_state.workflow import PHASE_IDS
 
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from agents_state.engine.events import Event
+
+    # for the type checker only: at run time a string bound is compiled (``typing.ForwardRef``)
+    E = TypeVar("E", bound=Event)
 
 __all__ = ["DONE", "Ctx", "Handlers", "Outcome", "check_phase_id"]
 
@@ -89,9 +94,6 @@ def check_phase_id(phase_id: str) -> str:
     if phase_id not in PHASE_IDS:
         raise NotFoundError(f"unknown phase '{phase_id}'; phases are {', '.join(PHASE_IDS)}")
     return phase_id
-
-
-E = TypeVar("E", bound="Event")
 
 
 class Handlers:

@@ -248,3 +248,13 @@ def test_task_done_compiles_only_the_event_it_makes(
     assert origins.count("agents_state.engine.events") == 2, origins
     ours = {"agents_state.engine.context", "agents_state.records.codegen"}
     assert sorted(m for m in origins if m in ours or m.startswith("agents_state.store")) == []
+
+
+def test_task_done_loads_no_next_action_code(root: Path) -> None:
+    """Issue 26: a transition reports what it did; the next action's decision code (and the
+    scoring, ledger and agent tables it reads) loads only for ``next`` and ``status``."""
+    wave_of(root, 2, "hot")
+    modules, stdout = _imported(root, "task", "done", "t0")
+    assert "t0 completed" in stdout
+    assert "agents_state.engine.phases" in modules
+    assert sorted(m for m in modules if "nextaction" in m or m.endswith(".scoring")) == []

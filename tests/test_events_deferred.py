@@ -67,3 +67,23 @@ def test_an_event_class_becomes_a_dataclass_when_first_made_even_by_threads_at_o
         [sys.executable, "-c", _FRESH], capture_output=True, text=True, check=False, timeout=60
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
+
+
+_SUBCLASS = """
+from agents_state.engine import events as ev
+class Extra(ev.Event):  # a subclass nobody declared a dataclass: its base still is one
+    name = "extra"
+e = Extra()
+assert ev.Event not in ev._PENDING and e.record() == {"event": "extra"}
+try:
+    e.x = 1
+except ev.FrozenInstanceError:
+    print("ok")
+"""
+
+
+def test_a_plain_subclass_of_event_is_sealed_like_the_declared_ones() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _SUBCLASS], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")

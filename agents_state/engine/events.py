@@ -81,8 +81,8 @@ class Event:
     if not TYPE_CHECKING:  # the type checker sees each event's dataclass ``__init__``
 
         def __new__(cls, *args: Any, **kwargs: Any) -> Event:
-            if cls in _PENDING:
-                _materialise(cls)  # before ``type.__call__`` looks up the ``__init__`` it adds
+            if _PENDING:  # this class or a base: before ``type.__call__`` looks up ``__init__``
+                _materialise(cls)
             return object.__new__(cls)
 
     def __post_init__(self) -> None:

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["main"]
+__all__ = ["main", "program"]
+
+# A program's process lives some tens of milliseconds: a collection of cyclic garbage every
+# 100,000 allocations instead of 700 (a long ``watch`` still collects); docs/performance.md.
+_GC_THRESHOLD = 100_000
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,5 +27,42 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def program() -> int:
+    """The ``agents-state`` program (the console script and ``python -m agents_state``): ``main``
+    in a short-lived process.  The garbage collector runs rarely while it works, and what is
+    alive at the end is frozen; a command that returns then leaves without tearing the
+    interpreter down (``_leave``).  Together about 9% of ``status`` at 1,000 tasks.  ``main``
+    alone, called in a test's process, leaves the collector and the process as they were."""
+    import gc
+
+    gc.set_threshold(_GC_THRESHOLD)
+    try:
+        code = main()
+    finally:
+        gc.freeze()
+    return _leave(code)
+
+
+def _leave(code: int) -> int:
+    """Exit now with ``code`` once the output is flushed, skipping the interpreter's teardown
+    (freeing every module and object: about 3% of a command).  Every write of the engine is
+    durable before a command returns, and its files are closed; whatever else needs the
+    teardown keeps it: registered ``atexit`` functions (coverage's, ``tempfile``'s clean-up),
+    another running thread, or output that cannot be flushed (a closed pipe) return ``code``
+    for the normal exit."""
+    import atexit
+    import os
+
+    threading = sys.modules.get("threading")
+    if atexit._ncallbacks() or (threading is not None and threading.active_count() > 1):
+        return code
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return code
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

@@ -10,19 +10,21 @@ workflow whole.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import State
-from agents_state.store.files import Store, find_root
+from agents_state.store.files import Store, find_root_dir
 from agents_state.store.fsops import read_regular
 from agents_state.types import utcnow
 from agents_state.workflow import PHASES, TEST_RUN, get_phase
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agents_state.config import Config
     from agents_state.configload import LoadedConfig
     from agents_state.engine import events as ev
@@ -44,18 +46,18 @@ class App:
 
     def __init__(
         self,
-        root: Path,
+        root: Path | str,
         store_url: str | None = None,
         commits: CommitLog | None = None,
         sets: tuple[str, ...] = (),
     ) -> None:
-        self.root = root
+        self.root_dir = os.fspath(root)  # as a plain string: the hot commands never load pathlib
         self.store_url = store_url  # None: the files under .agents/ (store_api.open_store)
         self.commits = commits  # the command's log, given to every store this opens
         self.sets = sets  # --set KEY=VALUE pairs: the configuration's last layer
 
     def __repr__(self) -> str:
-        return f"App(root={self.root!r}, store_url={self.store_url!r})"
+        return f"App(root={self.root_dir!r}, store_url={self.store_url!r})"
 
     @classmethod
     def open(
@@ -67,7 +69,14 @@ class App:
     ) -> App:
         from agents_state.store.api import store_url
 
-        return cls(find_root(root), store_url(store), commits, sets)
+        return cls(find_root_dir(root), store_url(store), commits, sets)
+
+    @cached_property
+    def root(self) -> Path:
+        """The project's root folder (``root_dir`` as a path)."""
+        from pathlib import Path
+
+        return Path(self.root_dir)
 
     @cached_property
     def store(self) -> WorkflowStore:
@@ -82,7 +91,7 @@ class App:
     def file_store(self) -> Store:
         """The files under ``.agents/``, for what only that store has (its folder and paths, an
         archive copy): the very object ``store`` is when no server store is in use."""
-        return Store(self.root, commits=self.commits)
+        return Store(self.root_dir, commits=self.commits)
 
     @property
     def server_store(self) -> PgStore:
@@ -98,7 +107,7 @@ class App:
     def loaded(self) -> LoadedConfig:
         from agents_state.configload import flag_layer, load_config
 
-        return load_config(self.root, flag_layer(self.sets) if self.sets else None)
+        return load_config(self.root_dir, flag_layer(self.sets) if self.sets else None)
 
     @property
     def config(self) -> Config:
@@ -137,12 +146,12 @@ class App:
         tokens, window, calls = None, None, 0
         if advice:
             tokens, window = self.context_size()
-            calls = count(str(self.root))
+            calls = count(self.root_dir)
         usage = None
         if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
             from agents_state.views.usage import budget_usage  # issue 24
 
-            usage = budget_usage(str(self.root), state)
+            usage = budget_usage(self.root_dir, state)
         if native is None:
             native = self.fanout_path().native if state.active else False
         action = next_action(
@@ -153,7 +162,7 @@ class App:
             from agents_state.views.nextaction import with_refusal
 
             phase = state.phase(state.currentPhase) if state.currentPhase else None
-            refusal = latest(str(self.root), phase.startedAt if phase else None)
+            refusal = latest(self.root_dir, phase.startedAt if phase else None)
             if refusal is not None:
                 action = with_refusal(action, refusal)
         return action
@@ -162,7 +171,7 @@ class App:
         """The main conversation's tokens in context and its model's window, when known."""
         from agents_state.contextsize import context_usage, transcript_of, window_for
 
-        transcript = transcript_of(str(self.root))
+        transcript = transcript_of(self.root_dir)
         found = context_usage(transcript) if transcript else None
         if found is None:
             return None, None
@@ -172,7 +181,7 @@ class App:
         """Issue 25: whether fan-outs run as the host's Workflow, and why."""
         from agents_state.engine.native import native_path
 
-        return native_path(self.config.fanout.native, str(self.root))
+        return native_path(self.config.fanout.native, self.root_dir)
 
     # -- transitions ----------------------------------------------------------------------------
 

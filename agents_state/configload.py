@@ -11,13 +11,15 @@ as for the environment), each pair validated on its own so that an error names i
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents_state.config import Config
 from agents_state.errors import ConfigError
 from agents_state.jsonio import loads_strict, read_input_bytes
 from agents_state.records.base import Record, RecordError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "ENV_PREFIX",
@@ -43,12 +45,14 @@ class LoadedConfig:
         self.sources: dict[str, str] = {} if sources is None else sources  # dotted key -> layer
 
 
-def config_files(root: Path) -> list[tuple[str, Path]]:
-    home = Path(os.environ.get("HOME", "~")).expanduser()
+def config_files(root: Path | str) -> list[tuple[str, str]]:
+    """The files of layers 2 to 4, as plain strings (``status`` and ``next`` never load
+    ``pathlib``, docs/performance.md)."""
+    home = os.path.expanduser(os.environ.get("HOME", "~"))
     return [
-        ("user", home / ".claude" / "subagents-config.json"),
-        ("project", root / ".claude" / "subagents-config.json"),
-        ("agents", root / ".agents" / "config.json"),
+        ("user", os.path.join(home, ".claude", "subagents-config.json")),
+        ("project", os.path.join(root, ".claude", "subagents-config.json")),
+        ("agents", os.path.join(root, ".agents", "config.json")),
     ]
 
 
@@ -100,7 +104,7 @@ def _validate(data: dict[str, Any], shown: str) -> Config:
         raise ConfigError(shown, first.path, msg + got(first.input)) from None
 
 
-def _read_layer(path: Path, shown: str) -> dict[str, Any]:
+def _read_layer(path: Path | str, shown: str) -> dict[str, Any]:
     data = loads_strict(read_input_bytes(path, shown), shown)
     if not isinstance(data, dict):
         raise ConfigError(shown, "", "expected a JSON object")
@@ -155,13 +159,13 @@ def flag_layer(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
     return out
 
 
-def load_config(root: Path, flags: dict[str, Any] | None = None) -> LoadedConfig:
+def load_config(root: Path | str, flags: dict[str, Any] | None = None) -> LoadedConfig:
     merged: dict[str, Any] = {}
     sources = dict.fromkeys(_leaves(Config().model_dump()), "default")
     layers: list[tuple[str, dict[str, Any]]] = []
     for layer, path in config_files(root):
-        if path.is_file():
-            shown = str(path) if layer == "user" else str(path.relative_to(root))
+        if os.path.isfile(path):
+            shown = path if layer == "user" else os.path.relpath(path, root)
             layers.append((f"{layer} ({shown})", _read_layer(path, shown)))
     env = _env_layer()
     if env:

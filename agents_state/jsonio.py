@@ -8,10 +8,12 @@ NaN and Infinity, and reports the line and column.  A UTF-8 byte-order mark is t
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents_state.errors import InvalidInputError, NotFoundError, StorageIOError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -30,7 +32,7 @@ def strip_bom(data: bytes) -> bytes:
     return data[len(_BOM) :] if data.startswith(_BOM) else data
 
 
-def read_input_bytes(path: Path, shown: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+def read_input_bytes(path: Path | str, shown: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     """Read a user-supplied file with a size cap; '-' is handled by the caller.
 
     Only a regular file is read: a FIFO, a device or a socket is refused without waiting on it
@@ -96,7 +98,7 @@ def _no_lone_surrogates(data: bytes, shown: str) -> None:
     back as UTF-8.  orjson refuses it (and accepts a proper pair), so let it judge."""
     import re
 
-    if not re.search(rb"\\u[dD][89a-fA-F]", data):
+    if b"\\u" not in data or not re.search(rb"\\u[dD][89a-fA-F]", data):
         return
     import orjson
 
@@ -146,7 +148,6 @@ def read_text_input(source: str, limit: int = MAX_INPUT_BYTES) -> str:
     """A text file given by path ('-' for standard input), checked as ``read_input_bytes`` and
     decoded as UTF-8 (a BOM is tolerated); anything else is refused in one line (exit 5)."""
     import sys
-    from pathlib import Path
 
     if source == "-":
         data = sys.stdin.buffer.read(limit + 1)
@@ -155,7 +156,7 @@ def read_text_input(source: str, limit: int = MAX_INPUT_BYTES) -> str:
             raise InvalidInputError(shown, "", f"is over {limit} bytes, the limit")
     else:
         shown = source
-        data = read_input_bytes(Path(source), source, limit)
+        data = read_input_bytes(source, source, limit)
     try:
         return strip_bom(data).decode("utf-8")
     except UnicodeDecodeError as e:

@@ -109,6 +109,36 @@ def test_hook_path_skips_click_and_pydantic(root: Path) -> None:
     assert "click" not in modules and "pydantic" not in modules
 
 
+def _imported_bare(
+    root: Path, args: list[str], stdin: str = "", site: bool = False
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """What ``agents-state ARGS`` imports, run without the site module (-S) from the source
+    tree: an editable install's import hook (it loads typing and pathlib) cannot hide a
+    regression.  ``site``: the installed packages (click, orjson) on the path, their ``.pth``
+    files not run."""
+    import sysconfig
+
+    src = str(Path(__file__).resolve().parent.parent)
+    paths = [src, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
+    boot = (
+        f"import sys; sys.path[:0] = {paths[: 3 if site else 1]!r}; "
+        "from agents_state.__main__ import main; sys.exit(main())"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", boot, *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=root,
+        check=False,
+        timeout=60,
+    )
+    lines = proc.stderr.splitlines()
+    assert [ln for ln in lines if not ln.startswith("import time:")] == []
+    modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    return proc, modules
+
+
 # Issue 18, start-up: a sub-agent's judged call loads the standard library's json and our hook
 # modules only.  Run without site-packages (-S), from the source tree: an editable install's
 # import hook (it loads typing) cannot hide a regression, and orjson is not even importable.
@@ -136,23 +166,8 @@ def test_the_judged_hook_loads_no_orjson_typing_or_dataclasses(
         "hook_event_name": "PreToolUse",
         "cwd": str(root),
     }
-    src = str(Path(__file__).resolve().parent.parent)
-    boot = (
-        f"import sys; sys.path.insert(0, {src!r}); from agents_state.__main__ import main; main()"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-S", "-X", "importtime", "-c", boot, "hook", "pre-tool-use"],
-        capture_output=True,
-        text=True,
-        input=json.dumps(payload),
-        cwd=root,
-        check=False,
-        timeout=60,
-    )
-    lines = proc.stderr.splitlines()
-    assert [ln for ln in lines if not ln.startswith("import time:")] == []
+    proc, modules = _imported_bare(root, ["hook", "pre-tool-use"], json.dumps(payload))
     assert proc.returncode == 0 and decided in proc.stdout
-    modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
     assert "agents_state.hooks.agentmap" in modules  # the call was judged against a profile
     assert sorted(m for m in LEAN_HOOK if m in modules) == []
 
@@ -195,6 +210,18 @@ def test_reads_of_a_state_the_engine_wrote_check_nothing_again(root: Path) -> No
         modules, _ = _imported(root, *args)
         assert "agents_state.records.trusted" in modules, args  # the marked read was taken
         assert sorted({"hashlib", "agents_state.records.problems"} & modules) == [], args
+
+
+def test_status_next_and_task_done_never_load_pathlib(root: Path) -> None:
+    """Issue 26, start-up: ``pathlib`` (with ``urllib.parse`` and ``ipaddress``, about a tenth
+    of ``import click, orjson``) stays off the hot commands: the store and the App keep their
+    paths as strings and make ``pathlib`` paths only when asked."""
+    wave_of(root, 2, "hot")
+    for args in (["status"], ["next", "--json"], ["task", "done", "t0"]):
+        proc, modules = _imported_bare(root, args, site=True)
+        assert proc.returncode == 0, proc.stderr
+        assert "agents_state.store.files" in modules and "click" in modules
+        assert sorted({"pathlib", "urllib.parse", "ipaddress"} & modules) == [], args
 
 
 # Issue 26: a one-shot command cannot amortise code generated at run time (a ``compile`` costs

@@ -5,6 +5,7 @@ install, stdin and stdout of a real pipe, and exit codes seen by a shell."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from clitools import run_proc
@@ -29,3 +30,43 @@ def test_installed_script_walks_a_phase_and_refuses_cleanly(root: Path) -> None:
     assert (status["revision"], status["currentPhase"]) == (2, "1.1")
     usage = run_proc(root, "phase", "frobnicate")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
+
+
+def test_the_program_tunes_the_collector_and_main_alone_does_not() -> None:
+    """The console script runs ``program``: the collector runs every 100,000 allocations, what
+    is alive at the end is frozen, and a command that returns leaves at once after flushing its
+    output (start-up, issue 26), unless an ``atexit`` function (coverage's) needs the normal
+    exit; ``main``, which the tests call in process, leaves the collector as it found it."""
+    import gc
+    import subprocess
+    import sys
+    from importlib.metadata import entry_points
+
+    from clitools import invoke
+
+    from agents_state import __version__
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "agents-state"]
+    assert script.value == "agents_state.__main__:program"
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+    assert invoke(["--version"]).returncode == 0
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+
+    def probe(setup: str) -> subprocess.CompletedProcess[str]:
+        code = (
+            "import atexit, gc, sys; import agents_state.__main__ as m; real = m.main\n"
+            "def main(): print(gc.get_threshold()[0]); return real(['--version'])\n"
+            f"m.main = main; {setup}\n"
+            "code = m.program(); print('returned', code)\n"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS")}
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+
+    left = probe("")  # nothing needs the teardown: out at once, the output flushed
+    assert (left.returncode, left.stderr) == (0, "")
+    assert left.stdout.splitlines() == ["100000", f"agents-state, version {__version__}"]
+    kept = probe("atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))")
+    assert (kept.returncode, kept.stderr) == (0, "")
+    assert kept.stdout.splitlines()[-2:] == ["returned 0", "frozen True"]

@@ -221,6 +221,18 @@ def test_agents_dir_symlink_out_of_tree_is_refused(root: Path, tmp_path: Path) -
     assert list(outside.iterdir()) == []
 
 
+def test_agents_dir_in_a_symlink_loop_is_refused_in_one_line(root: Path) -> None:
+    """A ``.agents`` that is a link to itself: one line, exit 5 (it was an internal error when
+    the check went through ``pathlib``'s RuntimeError)."""
+    (root / ".agents").symlink_to(root / ".agents")
+    for args, shown in ((("status",), ".agents/state.json"), (("dispatch", "x"), ".agents")):
+        proc = run_cli(root, *args)
+        assert (proc.returncode, proc.stdout) == (5, ""), args
+        assert proc.stderr == (
+            f"agents-state: error: {shown}: cannot be resolved: Too many levels of symbolic links\n"
+        )
+
+
 def test_task_result_name_cannot_escape(root: Path) -> None:
     assert run_cli(root, "dispatch", "x").returncode == 0
     (root / "r.md").write_text("x")

@@ -67,7 +67,7 @@ def budget(
         return 0
     from agents_state.views.usage import budget_usage
 
-    used, by_stage = budget_usage(str(app.root), state)
+    used, by_stage = budget_usage(app.root_dir, state)
     total, stages = limits(state, app.config)
     info: dict[str, Any] = {
         "usedTokens": used,

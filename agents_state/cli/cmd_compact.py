@@ -33,7 +33,7 @@ def compact(ctx: click.Context, as_json: bool) -> int:
     found = usage(app.config.compaction, tokens, window)
     out = app.run(Compact(usage=found))
     if helps(found):
-        reset(str(app.root))
+        reset(app.root_dir)
     print_outcome(app, out.message, as_json, state=out.state)
     return 0
 

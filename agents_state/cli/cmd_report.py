@@ -28,7 +28,7 @@ def report(ctx: click.Context, as_html: bool) -> int:
     app = app_from(ctx)
     state = app.require()
     now = utcnow()
-    usage = usage_of(str(app.root), state, now)
+    usage = usage_of(app.root_dir, state, now)
     events = app.store.events()
     render = report_html if as_html else report_markdown
     click.echo(render(state, usage, events, now), nl=False)

@@ -36,7 +36,7 @@ def status(ctx: click.Context, as_json: bool, verbose: bool) -> int:
     action = app.next_action(state, native=path.native and state.active)
     from agents_state.views.usage import usage_of
 
-    usage = usage_of(str(app.root), state, utcnow())  # tokens and time (issue 24)
+    usage = usage_of(app.root_dir, state, utcnow())  # tokens and time (issue 24)
     if as_json:
         from agents_state.views.summary import summarize
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -235,7 +234,7 @@ def done(
     result = None
     data: bytes | None = None
     if result_file:
-        data = read_input_bytes(Path(result_file), result_file)
+        data = read_input_bytes(result_file, result_file)
         check_markdown(data, result_file)
         result = f".agents/phases/2.1-result-{safe_name(task_id, 'task id')}.md"
 

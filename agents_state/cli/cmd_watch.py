@@ -142,7 +142,7 @@ def _frame(app: App, watcher: StateWatcher, sig: Signature, verbose: bool) -> tu
     body = render_status(state, action, now, app.policy.lease_seconds, verbose)
     from agents_state.views.usage import usage_lines, usage_of
 
-    cost = usage_lines(usage_of(str(app.root), state, now))[0]  # the running total (issue 24)
+    cost = usage_lines(usage_of(app.root_dir, state, now))[0]  # the running total (issue 24)
     head = _header(str(state.revision), changed, watcher)
     return f"{head}\n{cost}\n{body}", not state.active
 

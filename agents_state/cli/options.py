@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agents_state.app import App
     from agents_state.models import State
 
@@ -179,6 +180,8 @@ def input_path(name: str, root: Any) -> Path:
     Next actions name artifacts relative to the root (``.agents/phases/0-explore.md``), and the
     model may run the command from a subdirectory of the project.
     """
+    from pathlib import Path
+
     path = Path(name)
     if not path.is_absolute() and not path.exists() and (Path(root) / path).exists():
         return Path(root) / path

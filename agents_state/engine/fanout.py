@@ -40,7 +40,7 @@ WORKFLOW_NAME = "subagents:fanout"
 FANOUTS = "fanouts"  # the state field that holds the answers, by fan-out id and agent key
 ARGS_VERSION = 1
 
-_MARKER = re.compile(r"\[agents-state fanout ([0-9][0-9.]*(?:-w[0-9]+)?) agent ([A-Za-z0-9_.-]+)\]")
+_MARKER = r"\[agents-state fanout ([0-9][0-9.]*(?:-w[0-9]+)?) agent ([A-Za-z0-9_.-]+)\]"
 
 # The handoff response (``handoff.models.HandoffResponse``) as the ``StructuredOutput`` tool's
 # input schema: the generated schema without titles and defaults (a test holds the two equal),
@@ -87,7 +87,7 @@ def marker_of(prompt: str) -> tuple[str, str] | None:
     indented), so the marker is the first line that is a whole marker, not the first line."""
     for line in prompt.split("\n"):
         if "[agents-state fanout " in line:
-            found = _MARKER.fullmatch(line.strip())
+            found = re.fullmatch(_MARKER, line.strip())
             if found:
                 return found.group(1), found.group(2)
     return None

@@ -31,7 +31,7 @@ from agents_state.models import State
 __all__ = ["MIN_HOST", "FanoutPath", "host_version", "native_decision", "native_path"]
 
 MIN_HOST = (2, 1, 330)
-_AI_AGENT = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)(?:_.*)?")
+_AI_AGENT = r"claude-code_(\d+)-(\d+)-(\d+)(?:_.*)?"  # compiled on first use (re's cache)
 
 
 class FanoutPath:
@@ -47,7 +47,7 @@ class FanoutPath:
 
 
 def host_version(env: Mapping[str, str]) -> tuple[int, int, int] | None:
-    found = _AI_AGENT.fullmatch(env.get("AI_AGENT", "").strip())
+    found = re.fullmatch(_AI_AGENT, env.get("AI_AGENT", "").strip())
     if not found:
         return None
     return int(found.group(1)), int(found.group(2)), int(found.group(3))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agents_state.errors import UsageError
 from agents_state.store.urlmask import mask_url
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
     from agents_state.store.commits import CommitLog
@@ -59,7 +60,8 @@ class WorkflowStore(Protocol):
     in ``store.upkeep``.  The PostgreSQL store commits whole or not at all; ``doctor`` on it
     (``doctor/pg.py``) diagnoses only, and ``migrate`` refuses it."""
 
-    root: Path
+    @property
+    def root(self) -> Path: ...
 
     def load(self) -> State | None: ...
 
@@ -109,6 +111,8 @@ def pg_from_env(root: str | Path) -> PgStore | None:
     url = os.environ.get(ENV_VAR, "")
     if not url.startswith(PG_SCHEMES):
         return None
+    from pathlib import Path
+
     from agents_state.store.pg import PgStore
 
     return PgStore(url, Path(root))
@@ -117,7 +121,7 @@ def pg_from_env(root: str | Path) -> PgStore | None:
 def describe(url: str | None, root: Path) -> str:
     """One line for ``config show``: which store is in use (password masked)."""
     if url is None:
-        return f"files under {root / '.agents'}"
+        return f"files under {os.path.join(root, '.agents')}"
     from agents_state.store.pg_url import parse_url
 
     target = parse_url(url)

@@ -20,7 +20,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -36,6 +36,8 @@ from agents_state.store.lock import env_lock_timeout
 from agents_state.store.paths import AGENTS_DIR, check_inside, safe_name
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agents_state.engine.phases import Outcome
     from agents_state.models import State
     from agents_state.store.commits import CommitLog
@@ -56,29 +58,71 @@ MAX_STATE_BYTES = 64 * 1024 * 1024
 
 def find_root(explicit: str | None, cwd: Path | None = None) -> Path:
     """``--root`` / ``AGENTS_STATE_ROOT``, else the nearest ancestor with ``.agents/``, else cwd."""
+    from pathlib import Path
+
+    return Path(find_root_dir(explicit, None if cwd is None else str(cwd)))
+
+
+def find_root_dir(explicit: str | None, cwd: str | None = None) -> str:
+    """``find_root`` as a plain string (the hot commands never load ``pathlib``)."""
     if explicit:
-        return Path(explicit).expanduser().absolute()
-    here = str((cwd or Path.cwd()).absolute())
-    found = next((d for d in ancestors(here) if os.path.isdir(os.path.join(d, AGENTS_DIR))), here)
-    return Path(found)
+        return os.path.abspath(os.path.expanduser(explicit))
+    here = os.path.abspath(cwd or os.getcwd())
+    return next((d for d in ancestors(here) if os.path.isdir(os.path.join(d, AGENTS_DIR))), here)
 
 
 class Store:
+    """``root`` and the paths under it are ``pathlib`` paths, made on first use; the reading
+    and writing below use the same paths as plain strings (``*_file``, ``agents``): ``status``,
+    ``next`` and ``task done`` never load ``pathlib`` (docs/performance.md)."""
+
     def __init__(
-        self, root: Path, lock_timeout: float | None = None, commits: CommitLog | None = None
+        self, root: Path | str, lock_timeout: float | None = None, commits: CommitLog | None = None
     ) -> None:
-        self.root = root
+        self.root_dir = os.fspath(root)
         self.commits = commits  # where this command's commits are noted (``store.commits``)
-        self.dir = root / AGENTS_DIR
-        self.state_path = self.dir / "state.json"
-        self.lock_path = self.dir / "state.lock"
-        self.owner_path = self.dir / "lock-owner"
-        self.events_path = self.dir / "events.jsonl"
-        self.backup_path = self.dir / "state.json.bak"
-        self.phases_dir = self.dir / "phases"
-        self._staged: list[tuple[Path, bytes | None]] | None = None
+        self.agents = os.path.join(self.root_dir, AGENTS_DIR)
+        self.state_file = os.path.join(self.agents, "state.json")
+        self.backup_file = os.path.join(self.agents, "state.json.bak")
+        self.events_file = os.path.join(self.agents, "events.jsonl")
+        self.phases_folder = os.path.join(self.agents, "phases")
+        self._staged: list[tuple[Path | str, bytes | None]] | None = None
         self.holding = False  # this process holds the lock (``locked``), for ``upkeep``
         self.lock_timeout = lock_timeout if lock_timeout is not None else env_lock_timeout()
+
+    @cached_property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.root_dir)
+
+    @cached_property
+    def dir(self) -> Path:
+        return self.root / AGENTS_DIR
+
+    @cached_property
+    def state_path(self) -> Path:
+        return self.dir / "state.json"
+
+    @cached_property
+    def lock_path(self) -> Path:
+        return self.dir / "state.lock"
+
+    @cached_property
+    def owner_path(self) -> Path:
+        return self.dir / "lock-owner"
+
+    @cached_property
+    def events_path(self) -> Path:
+        return self.dir / "events.jsonl"
+
+    @cached_property
+    def backup_path(self) -> Path:
+        return self.dir / "state.json.bak"
+
+    @cached_property
+    def phases_dir(self) -> Path:
+        return self.dir / "phases"
 
     def note_commit(self, what: str) -> None:
         """This update is durable: from here on a failure is "saved, not reported" (exit 8)."""
@@ -89,9 +133,9 @@ class Store:
 
     def read_bytes(self) -> bytes | None:
         """The raw state file, or None when there is none."""
-        check_inside(self.root, self.dir, STATE_FILE)
+        check_inside(self.root_dir, self.agents, STATE_FILE)
         try:
-            data = fsops.read_regular(self.state_path, STATE_FILE, MAX_STATE_BYTES)
+            data = fsops.read_regular(self.state_file, STATE_FILE, MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
         except InvalidInputError as e:
@@ -104,13 +148,13 @@ class Store:
 
     def present(self) -> bool:
         """Whether ``.agents/`` exists (commands that must fail never create it)."""
-        return self.dir.is_dir()
+        return os.path.isdir(self.agents)
 
     def read_artifact(self, name: str) -> bytes | None:
         """``.agents/phases/<name>``, or None when there is none."""
         shown = f"{AGENTS_DIR}/phases/{safe_name(name, 'artifact')}"
         try:
-            return fsops.read_regular(self.phases_dir / name, shown)
+            return fsops.read_regular(os.path.join(self.phases_folder, name), shown)
         except FileNotFoundError:
             return None
         except OSError as e:
@@ -129,11 +173,11 @@ class Store:
         """Whether ``data`` is the state this engine validated and wrote (``store.stamp``)."""
         from agents_state.store.stamp import is_marked
 
-        return is_marked(str(self.state_path), data)
+        return is_marked(self.state_file, data)
 
     def _check_not_lost(self) -> None:
         # a deleted state with its backup left is a damaged workflow, not "no workflow"
-        if os.path.lexists(self.backup_path):
+        if os.path.lexists(self.backup_file):
             raise StateFileError(
                 STATE_FILE,
                 "",
@@ -154,12 +198,13 @@ class Store:
         self.ensure_dirs()
         with self.locked():
             self._clean_temp_files()
-            if os.path.lexists(self.dir / ".copy-switch"):  # a killed ``store copy --replace``
+            # a killed ``store copy --replace``
+            if os.path.lexists(os.path.join(self.agents, ".copy-switch")):
                 from agents_state.store.switch_recover import recover
 
                 recover(self)
             # the log is appended after the commit, when a refusal would come too late
-            fsops.check_file(self.events_path, f"{AGENTS_DIR}/events.jsonl")
+            fsops.check_file(self.events_file, f"{AGENTS_DIR}/events.jsonl")
             old = self.read_bytes()
             if old is None:
                 self._check_not_lost()
@@ -193,7 +238,7 @@ class Store:
             if outcome.record:
                 self._append_event(outcome.record)
             self.ensure_ignored()
-        netfs.warn_once(self.dir)  # after the first update only: a refused one writes nothing
+        netfs.warn_once(self.agents)  # after the first update only: a refused one writes nothing
         return outcome
 
     def _unstage(self) -> None:
@@ -209,13 +254,13 @@ class Store:
         """Replace the state durably; undo the replace when the directory fsync fails, so that
         a failed command leaves the old state; then refresh the last-good backup."""
         try:
-            self.write_file(self.state_path, data, STATE_FILE, marked=True)
+            self.write_file(self.state_file, data, STATE_FILE, marked=True)
         except StorageIOError as e:
             if e.operation == "fsync directory" and not self._undo(old):
                 raise UncertainWriteError(STATE_FILE, e.operation, e.reason) from None
             raise
         try:
-            self.write_file(self.backup_path, data, BACKUP_FILE, "backup_")
+            self.write_file(self.backup_file, data, BACKUP_FILE, "backup_")
         except StorageIOError as e:  # the state is saved: say so, do not fail the command
             _warn(
                 f"{e.path}: {e.operation} failed: {e.reason}; the state was saved, but its "
@@ -226,16 +271,16 @@ class Store:
         """Put the previous state back with plain calls (no fault injection); True on success."""
         try:
             if old is None:
-                os.unlink(self.state_path)
+                os.unlink(self.state_file)
             else:
-                tmp = self.dir / f".tmp-undo.{os.getpid()}.{time.monotonic_ns()}"
+                tmp = os.path.join(self.agents, f".tmp-undo.{os.getpid()}.{time.monotonic_ns()}")
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
                 try:
                     os.write(fd, old)
                     os.fsync(fd)
                 finally:
                     os.close(fd)
-                os.replace(tmp, self.state_path)
+                os.replace(tmp, self.state_file)
         except OSError:
             return False
         return True
@@ -246,7 +291,7 @@ class Store:
         fails."""
         shown = f"{AGENTS_DIR}/phases/{safe_name(name, 'artifact')}"
         self.ensure_dirs()
-        path = self.phases_dir / name
+        path = os.path.join(self.phases_folder, name)
         if self._staged is not None:
             try:
                 before: bytes | None = fsops.read_regular(path, shown)
@@ -261,13 +306,13 @@ class Store:
     def ensure_dirs(self) -> None:
         """Create ``.agents/phases/``, refusing a ``.agents`` that resolves out of the tree and a
         ``phases`` that is a link or not a directory."""
-        check_inside(self.root, self.dir, AGENTS_DIR)
+        check_inside(self.root_dir, self.agents, AGENTS_DIR)
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            fsops.make_dir(self.phases_dir, f"{AGENTS_DIR}/phases")
+            os.makedirs(self.agents, exist_ok=True)
+            fsops.make_dir(self.phases_folder, f"{AGENTS_DIR}/phases")
         except OSError as e:
             raise StorageIOError(AGENTS_DIR, "mkdir", e.strerror or str(e)) from None
-        check_inside(self.root, self.phases_dir, f"{AGENTS_DIR}/phases")
+        check_inside(self.root_dir, self.phases_folder, f"{AGENTS_DIR}/phases")
 
     def locked(self) -> StoreLock:
         """The store's lock, for writers of other files under ``.agents/`` (chains, doctor)."""
@@ -279,7 +324,7 @@ class Store:
         """``.agents/`` stays out of git: a ``.gitignore`` inside it ignores everything.
 
         Written after the first successful write, never by a command that fails."""
-        ignore = self.dir / ".gitignore"
+        ignore = os.path.join(self.agents, ".gitignore")
         if not os.path.lexists(ignore):
             with contextlib.suppress(OSError):  # O_EXCL: never through a link planted there
                 fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -290,7 +335,7 @@ class Store:
 
     def _clean_temp_files(self) -> None:
         # a temp file exists only while its writer holds the lock: any found now is debris
-        for d in (self.dir, self.phases_dir):
+        for d in (self.agents, self.phases_folder):
             try:
                 names = os.listdir(d)
             except OSError:
@@ -298,15 +343,16 @@ class Store:
             for n in names:
                 if n.startswith(".tmp-"):
                     with contextlib.suppress(OSError):
-                        os.unlink(d / n)
+                        os.unlink(os.path.join(d, n))
 
     def write_file(
-        self, path: Path, data: bytes, shown: str, op: str = "", marked: bool = False
+        self, path: Path | str, data: bytes, shown: str, op: str = "", marked: bool = False
     ) -> None:
         """Temp file, fsync, replace, fsync the directory (skipped for the backup, whose rename
         the next commit's directory fsync makes durable; until then the older copy stands).
         ``marked``: ``data`` is a state validated for this write (``store.stamp``)."""
-        tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
+        folder, name = os.path.split(os.fspath(path))
+        tmp = os.path.join(folder, f".tmp-{name}.{os.getpid()}.{time.monotonic_ns()}")
         step = "create temp file"
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -330,14 +376,14 @@ class Store:
         if op:
             return
         try:
-            fsops.fsync_dir(path.parent)
+            fsops.fsync_dir(folder)
         except OSError as e:
             raise StorageIOError(shown, "fsync directory", e.strerror or str(e)) from None
 
     def _append_event(self, record: dict[str, Any]) -> None:
         # the state is already durable: a failed append costs one log line, not the update
         try:
-            fsops.append_line(self.events_path, orjson.dumps(record), f"{AGENTS_DIR}/events.jsonl")
+            fsops.append_line(self.events_file, orjson.dumps(record), f"{AGENTS_DIR}/events.jsonl")
         except (OSError, InvalidInputError) as e:
             reason = e.strerror if isinstance(e, OSError) else e.message
             _warn(
@@ -349,7 +395,7 @@ class Store:
     def events(self) -> list[dict[str, Any]]:
         shown = f"{AGENTS_DIR}/events.jsonl"
         try:
-            lines = fsops.read_regular(self.events_path, shown).splitlines()
+            lines = fsops.read_regular(self.events_file, shown).splitlines()
         except FileNotFoundError:
             return []
         out = []

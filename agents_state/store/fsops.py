@@ -58,7 +58,7 @@ def fsync(fd: int, op: str = "fsync") -> None:
     os.fsync(fd)
 
 
-def replace(src: Path, dst: Path, op: str = "replace") -> None:
+def replace(src: Path | str, dst: Path | str, op: str = "replace") -> None:
     _check(op)
     os.replace(src, dst)
 
@@ -75,7 +75,7 @@ def unlink_at(dir_fd: int, name: str, op: str = "unlink") -> None:
     os.unlink(name, dir_fd=dir_fd)
 
 
-def fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path | str) -> None:
     _check("fsync_dir")
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -176,7 +176,7 @@ def open_dir(base: Path, parts: list[str], shown: str) -> int:
     return fd
 
 
-def check_file(path: Path, shown: str) -> None:
+def check_file(path: Path | str, shown: str) -> None:
     """Refuse (exit 5) a path that is there but not a regular file; a missing one is fine."""
     import stat
 
@@ -188,7 +188,7 @@ def check_file(path: Path, shown: str) -> None:
         raise refuse(shown, _kind(st.st_mode))
 
 
-def check_dir(path: Path, shown: str) -> bool:
+def check_dir(path: Path | str, shown: str) -> bool:
     """True when ``path`` is a real directory, False when it is missing; a link or anything
     else is refused (exit 5)."""
     import stat
@@ -202,7 +202,7 @@ def check_dir(path: Path, shown: str) -> bool:
     return True
 
 
-def make_dir(path: Path, shown: str) -> None:
+def make_dir(path: Path | str, shown: str) -> None:
     """``mkdir`` that accepts only a real directory already there (no link to elsewhere)."""
     if check_dir(path, shown):
         return

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents_state.errors import InvalidInputError, LockTimeoutError, StorageIOError
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
     class Lockable(Protocol):
         """What the lock needs of the file store (``files.Store``, which imports this module)."""
 
-        dir: Path
-        owner_path: Path
+        agents: str  # the ``.agents/`` folder
         lock_timeout: float
         holding: bool
 
@@ -70,16 +68,16 @@ class StoreLock:
         from agents_state.store.lockfile import LockTimeout, acquire
 
         try:
-            self.release = acquire(self.store.dir, self.store.lock_timeout)
+            self.release = acquire(self.store.agents, self.store.lock_timeout)
         except LockTimeout:
-            holder = _holder(self.store.owner_path)
+            holder = _holder(os.path.join(self.store.agents, "lock-owner"))
             raise LockTimeoutError(f"{AGENTS_DIR}/", self.store.lock_timeout, holder) from None
         except OSError as e:
             raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
         self.store.holding = True
         try:
             fd = fsops.open_regular(
-                self.store.owner_path,
+                os.path.join(self.store.agents, "lock-owner"),
                 os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
                 f"{AGENTS_DIR}/lock-owner",
             )
@@ -100,7 +98,7 @@ class StoreLock:
             release()
 
 
-def _holder(owner_path: Path) -> str:
+def _holder(owner_path: str) -> str:
     try:
         pid_s, since = fsops.read_regular(owner_path, "", 200).decode().split()[:2]
         pid = int(pid_s)

@@ -19,7 +19,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["LockTimeout", "acquire", "is_held"]
 
@@ -30,19 +33,20 @@ class LockTimeout(Exception):
     """The lock was not free within the timeout."""
 
 
-def _open(path: Path) -> int:
-    if path.is_dir():
+def _open(path: Path | str) -> int:
+    if os.path.isdir(path):
         return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
 
 
-def acquire(path: Path, timeout: float) -> Release:
+def acquire(path: Path | str, timeout: float) -> Release:
     """Lock ``path`` (a directory, or a file) within ``timeout`` seconds; returns the function
     that releases it."""
     import threading
 
     if os.name != "posix":
-        return _with_filelock(path / "state.lock" if path.is_dir() else path, timeout)
+        target = os.path.join(path, "state.lock") if os.path.isdir(path) else path
+        return _with_filelock(target, timeout)
     import fcntl
 
     fd = _open(path)
@@ -108,12 +112,12 @@ def _poll(fd: int, timeout: float) -> None:
             time.sleep(0.005)
 
 
-def is_held(path: Path) -> bool:
+def is_held(path: Path | str) -> bool:
     """True when another open file holds the lock right now (for ``doctor``)."""
     if os.name != "posix":
         from filelock import FileLock, Timeout
 
-        lock = FileLock(str(path / "state.lock"), timeout=0)
+        lock = FileLock(os.path.join(path, "state.lock"), timeout=0)
         try:
             lock.acquire()
         except Timeout:
@@ -131,10 +135,10 @@ def is_held(path: Path) -> bool:
     return False
 
 
-def _with_filelock(path: Path, timeout: float) -> Release:
+def _with_filelock(path: Path | str, timeout: float) -> Release:
     from filelock import FileLock, Timeout
 
-    lock = FileLock(str(path), timeout=timeout)
+    lock = FileLock(os.fspath(path), timeout=timeout)
     try:
         lock.acquire(poll_interval=0.005)
     except Timeout:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["MARKER", "fs_type", "is_network", "warn_once", "warning"]
 
@@ -52,7 +55,7 @@ def _unescape(field: str) -> str:
     return field
 
 
-def fs_type(path: Path, mountinfo: str | None = None) -> str | None:
+def fs_type(path: Path | str, mountinfo: str | None = None) -> str | None:
     """The file-system type of the mount that holds ``path``, or None when unknown."""
     source = mountinfo or MOUNTINFO
     try:
@@ -60,7 +63,7 @@ def fs_type(path: Path, mountinfo: str | None = None) -> str | None:
             lines = f.read().splitlines()
     except OSError:
         return None
-    target = str(path.resolve())
+    target = os.path.realpath(path)
     best, best_type = "", None
     for line in lines:
         left, sep, right = line.partition(" - ")
@@ -80,7 +83,7 @@ def is_network(fstype: str | None) -> bool:
     return fstype in _NETWORK or fstype.startswith("fuse.")
 
 
-def warning(agents_dir: Path, fstype: str | None) -> str | None:
+def warning(agents_dir: Path | str, fstype: str | None) -> str | None:
     if not is_network(fstype):
         return None
     return (
@@ -90,9 +93,9 @@ def warning(agents_dir: Path, fstype: str | None) -> str | None:
     )
 
 
-def warn_once(agents_dir: Path) -> None:
+def warn_once(agents_dir: Path | str) -> None:
     """Print the warning on the first commit in this folder; later commits only stat a file."""
-    marker = agents_dir / MARKER
+    marker = os.path.join(agents_dir, MARKER)
     if os.path.lexists(marker):  # whatever is there, even a link: never written through
         return
     fstype = fs_type(agents_dir)

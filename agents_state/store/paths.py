@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 
 from agents_state.errors import InvalidInputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["AGENTS_DIR", "check_inside", "safe_name"]
 
 AGENTS_DIR = ".agents"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"  # compiled on first use (re's cache)
 
 
 def safe_name(name: str, what: str, field: str = "name") -> str:
     """A single path component: no separators, no '..', no control characters.  Every name
     read from outside (an argument, a database row) passes here before it names a path."""
-    if not _NAME_RE.match(name) or ".." in name:
+    if not re.match(_NAME_RE, name) or ".." in name:
         shown = name.encode("unicode_escape").decode("ascii")
         raise InvalidInputError(
             what,
@@ -27,17 +31,30 @@ def safe_name(name: str, what: str, field: str = "name") -> str:
     return name
 
 
-def check_inside(root: Path, path: Path, shown: str) -> None:
-    """Refuse a path (or a symlink on the way) that resolves outside the root."""
+def check_inside(root: Path | str, path: Path | str, shown: str) -> None:
+    """Refuse a path (or a symlink on the way) that resolves outside the root.  Plain strings
+    (``os.path``): the hot commands never load ``pathlib`` (docs/performance.md)."""
     try:
-        resolved = path.resolve()
-        base = root.resolve()
+        resolved = os.path.realpath(path)
+        base = os.path.realpath(root)
+        _no_loop(resolved)
     except OSError as e:
         raise InvalidInputError(shown, "", f"cannot be resolved: {e.strerror}") from None
-    if not resolved.is_relative_to(base):
+    if os.path.commonpath([resolved, base]) != base:
         raise InvalidInputError(
             shown,
             "",
             f"resolves outside the project ({resolved}); "
             "a symbolic link out of the tree is refused",
         )
+
+
+def _no_loop(resolved: str) -> None:
+    """``realpath`` leaves a symbolic link loop unresolved and says nothing: ``stat`` tells."""
+    import errno
+
+    try:
+        os.stat(resolved)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise

@@ -19,6 +19,15 @@ import re
 import orjson
 
 from agents_state.usage import book as bk
+from agents_state.usage.stored import (
+    PG_NAME,
+    SHOWN,
+    USAGE_FILE,
+    book_path,
+    decode_book,
+    read_book,
+    read_book_file,
+)
 from agents_state.usage.transcript import Chunk, read_new
 
 TYPE_CHECKING = False
@@ -37,36 +46,7 @@ __all__ = [
     "task_in",
 ]
 
-USAGE_FILE = "usage.json"
-PG_NAME = "usage/book.json"  # with the PostgreSQL store: beside the artifacts, not among them
-_SHOWN = f".agents/{USAGE_FILE}"
 TASK_PHASE = "2.1"  # workflow.TASK_PHASE, not imported on the hook path
-
-
-def _path(root: str) -> str:
-    return os.path.join(root, ".agents", USAGE_FILE)
-
-
-def _decode(raw: bytes | None) -> dict[str, Any] | None:
-    try:
-        data = orjson.loads(raw) if raw is not None else None
-    except orjson.JSONDecodeError:
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else None
-
-
-def read_book(root: str) -> dict[str, Any] | None:
-    """The book as stored, or ``None`` when there is none (or it cannot be read: usage is
-    advice, never a reason for a command to fail)."""
-    from agents_state.store.api import pg_from_env
-    from agents_state.store.fsops import read_regular
-
-    try:
-        pg = pg_from_env(root)
-        raw = pg.read_artifact(PG_NAME) if pg is not None else read_regular(_path(root), _SHOWN)
-    except Exception:
-        return None
-    return _decode(raw)
 
 
 def _fresh_if_needed(book: dict[str, Any] | None, state: dict[str, Any], present: bool) -> Any:
@@ -75,7 +55,7 @@ def _fresh_if_needed(book: dict[str, Any] | None, state: dict[str, Any], present
         unreadable = book is None and present
         book = bk.fresh(workflow if isinstance(workflow, str) else None)
         if unreadable:  # a hand edit gone wrong: counting goes on, and says so
-            bk.note(book, f"{_SHOWN} was unreadable and was started anew")
+            bk.note(book, f"{SHOWN} was unreadable and was started anew")
     for key in ("transcripts", "agents", "main"):
         if not isinstance(book.get(key), dict):
             book[key] = {}
@@ -91,7 +71,7 @@ def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]],
     if pg is not None:  # the server store: the same row lock as every update of the workflow
         with pg.locked():
             raw = pg.read_artifact(PG_NAME)
-            book = _fresh_if_needed(_decode(raw), state, raw is not None)
+            book = _fresh_if_needed(decode_book(raw), state, raw is not None)
             if change(book):
                 pg.write_side(PG_NAME, orjson.dumps(book))
         return
@@ -100,21 +80,12 @@ def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]],
     store = Store(Path(root))
     with store.locked():
         try:
-            raw_file: bytes | None = _read_file(root)
+            raw_file: bytes | None = read_book_file(root)
         except OSError:
             raw_file = None
-        book = _fresh_if_needed(_decode(raw_file), state, os.path.lexists(_path(root)))
+        book = _fresh_if_needed(decode_book(raw_file), state, os.path.lexists(book_path(root)))
         if change(book):
-            store.write_file(Path(_path(root)), orjson.dumps(book), _SHOWN)
-
-
-def _read_file(root: str) -> bytes | None:
-    from agents_state.store.fsops import read_regular
-
-    try:
-        return read_regular(_path(root), _SHOWN)
-    except FileNotFoundError:
-        return None
+            store.write_file(Path(book_path(root)), orjson.dumps(book), SHOWN)
 
 
 def _seen(book: dict[str, Any] | None, path: str) -> Any:

@@ -184,7 +184,7 @@ _COLORS = {
     "BLOCKED": "1;31",
     "NEXT:": "1",
 }
-_COLOR_RE = re.compile("|".join(map(re.escape, _COLORS)))
+_COLOR_RE = "|".join(map(re.escape, _COLORS))  # compiled on first use (re's cache)
 
 
 def colorize(text: str) -> str:
@@ -194,7 +194,7 @@ def colorize(text: str) -> str:
         code = _COLORS[m.group(0)]
         return f"\x1b[{code}m{m.group(0)}\x1b[0m"
 
-    return _COLOR_RE.sub(paint, text)
+    return re.sub(_COLOR_RE, paint, text)
 
 
 # -- the status tree --------------------------------------------------------------------------

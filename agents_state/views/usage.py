@@ -82,7 +82,7 @@ def with_times(summary: dict[str, Any], state: State, now: datetime) -> dict[str
 def usage_of(root: str, state: State, now: datetime) -> dict[str, Any]:
     """The workflow's usage: tokens per phase, task and agent, and wall times."""
     from agents_state.usage.book import fresh, summary
-    from agents_state.usage.record import read_book
+    from agents_state.usage.stored import read_book
 
     book = read_book(root)
     if book is None or book.get("workflow") != state.startedAt:
@@ -114,7 +114,7 @@ def budget_note(info: dict[str, Any]) -> str:
 def budget_usage(root: str, state: State) -> tuple[int, dict[str, int]]:
     """Tokens used by the workflow and by each stage, for the budget."""
     from agents_state.usage.book import summary
-    from agents_state.usage.record import read_book
+    from agents_state.usage.stored import read_book
     from agents_state.workflow import PHASE_INDEX, get_phase
 
     book = read_book(root)

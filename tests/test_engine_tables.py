@@ -433,3 +433,21 @@ def test_each_event_type_has_one_handler() -> None:
     tasks = {ev.TasksLoad, ev.TaskClaim, ev.TaskStart, ev.TaskDone, ev.TaskFail}
     tasks |= {ev.MergeBegin, ev.MergeRecord}  # worktree isolation (issue 22)
     assert HANDLERS.kinds == events - tasks - {ev.Event, ev.Start}
+
+
+def test_an_outcome_and_a_context_stay_as_built() -> None:
+    """``Ctx`` and ``Outcome`` are plain classes now (issue 26), read-only like the frozen
+    dataclasses they replace, each with its own ``record`` and ``data``."""
+    from agents_state.engine.context import Ctx, Outcome
+
+    a, b = Outcome(None, "m"), Outcome(None, "m", False)  # type: ignore[arg-type]
+    assert (a.changed, b.changed, a.record, a.data) == (True, False, {}, {})
+    assert a.record is not b.record and a.data is not b.data
+    assert repr(b) == "Outcome(state=None, message='m', changed=False, record={}, data={})"
+    with pytest.raises(AttributeError, match="cannot assign to field 'message'"):
+        a.message = "n"
+    with pytest.raises(AttributeError, match="cannot delete field 'state'"):
+        del a.state
+    c = Ctx(None, "ts", None, None)  # type: ignore[arg-type]
+    with pytest.raises(AttributeError, match="cannot assign to field 'ts'"):
+        c.ts = "x"

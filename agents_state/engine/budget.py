@@ -11,25 +11,25 @@ is left; one that would start with a budget spent is not dispatched: the next ac
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents_state.config import Config
 from agents_state.engine import events as ev
 from agents_state.engine.context import Ctx, Outcome
-from agents_state.engine.nextaction import BUDGET_QUESTION, Decision
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import BudgetState, Clarification, State
 from agents_state.workflow import TASK_PHASE
 
+if TYPE_CHECKING:  # the decision code loads for the next action, not for a transition
+    from agents_state.engine.nextaction import Decision
+
 __all__ = [
-    "QUESTION",
     "answer_budget",
     "budget_gate",
     "dispatch_key",
     "limits",
 ]
 
-QUESTION = BUDGET_QUESTION
 DISPATCH_KINDS = ("dispatch_agents", "review")
 
 
@@ -114,6 +114,8 @@ def budget_gate(
 
 
 def _ask(d: Decision, info: dict[str, Any], over: tuple[str, int, int], key: str) -> Decision:
+    from agents_state.engine.nextaction import BUDGET_QUESTION, Decision
+
     what, limit, used = over
     scope = "the workflow's" if what == "workflow" else f"stage {what}'s"
     stage_opt = f" --stage {what}" if what != "workflow" else ""
@@ -143,7 +145,7 @@ def _ask(d: Decision, info: dict[str, Any], over: tuple[str, int, int], key: str
         None,
         reason=reason,
         options=options,
-        questions=[QUESTION],
+        questions=[BUDGET_QUESTION],
         budget=info,
         dispatch=key,
     )
@@ -151,6 +153,8 @@ def _ask(d: Decision, info: dict[str, Any], over: tuple[str, int, int], key: str
 
 def answer_budget(c: Ctx, e: ev.BudgetAnswer) -> Outcome:
     """Record the user's answer: a raised limit or one dispatch allowed over it."""
+    from agents_state.engine.nextaction import BUDGET_QUESTION
+
     state, ts = c.state, c.ts
     b = state.budget or BudgetState()
     if e.choice == "raise":
@@ -173,7 +177,7 @@ def answer_budget(c: Ctx, e: ev.BudgetAnswer) -> Outcome:
     state.budget = b
     state.clarifications.append(
         Clarification(
-            questions=[QUESTION],
+            questions=[BUDGET_QUESTION],
             phase=state.currentPhase,
             askedAt=ts,
             answer=text,

@@ -9,21 +9,24 @@ is recorded as skipped and the workflow goes on.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING
 
 from agents_state.config import CompactionCfg
 from agents_state.models import State
 
-__all__ = ["DEFAULT_WINDOW", "Usage", "helps", "pass_boundary", "usage"]
+if TYPE_CHECKING:  # a type only: at run time a TypedDict compiles each of its annotations
+    from typing import TypedDict
+
+    class Usage(TypedDict):
+        tokens: int
+        percent: int
+        window: int
+        advice: int
+
+
+__all__ = ["DEFAULT_WINDOW", "helps", "pass_boundary", "usage"]
 
 DEFAULT_WINDOW = 200_000  # contextsize.DEFAULT_WINDOW, without importing the transcript reader
-
-
-class Usage(TypedDict):
-    tokens: int
-    percent: int
-    window: int
-    advice: int
 
 
 def usage(comp: CompactionCfg, tokens: int | None, window: int | None) -> Usage | None:

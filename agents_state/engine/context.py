@@ -9,9 +9,8 @@ private names.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from agents_state.engine.ready import DONE
 from agents_state.errors import NotFoundError
@@ -20,39 +19,81 @@ from agents_state.policy import Policy
 from agents_state.workflow import PHASE_IDS
 
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from agents_state.engine.events import Event
+
+    # for the type checker only: at run time a string bound is compiled (``typing.ForwardRef``)
+    E = TypeVar("E", bound=Event)
 
 __all__ = ["DONE", "Ctx", "Handlers", "Outcome", "check_phase_id"]
 
 
-@dataclass(frozen=True)
-class Ctx:
+class _Frozen:
+    """Read-only once built, like a frozen dataclass; a plain class because ``dataclass`` would
+    compile six methods for each (~0.5 ms per class at import on every transition, issue 26)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {key!r}")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"cannot delete field {key!r}")
+
+    def __repr__(self) -> str:
+        names: tuple[str, ...] = self.__slots__
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in names)
+        return f"{type(self).__name__}({shown})"
+
+
+class Ctx(_Frozen):
     """One transition's working copy of the state, its time stamp, policy and clock reading."""
 
+    __slots__ = ("state", "ts", "policy", "now")  # noqa: RUF023 (the order repr shows)
     state: State
     ts: str
     policy: Policy
     now: datetime
 
+    def __init__(self, state: State, ts: str, policy: Policy, now: datetime) -> None:
+        put = object.__setattr__
+        put(self, "state", state)
+        put(self, "ts", ts)
+        put(self, "policy", policy)
+        put(self, "now", now)
 
-@dataclass(frozen=True)
-class Outcome:
+
+class Outcome(_Frozen):
     """The result of one event: the new state, what to log, and what to tell the caller."""
 
+    __slots__ = ("state", "message", "changed", "record", "data")  # noqa: RUF023
     state: State
     message: str
-    changed: bool = True
-    record: dict[str, Any] = field(default_factory=dict)
-    data: dict[str, Any] = field(default_factory=dict)
+    changed: bool
+    record: dict[str, Any]
+    data: dict[str, Any]
+
+    def __init__(
+        self,
+        state: State,
+        message: str,
+        changed: bool = True,
+        record: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        put = object.__setattr__
+        put(self, "state", state)
+        put(self, "message", message)
+        put(self, "changed", changed)
+        put(self, "record", {} if record is None else record)
+        put(self, "data", {} if data is None else data)
 
 
 def check_phase_id(phase_id: str) -> str:
     if phase_id not in PHASE_IDS:
         raise NotFoundError(f"unknown phase '{phase_id}'; phases are {', '.join(PHASE_IDS)}")
     return phase_id
-
-
-E = TypeVar("E", bound="Event")
 
 
 class Handlers:

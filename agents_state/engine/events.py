@@ -6,11 +6,42 @@ written to ``.agents/events.jsonl`` when the transition is accepted.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass as event_class
+
     from agents_state.engine.compaction import Usage
+else:
+
+    def event_class(**options: Any) -> Any:
+        """``dataclass(**options)``, applied when the class is first instantiated (see
+        ``Event.__new__``): a command makes one or two of the 21 events, and each ``dataclass``
+        costs ~0.15 ms at import, mostly the ``compile`` of its ``__init__`` (issue 26)."""
+
+        def defer(cls: type) -> type:
+            _PENDING[cls] = options
+            return cls
+
+        return defer
+
+
+# event classes not yet made dataclasses -> the options of their ``dataclass`` call
+_PENDING: dict[type, dict[str, Any]] = {}
+_MAKING = threading.Lock()
+
+
+def _materialise(cls: type) -> None:
+    """Make ``cls`` (and any pending base first) the dataclass its decorator names, in place."""
+    with _MAKING:
+        for c in reversed(cls.__mro__):
+            options = _PENDING.get(c)
+            if options is not None:
+                dataclass(**options)(c)  # in place: no ``slots``, the class stays the same object
+                del _PENDING[c]
+
 
 __all__ = [
     "Abort",
@@ -37,7 +68,7 @@ __all__ = [
 ]
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Event:
     """Immutable once built.  Not ``frozen=True``: that makes ``dataclass`` generate four more
     methods per class, which doubled this module's import time on every command (issue 8).
@@ -46,6 +77,13 @@ class Event:
     ``inspect.signature`` for a class without (issue 26)."""
 
     name: ClassVar[str] = "event"
+
+    if not TYPE_CHECKING:  # the type checker sees each event's dataclass ``__init__``
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Event:
+            if _PENDING:  # this class or a base: before ``type.__call__`` looks up ``__init__``
+                _materialise(cls)
+            return object.__new__(cls)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_sealed", True)
@@ -68,7 +106,7 @@ class Event:
         return {"event": self.name, **data}
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Start(Event):
     """Begin a workflow. ``agent_counts`` and ``skipped`` come from the config and sizing."""
 
@@ -78,7 +116,7 @@ class Start(Event):
     skipped: tuple[str, ...] = ()
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class PhaseStart(Event):
     """A phase's agents were dispatched: the phase is in progress."""
 
@@ -86,7 +124,7 @@ class PhaseStart(Event):
     phase: str
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class PhaseComplete(Event):
     """Complete a phase; for a review phase, ``blocking_issues`` decides pass or send-back."""
 
@@ -101,7 +139,7 @@ class PhaseComplete(Event):
     next_agent_count: int | None = None  # 1.1: how many plan agents 1.2 dispatches
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class PhaseFail(Event):
     """A phase failed with ``error``: the workflow waits for retry, skip or abort."""
 
@@ -110,35 +148,35 @@ class PhaseFail(Event):
     error: str
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Stop(Event):
     """Pause the workflow; ``resume`` continues it."""
 
     name: ClassVar[str] = "stop"
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Retry(Event):
     """Resume a failed phase or task by running it again."""
 
     name: ClassVar[str] = "retry"
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Skip(Event):
     """Resume a failed phase or task by skipping it."""
 
     name: ClassVar[str] = "skip"
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Abort(Event):
     """End the workflow without completing it."""
 
     name: ClassVar[str] = "abort"
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Compact(Event):
     """``usage``: the context's size when known (``engine.compaction.usage``), which decides
     between a compaction asked of the user and a boundary skipped as not needed (issue 27)."""
@@ -147,7 +185,7 @@ class Compact(Event):
     usage: Usage | None = None
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Block(Event):
     """A sub-agent said STOP (or reviews ran out): the workflow waits for a person."""
 
@@ -157,7 +195,7 @@ class Block(Event):
     task: str | None = None
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Clarify(Event):
     """A sub-agent needs answers to ``questions`` before its phase or task goes on."""
 
@@ -167,7 +205,7 @@ class Clarify(Event):
     task: str | None = None
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class Answer(Event):
     """The user's answer to the open clarification."""
 
@@ -175,7 +213,7 @@ class Answer(Event):
     text: str
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class TasksLoad(Event):
     """Store task definitions and their waves (computed by ``waves.plan_waves``)."""
 
@@ -189,7 +227,7 @@ class TasksLoad(Event):
         return {"event": self.name, "tasks": len(self.tasks), "waves": len(self.waves)}
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class TaskClaim(Event):
     """``agent`` takes a ready task of the current wave (``task_id``, or the next one)."""
 
@@ -198,7 +236,7 @@ class TaskClaim(Event):
     task_id: str | None = None
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class TaskStart(Event):
     """A claimed task's agent started on it."""
 
@@ -207,7 +245,7 @@ class TaskStart(Event):
     agent: str | None = None
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class TaskDone(Event):
     """A task is complete; with worktree isolation, on ``branch`` at ``head``."""
 
@@ -221,7 +259,7 @@ class TaskDone(Event):
     head: str | None = None
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class MergeBegin(Event):
     """The merge queue is about to merge these tasks, in this order, onto integration ``head``."""
 
@@ -230,7 +268,7 @@ class MergeBegin(Event):
     head: str
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class MergeRecord(Event):
     """What the merge queue did: per task (id, outcome, commit, head, conflicting files)."""
 
@@ -241,7 +279,7 @@ class MergeRecord(Event):
         return {"event": self.name, "merges": {r[0]: r[1] for r in self.results}}
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class TaskFail(Event):
     """A task failed with ``error``; the retry policy decides what follows."""
 
@@ -252,7 +290,7 @@ class TaskFail(Event):
     attempt: int | None = None
 
 
-@dataclass(eq=False, repr=False)
+@event_class(eq=False, repr=False)
 class BudgetAnswer(Event):
     """The user's answer when a token budget is spent (issue 24): ``raise`` sets a new limit
     (of the workflow, or of ``stage``); ``once`` lets the dispatch ``key`` start over it."""

@@ -20,8 +20,10 @@ __all__ = ["build_trusted"]
 
 Nested = Callable[[Any], Any]
 
-# class -> (fields as (name, nested, default, factory), the fields holding records, names, extra)
-_PLANS: dict[type, tuple[list[tuple[str, Any, Any, Any]], list[tuple[str, Nested]], Any, bool]] = {}
+# class -> (field names, the fields holding records, the defaults of the others, the fields made
+# by a factory, extra keys allowed)
+_Plan = tuple[frozenset[str], list[tuple[str, Nested]], dict[str, Any], list[tuple[str, Any]], bool]
+_PLANS: dict[type, _Plan] = {}
 
 
 def _nested(tp: Any) -> Nested | None:
@@ -49,31 +51,33 @@ def _nested(tp: Any) -> Nested | None:
     return None
 
 
-def _plan(cls: Any) -> tuple[list[tuple[str, Any, Any, Any]], list[tuple[str, Nested]], Any, bool]:
+def _plan(cls: Any) -> _Plan:
     fields = cls.model_fields()
-    specs = [(f.name, _nested(f.annotation), f.default, f.factory) for f in fields.values()]
-    nested = [(name, f) for name, f, _, _ in specs if f is not None]
-    plan = _PLANS[cls] = (specs, nested, frozenset(fields), cls.extra == "allow")
+    nested = [(f.name, n) for f in fields.values() if (n := _nested(f.annotation)) is not None]
+    defaults = {f.name: f.default for f in fields.values() if f.factory is None}
+    factories = [(f.name, f.factory) for f in fields.values() if f.factory is not None]
+    plan = _PLANS[cls] = (frozenset(fields), nested, defaults, factories, cls.extra == "allow")
     return plan
 
 
 def build_trusted(cls: Any, data: dict[str, Any]) -> Any:
     """The record ``cls.model_validate(data)`` would give, for ``data`` that is the dump of a
-    validated ``cls`` (the lists and dicts of ``data`` are used, not copied)."""
-    specs, nested, names, allow_extra = _PLANS.get(cls) or _plan(cls)
+    validated ``cls`` (the lists and dicts of ``data`` are used, not copied).  The defaults are
+    laid down first and the data over them (one merge, not a test per field: a task's dump
+    leaves out 13 of its 20 fields)."""
+    names, nested, defaults, factories, allow_extra = _PLANS.get(cls) or _plan(cls)
     if data.keys() <= names:
-        values = dict(data)
+        values = {**defaults, **data}
         extra: dict[str, Any] | None = {} if allow_extra else None
     else:
-        values = {k: v for k, v in data.items() if k in names}
+        values = {**defaults, **{k: v for k, v in data.items() if k in names}}
         extra = {k: v for k, v in data.items() if k not in names} if allow_extra else None
     for name, build in nested:
-        if name in values:
-            values[name] = build(values[name])
-    if len(values) != len(specs):
-        for name, _, default, factory in specs:
-            if name not in values:
-                values[name] = factory() if factory is not None else default
+        if name in data:
+            values[name] = build(data[name])
+    for name, factory in factories:
+        if name not in values:
+            values[name] = factory()
     values["model_extra"] = extra
     obj = object.__new__(cls)
     object.__setattr__(obj, "__dict__", values)

@@ -188,11 +188,6 @@ def _remember_tasks(state: State, dumped: dict[str, Any]) -> None:
                     _READ_TASKS[id(task)] = (task, docs[tid])
 
 
-def _unchanged(task: object) -> dict[str, Any] | None:
-    seen = _READ_TASKS.get(id(task))
-    return seen[1] if seen is not None and seen[0] is task else None
-
-
 def _unwritable(e: Exception) -> str:
     text = str(e)
     if "ecursion" in text:
@@ -238,7 +233,7 @@ def encode_state(state: State, shown: str) -> bytes:
     ``revision`` of ``"7"``, a status ``"Done"``) is refused here, not normalised: only the
     engine writes states, and one that is not canonical is a bug to report, never to hide.
     """
-    data = _dump_changed(state)
+    data, read = _dump_changed(state)
     try:
         validated = State.model_validate(data)
     except RecordError as e:
@@ -261,7 +256,7 @@ def encode_state(state: State, shown: str) -> bytes:
         raise StateFileError(
             shown, "", "refusing to write an invalid state: " + "; ".join(problems)
         )
-    _put_back_unchanged(state, canonical)
+    _put_back_unchanged(canonical, read)
     return orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n"
 
 
@@ -290,34 +285,45 @@ def _at(tree: Any, path: str) -> Any:
     return tree
 
 
-def _dump_changed(state: State) -> dict[str, Any]:
+# where the tasks of a phase are in a dump (stage, phase id) and each task's dump as read, or None
+# for a task that changed: what ``_put_back_unchanged`` needs
+_Read = list[tuple[str, str, dict[str, dict[str, Any] | None]]]
+
+
+def _dump_changed(state: State) -> tuple[dict[str, Any], _Read]:
     """The JSON of ``state`` without the tasks unchanged since they were read (see
-    ``_READ_TASKS``); those are put back, as read and in their order, after validation."""
+    ``_READ_TASKS``), and where those are; they are put back, as read and in their order, after
+    validation.  One pass over the tasks finds both (issue 26)."""
     if not _READ_TASKS:
-        return state.to_json_dict()
+        return state.to_json_dict(), []
+    seen = _READ_TASKS.get
     full: list[tuple[Any, dict[str, Any]]] = []
-    for stage in state.stages.values():
-        for phase in stage.phases.values():
-            if phase.tasks:
-                full.append((phase, phase.tasks))
-                phase.tasks = {k: t for k, t in phase.tasks.items() if _unchanged(t) is None}
+    read: _Read = []
+    for name, stage in state.stages.items():
+        for pid, phase in stage.phases.items():
+            tasks = phase.tasks
+            if tasks:
+                docs: dict[str, dict[str, Any] | None] = {}
+                changed = {}
+                for tid, task in tasks.items():
+                    was = seen(id(task))
+                    if was is not None and was[0] is task:
+                        docs[tid] = was[1]
+                    else:
+                        docs[tid] = None
+                        changed[tid] = task
+                full.append((phase, tasks))
+                read.append((name, pid, docs))
+                phase.tasks = changed
     try:
-        return state.to_json_dict()
+        return state.to_json_dict(), read
     finally:
         for phase, tasks in full:
             phase.tasks = tasks
 
 
-def _put_back_unchanged(state: State, data: dict[str, Any]) -> None:
-    if not _READ_TASKS:
-        return
-    for name, stage in state.stages.items():
-        for pid, phase in stage.phases.items():
-            if not phase.tasks:
-                continue
-            dumped = data["stages"][name]["phases"][pid]["tasks"]
-            out = {}
-            for tid, task in phase.tasks.items():
-                doc = _unchanged(task)
-                out[tid] = dumped[tid] if doc is None else doc
-            data["stages"][name]["phases"][pid]["tasks"] = out
+def _put_back_unchanged(data: dict[str, Any], read: _Read) -> None:
+    for name, pid, docs in read:
+        where = data["stages"][name]["phases"][pid]
+        dumped = where["tasks"]
+        where["tasks"] = {tid: dumped[tid] if doc is None else doc for tid, doc in docs.items()}

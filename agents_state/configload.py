@@ -36,13 +36,25 @@ FLAGS_LAYER = "command line (--set)"
 
 
 class LoadedConfig:
-    """The effective configuration and, per dotted key, the layer that set it."""
+    """The effective configuration and, per dotted key, the layer that set it (``sources``,
+    worked out when asked: only ``config show`` does)."""
 
-    __slots__ = ("config", "sources")
+    __slots__ = ("_layers", "_sources", "config")
 
-    def __init__(self, config: Config, sources: dict[str, str] | None = None) -> None:
+    def __init__(self, config: Config, layers: list[tuple[str, dict[str, Any]]]) -> None:
         self.config = config
-        self.sources: dict[str, str] = {} if sources is None else sources  # dotted key -> layer
+        self._layers = layers  # (layer's name, its data) in order, later wins
+        self._sources: dict[str, str] | None = None
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """Dotted key -> the layer that set it (``default`` for the built-in values)."""
+        if self._sources is None:
+            sources = dict.fromkeys(_leaves(Config().model_dump()), "default")
+            for name, data in self._layers:
+                sources.update(dict.fromkeys(_leaves(data), name))
+            self._sources = sources
+        return self._sources
 
 
 def config_files(root: Path | str) -> list[tuple[str, str]]:
@@ -161,7 +173,6 @@ def flag_layer(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
 
 def load_config(root: Path | str, flags: dict[str, Any] | None = None) -> LoadedConfig:
     merged: dict[str, Any] = {}
-    sources = dict.fromkeys(_leaves(Config().model_dump()), "default")
     layers: list[tuple[str, dict[str, Any]]] = []
     for layer, path in config_files(root):
         if os.path.isfile(path):
@@ -173,10 +184,9 @@ def load_config(root: Path | str, flags: dict[str, Any] | None = None) -> Loaded
         layers.append(("environment", env))
     if flags:
         layers.append((FLAGS_LAYER, flags))
-    for name, data in layers:
+    for _, data in layers:
         merged = _merge(merged, data)
-        sources.update(dict.fromkeys(_leaves(data), name))
-    return LoadedConfig(_validate(merged, "effective configuration"), sources)
+    return LoadedConfig(_validate(merged, "effective configuration"), layers)
 
 
 def validate_file(path: Path, shown: str) -> Config:

@@ -6,8 +6,8 @@ dataclass: every command loads it, and a frozen dataclass costs ~1.5 ms to defin
 six methods), a named tuple ~0.3 ms (``docs/performance.md``).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: ``NamedTuple`` would compile every field's
+# annotation text at import (issue 26, start-up).
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple

@@ -6,8 +6,8 @@ run dependency waves of tasks) and one registered artifact under ``.agents/phase
 phase names the phase whose work it reviews: blocking issues send the workflow back there.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: ``NamedTuple`` would compile every field's
+# annotation text at import (issue 26, start-up).
 import enum
 from typing import NamedTuple
 

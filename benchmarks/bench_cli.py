@@ -34,8 +34,10 @@ from common import (
     workflow_at_tasks,
 )
 
-TARGETS = {"status": 4.0, "next": 4.0, "task done": 4.0, "hook": 2.0}
-# issue 26: the commands against the floor of any Click command that reads JSON with orjson
+# the hook against ``python -c pass``; issue 18 also asked 4x of it for the commands, which no
+# Click command can meet (``import click, orjson`` alone is ~4x): issue 26 judges them against
+# that floor instead, at 1,000 tasks
+TARGETS = {"hook": 2.0}
 FLOOR_TARGET = 1.3
 FLOOR = "import click, orjson"
 
@@ -114,11 +116,13 @@ def _measure(runs: int, sizes_arg: str, cli: str, python: Path) -> int:
                     xs.append(_run(argv, hook_in if name == "hook" else b""))
             ratio = statistics.median(xs) / statistics.median(base)
             medians[(name, n)] = statistics.median(xs)
-            if (n == 1000 or name == "hook") and ratio > TARGETS[name]:
-                misses.append(f"{name} at {n} tasks: {ratio:.1f}x")
-            target = f" (target {TARGETS[name]:.0f}x)" if n == 1000 or name == "hook" else ""
             on_floor = statistics.median(xs) / statistics.median(floor)
-            floor_note = "" if name == "hook" else f" (target {FLOOR_TARGET}x)"
+            if name == "hook" and ratio > TARGETS[name]:
+                misses.append(f"{name} at {n} tasks: {ratio:.1f}x of python -c pass")
+            if name != "hook" and n == 1000 and on_floor > FLOOR_TARGET:
+                misses.append(f"{name} at {n} tasks: {on_floor:.2f}x of the floor")
+            target = f" (target {TARGETS[name]:.0f}x)" if name in TARGETS else ""
+            floor_note = f" (target {FLOOR_TARGET}x)" if name != "hook" and n == 1000 else ""
             print(
                 f"  {name:<10} {fmt_ms(xs)}   python -c pass {fmt_ms(base)}   "
                 f"ratio {ratio:4.1f}x{target}\n"

@@ -1,71 +1,22 @@
-"""chain start | next | record | timeout | answer | retry | abort | request | list | defs."""
+"""chain start | next | record | timeout | answer | retry | abort | request (and ``list`` and
+``defs``, from ``chain_views``)."""
 
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from agents_state.cli.chain_views import defs, list_cmd, print_chain
+from agents_state.cli.chainctx import chain_store, now
 from agents_state.cli.options import app_from, emit_json, json_option
 
 if TYPE_CHECKING:
     from agents_state.chains.ops import ChainStore
     from agents_state.chains.state import ChainState
 
-__all__ = ["chain", "print_chain"]
-
-
-def _chains(ctx: click.Context) -> ChainStore:
-    from agents_state.chains.ops import ChainStore
-
-    app = app_from(ctx)
-    if app.store_url is not None:  # the PostgreSQL store (issue 17)
-        from agents_state.chains.pg import PgChainStore
-
-        return PgChainStore(app.server_store)
-    return ChainStore(app.file_store)
-
-
-def _now() -> datetime:
-    from agents_state.app import utcnow
-
-    return utcnow()
-
-
-def print_chain(
-    c: Any, message: str, as_json: bool, *, notes: tuple[str, ...] = (), **extra: Any
-) -> None:
-    """The chain's message, its ``notes`` (text only: each its own line) and its next action."""
-    from agents_state.chains.action import chain_action
-    from agents_state.views.render import render_action
-
-    action = chain_action(c)
-    if as_json:
-        emit_json(
-            {
-                "message": message,
-                "chain": c.id,
-                "status": c.status,
-                "revision": c.revision,
-                "sizing": c.sizing,
-                **extra,
-                "next": action,
-            }
-        )
-        return
-    from agents_state.safetext import escape
-
-    click.echo(escape(message))
-    for note in notes:
-        click.echo(escape(note))
-    step = c.step
-    click.echo(
-        f"chain {c.id} ({c.name}, {c.pattern}): {c.status}"
-        + (f", step {step.id} ({c.current + 1}/{len(c.steps)})" if step else "")
-    )
-    click.echo(render_action(action))
+__all__ = ["answer_chain", "chain"]
 
 
 @click.group()
@@ -78,6 +29,9 @@ def chain() -> None:
       agents-state chain record code-1 .agents/chains/code-1/research-1.response.json
     """
 
+
+chain.add_command(list_cmd)
+chain.add_command(defs)
 
 _SUBMODE_HELP = "Design 002 sub-mode: run only the research, implement or validate step(s)."
 
@@ -160,7 +114,7 @@ def start(
             text = words[1] if len(words) > 1 else ""
         feature = text or None  # the whole feature text, not its first word (issue 15)
     feature = feature.strip() if feature else None
-    chains = _chains(ctx)
+    chains = chain_store(ctx)
     if not feature:
         if defn.name in ("check", "git"):
             feature = {"check": "check the working tree", "git": "the current changes"}[name]
@@ -175,7 +129,7 @@ def start(
         chains,
         name,
         feature,
-        _now(),
+        now(),
         only=only,
         submode=submode,
         sizes=(opts["n_files"], opts["n_tasks"], opts["n_modules"], opts["effort"]),
@@ -231,7 +185,7 @@ def _models(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def _resolve(ctx: click.Context, chain_id: str | None) -> tuple[ChainStore, ChainState]:
-    chains = _chains(ctx)
+    chains = chain_store(ctx)
     return chains, (chains.load(chain_id) if chain_id else chains.latest())
 
 
@@ -287,7 +241,7 @@ def record(
     from agents_state.handoff.aggregate import aggregate
     from agents_state.handoff.ops import read_source, validate
 
-    chains = _chains(ctx)
+    chains = chain_store(ctx)
     c = chains.load(chain_id)
     step = c.step
     if c.status == "running" and step is not None and len(sources) != step.count:
@@ -304,7 +258,7 @@ def record(
     handoffs = [h for _shown, h in answers]
     h = handoffs[0] if len(handoffs) == 1 else aggregate(handoffs)
     event = ChainEvent("respond", handoff=h)
-    out = apply_event(chains, chain_id, event, _now(), lambda now: check_answers(now, answers))
+    out = apply_event(chains, chain_id, event, now(), lambda now: check_answers(now, answers))
     return _after(ctx, chains, out, as_json, handoff=h.to_json())
 
 
@@ -316,8 +270,8 @@ def _simple(event: str, doc: str) -> click.Command:
         from agents_state.chains.ops import apply_event
         from agents_state.chains.state import ChainEvent
 
-        chains = _chains(ctx)
-        out = apply_event(chains, chain_id, ChainEvent(event), _now())  # type: ignore[arg-type]
+        chains = chain_store(ctx)
+        out = apply_event(chains, chain_id, ChainEvent(event), now())  # type: ignore[arg-type]
         return _after(ctx, chains, out, as_json)
 
     command.__doc__ = f"{doc}\n\n\b\nExample:\n  agents-state chain {event} code-1\n"
@@ -356,7 +310,7 @@ def answer(
     if not text or not text.strip():
         raise click.UsageError("give the answer with --answer TEXT or --answer-file FILE")
     chains, c = _resolve(ctx, chain_id)
-    out = apply_event(chains, c.id, ChainEvent("answer", text=text.strip()), _now())
+    out = apply_event(chains, c.id, ChainEvent("answer", text=text.strip()), now())
     return _after(ctx, chains, out, as_json)
 
 
@@ -378,80 +332,6 @@ def request(ctx: click.Context, chain_id: str | None) -> int:
     return 0
 
 
-@chain.command("list")
-@json_option
-@click.pass_context
-def list_cmd(ctx: click.Context, as_json: bool) -> int:
-    """List the chains of this directory, the latest last.
-
-    \b
-    Example:
-      agents-state chain list
-    """
-    chains = _chains(ctx).all()
-    rows = [
-        {
-            "id": c.id,
-            "name": c.name,
-            "status": c.status,
-            "feature": c.feature,
-            "step": c.step.id if c.step else None,
-            "updatedAt": c.updatedAt,
-        }
-        for c in chains
-    ]
-    if as_json:
-        emit_json(rows)
-    elif not rows:
-        click.echo('No chains. Start one: agents-state chain start code "<feature>"')
-    for r in rows if not as_json else []:
-        from agents_state.safetext import escape
-
-        click.echo(f"{r['id']:<10} {r['status']:<10} {r['step'] or '-':<9} {escape(r['feature'])}")
-    return 0
-
-
-@chain.command()
-@json_option
-def defs(as_json: bool) -> int:
-    """The seven chains, their pattern and steps (templates, modes, models).
-
-    \b
-    Example:
-      agents-state chain defs
-    """
-    from agents_state.chains.catalogue import CHAINS, TEMPLATES
-
-    data: dict[str, dict[str, Any]] = {
-        n: {
-            "pattern": d.pattern,
-            "submodes": list(d.submodes),
-            "summary": d.summary,
-            "steps": [
-                {
-                    "id": s.id,
-                    "agent": s.agent,
-                    "mode": s.mode,
-                    "model": TEMPLATES[s.agent].model,
-                    "instances": list(s.instances),
-                }
-                for s in d.steps
-            ],
-        }
-        for n, d in CHAINS.items()
-    }
-    if as_json:
-        emit_json(data)
-        return 0
-    for n, d in data.items():
-        steps = " -> ".join(
-            f"{s['agent']}{'(' + s['mode'] + ')' if s['mode'] else ''}[{s['model']}]"
-            for s in d["steps"]
-        )
-        click.echo(f"{n:<6} {d['pattern']:<10} {steps}")
-    return 0
-
-
 def answer_chain(app: Any, text: str, as_json: bool) -> bool:
     """``resume --answer``: answer the chain that waits for one (unless the workflow waits)."""
     from agents_state.chains.ops import ChainStore, answer_open_chain
@@ -466,7 +346,7 @@ def answer_chain(app: Any, text: str, as_json: bool) -> bool:
             return False
         state = app.state() if app.store.state_path.exists() else None
         chains = ChainStore(app.store)
-    out = answer_open_chain(chains, text, _now(), state is not None and state.clarify is not None)
+    out = answer_open_chain(chains, text, now(), state is not None and state.clarify is not None)
     if out is None:
         return False
     print_chain(out.chain, out.message, as_json)

@@ -284,7 +284,8 @@ def test_task_done_loads_no_next_action_code(root: Path) -> None:
     modules, stdout = _imported(root, "task", "done", "t0")
     assert "t0 completed" in stdout
     assert "agents_state.engine.phases" in modules
-    assert sorted(m for m in modules if "nextaction" in m or m.endswith(".scoring")) == []
+    next_code = (".scoring", ".nexttasks", "engine.decision")
+    assert sorted(m for m in modules if "nextaction" in m or m.endswith(next_code)) == []
 
 
 # Issue 26, start-up: nor re, json, enum or functools (about 7 ms of the hook's 11 on a quiet

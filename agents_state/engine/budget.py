@@ -21,7 +21,7 @@ from agents_state.models import BudgetState, Clarification, State
 from agents_state.workflow import TASK_PHASE
 
 if TYPE_CHECKING:  # the decision code loads for the next action, not for a transition
-    from agents_state.engine.nextaction import Decision
+    from agents_state.engine.decision import Decision
 
 __all__ = [
     "answer_budget",
@@ -114,7 +114,7 @@ def budget_gate(
 
 
 def _ask(d: Decision, info: dict[str, Any], over: tuple[str, int, int], key: str) -> Decision:
-    from agents_state.engine.nextaction import BUDGET_QUESTION, Decision
+    from agents_state.engine.decision import BUDGET_QUESTION, Decision
 
     what, limit, used = over
     scope = "the workflow's" if what == "workflow" else f"stage {what}'s"
@@ -153,7 +153,7 @@ def _ask(d: Decision, info: dict[str, Any], over: tuple[str, int, int], key: str
 
 def answer_budget(c: Ctx, e: ev.BudgetAnswer) -> Outcome:
     """Record the user's answer: a raised limit or one dispatch allowed over it."""
-    from agents_state.engine.nextaction import BUDGET_QUESTION
+    from agents_state.engine.decision import BUDGET_QUESTION
 
     state, ts = c.state, c.ts
     b = state.budget or BudgetState()

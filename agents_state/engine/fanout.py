@@ -21,7 +21,7 @@ from agents_state.workflow import SIZED_PHASE, TASK_PHASE, Phase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agents_state.engine.nextaction import Decision
+    from agents_state.engine.decision import Decision
 
 __all__ = [
     "FANOUTS",

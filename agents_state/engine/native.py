@@ -24,8 +24,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agents_state.engine.decision import Decision
 from agents_state.engine.fanout import FANOUT_WORDS, fanout_id, recorded, workflow_call
-from agents_state.engine.nextaction import Decision
 from agents_state.models import State
 
 __all__ = ["MIN_HOST", "FanoutPath", "host_version", "native_decision", "native_path"]

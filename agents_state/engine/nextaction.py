@@ -19,13 +19,21 @@ from agents_state.engine.agents import (
     agent_tool_model,
     agents_for,
     inline_as_agent,
-    model_of,
 )
-from agents_state.engine.fallback import as_task_agent, claimed
+from agents_state.engine.decision import (
+    BUDGET_QUESTION,
+    KINDS,
+    Decision,
+    Note,
+    Words,
+    no_workflow,
+    reads,
+)
 from agents_state.engine.ledger import phase_records
-from agents_state.engine.ready import current_wave, nothing_ready_reason, ready_tasks
+from agents_state.engine.nexttasks import tasks_action
 from agents_state.engine.scoring import score_task
 from agents_state.models import State
+from agents_state.types import format_time
 from agents_state.workflow import (
     COMPLETION_PHASE,
     SIZED_PHASE,
@@ -51,60 +59,6 @@ __all__ = [
     "inline_as_agent",
     "no_workflow",
 ]
-
-KINDS = (
-    "dispatch_agents",
-    "work_inline",
-    "run_commands",
-    "review",
-    "compact",
-    "wait",
-    "ask_user",
-    "done",
-    "blocked",
-    "start",
-)
-
-# asked by ``engine.budget`` when a budget is spent; its answers say nothing to the agents
-BUDGET_QUESTION = "The token budget is spent: raise it, go on once, or stop?"
-
-Words = tuple[str, dict[str, Any]]  # a sentence's key in ``views.nextaction`` and its facts
-Note = Words  # one of the notes that follow a phase's instructions
-
-
-class Decision:
-    """The next step, every field but its words' text (a plain class: ``next`` and ``status``
-    build one per call).  ``extra`` holds the fields only some kinds have (``until``,
-    ``options``, ``tasks`` ...), in the order ``--json`` prints them."""
-
-    __slots__ = ("agents", "command", "extra", "kind", "phase", "read", "words", "write")
-
-    def __init__(
-        self,
-        kind: str,
-        phase: Phase | None,
-        words: Words,
-        command: str | None,
-        read: list[str] | None = None,
-        write: str | None = None,
-        agents: dict[str, Any] | None = None,
-        **extra: Any,
-    ) -> None:
-        self.kind, self.phase, self.words, self.command = kind, phase, words, command
-        self.read, self.write, self.agents, self.extra = read or [], write, agents, extra
-
-    def __repr__(self) -> str:
-        return f"Decision({self.kind!r}, {self.phase.id if self.phase else None!r}, {self.words!r})"
-
-
-def no_workflow() -> Decision:
-    return Decision("start", None, ("no_workflow", {}), 'agents-state dispatch "<task>"')
-
-
-def _reads(state: State, phase: Phase) -> list[str]:
-    files = [state.files.get(get_phase(i).file_key) for i in phase.inputs]
-    return [f for f in files if f]
-
 
 _NOT_NOW = ("compact", "done", "blocked", "ask_user")  # the context's size waits for these
 
@@ -214,7 +168,7 @@ def _decide(state: State, config: Config, now: datetime, boundary_passed: bool =
             "blocked", None, ("no_phase", {}), "agents-state resume", reason="no current phase"
         )
     if phase.kind is PhaseKind.TASKS:
-        return _tasks_action(state, config, phase, now)
+        return tasks_action(state, config, phase, now)
     return _phase_action(state, config, phase, now)
 
 
@@ -237,13 +191,13 @@ def _ask_options(state: State, phase: Phase | None) -> Decision:
 def _rework_notes(state: State, phase: Phase) -> tuple[list[Note], list[str]]:
     """When a review sent the work back, or the user answered a question, say so."""
     notes: list[Note] = []
-    reads = []
+    files = []
     from agents_state.workflow import PHASES
 
     for p in PHASES:
         if p.reviews == phase.id and state.phase(p.id).reviewRounds > 0:
             notes.append(("review_found", {"review": p.id, "artifact": p.artifact}))
-            reads.append(f".agents/phases/{p.artifact}")
+            files.append(f".agents/phases/{p.artifact}")
     answered = [c for c in state.clarifications if c.answer and c.questions != [BUDGET_QUESTION]]
     for c in answered[-3:]:
         notes.append(("user_answered", {"questions": list(c.questions), "answer": c.answer}))
@@ -251,7 +205,7 @@ def _rework_notes(state: State, phase: Phase) -> tuple[list[Note], list[str]]:
     error = state.phase(phase.id).error
     if error:
         notes.append(("attempt_failed", {"error": error}))
-    return notes, reads
+    return notes, files
 
 
 def _earlier_outcomes(state: State, phase: Phase) -> list[Note]:
@@ -282,10 +236,10 @@ def _phase_action(state: State, config: Config, phase: Phase, now: datetime) -> 
         from agents_state.engine.mergeaction import merged_notes
 
         notes += merged_notes(state, config.stages.FINAL.git.workflow, phase.id)
-    read = _reads(state, phase) + extra_reads
+    read = reads(state, phase) + extra_reads
     facts: dict[str, Any] = {"task": state.task, "instructions": phase.instructions}
     retry_at = state.phase(phase.id).retryAt
-    if retry_at and retry_at > _iso(now):
+    if retry_at and retry_at > format_time(now):
         return Decision(
             "wait",
             phase,
@@ -383,86 +337,3 @@ def _agent_plan(state: State, config: Config, phase: Phase) -> tuple[int, str]:
     stored = state.phase(phase.id).agentCount
     count = stored if stored else score_task(state.task, cap).count
     return min(count, cap), model
-
-
-def _task_model(config: Config, complexity: str) -> str:
-    tasks = config.stages.IMPLEMENT.tasks
-    if tasks.useComplexityScoring:
-        name: str = getattr(tasks.complexityModels, complexity)
-        return name
-    return tasks.model or config.defaults.model
-
-
-def _tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> Decision:
-    pstate = state.phase(TASK_PHASE)
-    write = artifact_path(phase.id)
-    if not pstate.tasks:
-        waves = [(w.tasks, w.status) for w in pstate.waves or []]
-        return Decision(
-            "work_inline",
-            phase,
-            ("define_tasks", {"task": state.task, "waves": waves, "write": write}),
-            f"agents-state tasks load {write}",
-            read=_reads(state, phase),
-            write=write,
-        )
-    lease = config.stages.IMPLEMENT.tasks.leaseSeconds
-    ready = ready_tasks(pstate, now, lease)
-    idx = current_wave(pstate)
-    wave_no = (idx or 0) + 1
-    if state.git is not None and not ready:
-        from agents_state.engine.mergeaction import merge_step
-
-        merging = merge_step(state, pstate, wave_no)
-        if merging is not None:
-            kind, words, command, extra = merging
-            return Decision(kind, phase, words, command, **extra)
-    if ready:
-        tasks = pstate.tasks
-        listed = [
-            {
-                "id": t,
-                "title": tasks[t].title,
-                "complexity": tasks[t].complexity,
-                **as_task_agent(model_of(_task_model(config, tasks[t].complexity))),
-                "files": tasks[t].files,
-                **({"worktree": f"{state.git.worktrees}/{t}"} if state.git else {}),
-            }
-            for t in ready
-        ]
-        models = sorted({str(x["model"]) for x in listed})
-        return Decision(
-            "dispatch_agents",
-            phase,
-            ("wave", {"wave": wave_no, **({"isolated": True} if state.git else {})}),
-            "agents-state task done <task-id> --summary '<one line>'",
-            read=[*_reads(state, phase), write],
-            write=None,
-            agents=as_task_agent(
-                agents_for(
-                    len(ready), "task", models[0] if len(models) == 1 else config.defaults.model
-                )
-            ),
-            tasks=listed,
-            wave=wave_no,
-            waves=len(pstate.waves or []),
-        )
-    waits = sorted(
-        t.retryAt
-        for t in pstate.tasks.values()
-        if t.status == "pending" and t.retryAt and t.retryAt > _iso(now)
-    )
-    return Decision(
-        "wait",
-        phase,
-        ("tasks_wait", {"reason": nothing_ready_reason(pstate, now), "claimed": claimed(pstate)}),
-        "agents-state next",
-        until=waits[0] if waits else None,
-        wave=wave_no,
-    )
-
-
-def _iso(now: datetime) -> str:
-    from agents_state.types import format_time
-
-    return format_time(now)

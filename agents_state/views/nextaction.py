@@ -13,8 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.config import Config
+from agents_state.engine.decision import Decision, Note, no_workflow
 from agents_state.engine.fallback import FALLBACK_AGENT_MODEL
-from agents_state.engine.nextaction import Decision, Note, decide, no_workflow
+from agents_state.engine.nextaction import decide
 from agents_state.models import State
 
 __all__ = [

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.models import State
-from agents_state.store.files import Store, find_root_dir
+from agents_state.store.files import Store
 from agents_state.store.fsops import read_regular
+from agents_state.store.paths import find_root_dir
 from agents_state.types import utcnow
 from agents_state.workflow import PHASES, TEST_RUN, get_phase
 

@@ -23,7 +23,8 @@ from agents_state.errors import (
     TransitionNotAllowedError,
 )
 from agents_state.models import State
-from agents_state.store.files import Store, find_root
+from agents_state.store.files import Store
+from agents_state.store.paths import find_root_dir
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)
 A = ".agents"
@@ -180,10 +181,10 @@ def test_a_broken_event_log_names_the_line(root: Path) -> None:
 def test_find_root_prefers_explicit_then_the_nearest_agents_folder(tmp_path: Path) -> None:
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
-    assert find_root(None, deep) == deep  # none anywhere: the working directory
+    assert find_root_dir(None, str(deep)) == str(deep)  # none anywhere: the working directory
     (tmp_path / "a" / A).mkdir()
-    assert find_root(None, deep) == tmp_path / "a"
-    assert find_root(str(tmp_path), deep) == tmp_path
+    assert find_root_dir(None, str(deep)) == str(tmp_path / "a")
+    assert find_root_dir(str(tmp_path), str(deep)) == str(tmp_path)
 
 
 # -- app -----------------------------------------------------------------------------------------

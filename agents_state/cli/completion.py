@@ -26,10 +26,11 @@ _COMPLETE_VAR = "_AGENTS_STATE_COMPLETE"
 
 
 def _state(ctx: click.Context) -> State | None:
-    from agents_state.store.files import Store, find_root
+    from agents_state.store.files import Store
+    from agents_state.store.paths import find_root_dir
 
     root = ctx.find_root().params.get("root")
-    return Store(find_root(root)).load()
+    return Store(find_root_dir(root)).load()
 
 
 def phase_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:

@@ -30,7 +30,6 @@ from agents_state.errors import (
     StateFileError,
     StorageIOError,
 )
-from agents_state.regular import ancestors
 from agents_state.store import fsops, netfs
 from agents_state.store.lock import env_lock_timeout
 from agents_state.store.paths import AGENTS_DIR, check_inside, safe_name
@@ -48,27 +47,11 @@ __all__ = [
     "STATE_FILE",
     "Store",
     "UncertainWriteError",
-    "find_root",
 ]
 
 STATE_FILE = f"{AGENTS_DIR}/state.json"
 BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
 MAX_STATE_BYTES = 64 * 1024 * 1024
-
-
-def find_root(explicit: str | None, cwd: Path | None = None) -> Path:
-    """``--root`` / ``AGENTS_STATE_ROOT``, else the nearest ancestor with ``.agents/``, else cwd."""
-    from pathlib import Path
-
-    return Path(find_root_dir(explicit, None if cwd is None else str(cwd)))
-
-
-def find_root_dir(explicit: str | None, cwd: str | None = None) -> str:
-    """``find_root`` as a plain string (the hot commands never load ``pathlib``)."""
-    if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
-    here = os.path.abspath(cwd or os.getcwd())
-    return next((d for d in ancestors(here) if os.path.isdir(os.path.join(d, AGENTS_DIR))), here)
 
 
 class Store:

@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["AGENTS_DIR", "check_inside", "safe_name"]
+__all__ = ["AGENTS_DIR", "check_inside", "find_root_dir", "safe_name"]
 
 AGENTS_DIR = ".agents"
 _NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"  # compiled on first use (re's cache)
@@ -58,3 +58,14 @@ def _no_loop(resolved: str) -> None:
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise
+
+
+def find_root_dir(explicit: str | None, cwd: str | None = None) -> str:
+    """``--root`` / ``AGENTS_STATE_ROOT``, else the nearest ancestor with ``.agents/``, else the
+    working directory; a plain string (the hot commands never load ``pathlib``)."""
+    from agents_state.regular import ancestors
+
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    here = os.path.abspath(cwd or os.getcwd())
+    return next((d for d in ancestors(here) if os.path.isdir(os.path.join(d, AGENTS_DIR))), here)

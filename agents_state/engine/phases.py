@@ -23,23 +23,15 @@ from datetime import datetime
 from typing import Any
 
 from agents_state.engine import events as ev
-from agents_state.engine.advance import advance
-from agents_state.engine.compaction import pass_boundary
 from agents_state.engine.context import DONE, Ctx, Outcome, check_phase_id
 from agents_state.engine.flow import HANDLERS
-from agents_state.engine.gate import after_analysis, record_test_run
+from agents_state.engine.phasemoves import PHASE_EVENTS  # importing it registers their handlers
 from agents_state.engine.table import (
     PHASE_MOVES,
-    Guard,
-    phase_accepts,
-    phase_allowed,
-    phase_target,
-    workflow_target,
 )
 from agents_state.engine.tasks import apply_task_event
 from agents_state.errors import TransitionNotAllowedError
 from agents_state.models import (
-    Failure,
     FailureContext,
     PhaseState,
     StageState,
@@ -48,19 +40,15 @@ from agents_state.models import (
 from agents_state.policy import Policy
 from agents_state.types import Status, format_time
 from agents_state.workflow import (
-    PHASE_IDS,
     PHASES,
     STAGES,
     TASK_PHASE,
-    TEST_ANALYSIS,
-    TEST_RUN,
-    PhaseKind,
-    PhaseRole,
     get_phase,
     phases_of,
 )
 
 __all__ = [
+    "PHASE_EVENTS",
     "PHASE_MOVES",
     "WORKFLOW_ACCEPTS",
     "Outcome",
@@ -193,202 +181,6 @@ def _workflow_hint(state: State) -> str:
     if state.status in ("stopped", "failed", "blocked"):
         return "run: agents-state resume"
     return ""
-
-
-# -- phase events ---------------------------------------------------------------------------
-
-
-def _current_phase(state: State, phase_id: str, event_name: str) -> PhaseState:
-    check_phase_id(phase_id)
-    phase = state.phase(phase_id)
-    event = event_name.replace("phase_", "")
-    if state.currentPhase != phase_id and phase.status not in _DONE:
-        raise TransitionNotAllowedError(
-            f"phase {phase_id}",
-            phase.status,
-            event,
-            hint=f"the current phase is {state.currentPhase}",
-        )
-    if not phase_accepts(phase.status, event_name):
-        allowed = phase_allowed(phase.status)
-        hint = ""
-        if phase.status in _DONE and state.currentPhase != phase_id:
-            hint = f"the current phase is {state.currentPhase}"
-            if event == "complete":
-                hint += "; repeating it with the same artifact is a no-op"
-        raise TransitionNotAllowedError(
-            f"phase {phase_id}",
-            f"already {phase.status}" if phase.status in _DONE else phase.status,
-            event,
-            allowed,
-            hint=hint,
-        )
-    return phase
-
-
-@HANDLERS.on(ev.PhaseStart)
-def _phase_start(c: Ctx, e: ev.PhaseStart) -> Outcome:
-    state, ts = c.state, c.ts
-    check_phase_id(e.phase)
-    phase = state.phase(e.phase)
-    if phase.status == "in_progress" and state.currentPhase == e.phase:
-        return Outcome(state, f"phase {e.phase} already in progress", changed=False)
-    phase = _current_phase(state, e.phase, "phase_start")
-    phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_start")
-    phase.startedAt = phase.startedAt or ts
-    pass_boundary(state)
-    return Outcome(state, f"phase {e.phase} {get_phase(e.phase).name} started")
-
-
-@HANDLERS.on(ev.PhaseComplete)
-def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
-    state, ts = c.state, c.ts
-    check_phase_id(e.phase)
-    spec = get_phase(e.phase)
-    if (
-        e.same_artifact
-        and state.currentPhase != e.phase
-        and state.files.get(spec.file_key) == f".agents/phases/{spec.artifact}"
-    ):
-        return Outcome(
-            state,
-            f"phase {e.phase} {spec.name} was already recorded with this artifact; nothing changed",
-            changed=False,
-        )
-    phase = _current_phase(state, e.phase, "phase_complete")
-    if spec.kind is PhaseKind.TASKS:
-        _check_tasks_done(state, e.phase)
-    if e.agent_count is not None:
-        phase.agentCount = e.agent_count
-        if len(phases_of(spec.stage)) == 1:
-            state.stages[spec.stage].agentCount = e.agent_count
-    if e.next_agent_count is not None and spec.role is PhaseRole.SIZES_NEXT:
-        state.phase(PHASE_IDS[PHASE_IDS.index(e.phase) + 1]).agentCount = e.next_agent_count
-    if e.issues is not None:
-        phase.issues = e.issues
-    pass_boundary(state)
-    phase.retryAt = None
-    if e.phase == TEST_RUN and e.tests_passed is not None:
-        return record_test_run(c, e)
-    if spec.kind is PhaseKind.REVIEW and e.blocking_issues > 0:
-        return _send_back(state, e, ts, c.policy.review_rounds(e.phase))
-    phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_complete")
-    phase.startedAt = phase.startedAt or ts
-    phase.completedAt = ts
-    phase.error = None
-    state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
-    message = f"phase {e.phase} {spec.name} completed"
-    if e.phase == TEST_ANALYSIS:
-        back = after_analysis(c, message)
-        if back is not None:
-            return back
-    return advance(c, e.phase, message)
-
-
-def _check_tasks_done(state: State, phase_id: str) -> None:
-    tasks = state.phase(phase_id).tasks
-    if not tasks:
-        raise TransitionNotAllowedError(
-            f"phase {phase_id}",
-            "waiting for tasks",
-            "complete",
-            hint="load the task definitions first: agents-state tasks load FILE",
-        )
-    left = [t for t, s in tasks.items() if s.status not in _DONE]
-    if left:
-        raise TransitionNotAllowedError(
-            f"phase {phase_id}",
-            "running",
-            "complete",
-            hint=f"it completes with its last task; {len(left)} task(s) not done: "
-            + ", ".join(left[:5])
-            + (" ..." if len(left) > 5 else ""),
-        )
-
-
-def _send_back(state: State, e: ev.PhaseComplete, ts: str, max_rounds: int) -> Outcome:
-    review = state.phase(e.phase)
-    spec = get_phase(e.phase)
-    target = spec.reviews or e.phase
-    review.reviewRounds += 1
-    guard: Guard = ""
-    if review.reviewRounds > max_rounds:
-        guard = "rounds_exhausted"
-        reason = (
-            f"review {e.phase} still finds {e.blocking_issues} blocking issue(s) after "
-            f"{max_rounds} rework round(s); see .agents/phases/{spec.artifact}"
-        )
-    elif state.phase(target).status == "skipped":
-        guard = "nothing_to_rework"  # sending it back would point at a phase that never runs
-        reason = (
-            f"review {e.phase} found {e.blocking_issues} blocking issue(s) in phase {target}, "
-            f"which was skipped, so there is nothing to rework; see .agents/phases/"
-            f"{spec.artifact}, then resume --retry (review again) or --skip (go on without)"
-        )
-    if guard:
-        review.status = phase_target(f"phase {e.phase}", review.status, "phase_complete", guard)
-        state.status = workflow_target(state.status, "phase_complete", guard)
-        state.blockedReason = reason
-        state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
-        return Outcome(state, f"workflow blocked: {reason}")
-    if state.status == "stopped":
-        state.stopRequested = False
-    start, end = PHASE_IDS.index(target), PHASE_IDS.index(e.phase)
-    for pid in PHASE_IDS[start : end + 1]:
-        p = state.phase(pid)
-        if p.status != "skipped":
-            p.status = (
-                phase_target(f"phase {pid}", p.status, "phase_complete", "sent_back")
-                if pid == e.phase
-                else phase_target(f"phase {pid}", p.status, "send_back")
-            )
-            p.completedAt = None
-    state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
-    state.currentPhase, state.currentStage = target, get_phase(target).stage
-    return Outcome(
-        state,
-        f"review {e.phase} found {e.blocking_issues} blocking issue(s): back to phase {target} "
-        f"(round {review.reviewRounds} of {max_rounds})",
-    )
-
-
-@HANDLERS.on(ev.PhaseFail)
-def _phase_fail(c: Ctx, e: ev.PhaseFail) -> Outcome:
-    state, ts = c.state, c.ts
-    phase = _current_phase(state, e.phase, "phase_fail")
-    phase.attempts += 1
-    phase.error = e.error
-    retries_left = phase.attempts <= c.policy.max_per_phase  # counts retries, like maxPerTask
-    phase.status = phase_target(
-        f"phase {e.phase}",
-        phase.status,
-        "phase_fail",
-        "retries_left" if retries_left else "retries_exhausted",
-    )
-    if retries_left:
-        from datetime import timedelta
-
-        wait = c.policy.backoff(phase.attempts)
-        phase.retryAt = format_time(c.now + timedelta(seconds=wait)) if wait else None
-        when = f" not before {phase.retryAt}" if phase.retryAt else ""
-        message = (
-            f"phase {e.phase} failed (attempt {phase.attempts}): {e.error}; retry "
-            f"{phase.attempts} of {c.policy.max_per_phase}{when}"
-        )
-        if state.stopRequested or state.status == "stopped":
-            state.status = workflow_target(state.status, "phase_fail", "stop_requested")
-            state.stopRequested = False
-            message += "; workflow stopped as requested"
-        return Outcome(state, message)
-    # a stop's step in flight is spent
-    state.status = workflow_target(state.status, "phase_fail", "retries_exhausted")
-    state.stopRequested = False
-    state.failure = Failure(phase=e.phase, error=e.error, failedAt=ts)
-    return Outcome(
-        state,
-        f"phase {e.phase} failed after {phase.attempts} attempt(s): {e.error}; "
-        "workflow failed (see: agents-state resume)",
-    )
 
 
 def _derive_stages(state: State, ts: str) -> None:

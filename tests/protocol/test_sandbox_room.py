@@ -21,6 +21,13 @@ import pytest
 
 from agents_state.hooks import run_hook, sandbox, secretscan
 from agents_state.hooks.profile_check import subagent_denial
+from agents_state.hooks.room import (
+    kept_env,
+    quote,
+    sanitized_git_config,
+    shell_command,
+    tool_dirs,
+)
 from agents_state.profiles import get_profile
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap")
@@ -220,7 +227,7 @@ def test_the_network_only_where_the_profile_grants_it(root: Path) -> None:
     ],
 )
 def test_git_config_is_shown_without_tokens(text: str, shown: str | None) -> None:
-    assert sandbox.sanitized_git_config(text) == shown
+    assert sanitized_git_config(text) == shown
 
 
 def test_the_rewrite_has_nothing_the_host_cannot_check(
@@ -241,7 +248,7 @@ def test_the_rewrite_has_nothing_the_host_cannot_check(
     line = sandbox.contain(profile, str(root), str(root), {"command": command})
     assert isinstance(line, sandbox.Rewrite)
     head, quoted = line.command.split(" -- /bin/bash -c ", 1)
-    assert quoted == sandbox.quote(command)
+    assert quoted == quote(command)
     assert not any(c in head for c in "$`<>;&|\n"), head
     assert "--setenv VIRTUAL_ENV /opt/venv" in head and "ANTHROPIC_API_KEY" not in head
     assert "tok" not in head  # the git configuration's copy is a file without the token
@@ -430,13 +437,13 @@ def test_the_kept_environment(tmp_path: Path) -> None:
         "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
         "CLAUDE_PLUGIN_ROOT": str(tmp_path / "missing"),
     }
-    assert sandbox.kept_env(environ) == {
+    assert kept_env(environ) == {
         "PATH": f"/usr/bin:/bin:{tmp_path}/data/bin",  # the engine the plugin installed
         "HOME": "/home/u",
         "LANG": "C.UTF-8",
         "GOCACHE": "/tmp/go-build",  # the home is read-only in the room
     }
-    assert sandbox.kept_env({"GOCACHE": "/c", "PATH": "/b"})["GOCACHE"] == "/c"
+    assert kept_env({"GOCACHE": "/c", "PATH": "/b"})["GOCACHE"] == "/c"
 
 
 def test_tools_on_path_under_tmp_stay_visible_read_only(root: Path) -> None:
@@ -454,9 +461,9 @@ def test_tools_on_path_under_tmp_stay_visible_read_only(root: Path) -> None:
         (venv / "bin" / "tool").chmod(0o755)
         (base / "other.txt").write_text("hidden\n")
         path = f"{venv / 'bin'}:relative/bin:/usr/bin:/bin"
-        assert sandbox.tool_dirs(path) == (os.path.realpath(venv),)
+        assert tool_dirs(path) == (os.path.realpath(venv),)
         room = sandbox.room_for(str(root), str(root), str(root.parent / "home"), False)
-        line = sandbox.shell_command(
+        line = shell_command(
             "/usr/bin/bwrap",
             room,
             f"tool; cat {venv}/lib/mod.txt; cat {base}/other.txt; touch {venv}/lib/x",

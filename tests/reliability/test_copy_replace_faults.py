@@ -16,17 +16,16 @@ A kill in the middle of the switch leaves ``.copy-switch/``, which ``doctor`` re
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
-from clitools import CLI, run_cli
+from clitools import run_cli
+from faultinject import STRACE, inject, phases
 
 A = ".agents"
-STRACE = shutil.which("strace")
 SYSCALLS = {
     "write": "write",
     "fsync": "fsync",
@@ -60,50 +59,29 @@ def _put(template: Path, root: Path) -> None:
     shutil.copytree(template / A, root / A)
 
 
-def _phases(folder: Path) -> dict[str, bytes]:
-    if not folder.is_dir():
-        return {}
-    return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.startswith(".tmp-")}
-
-
 def _workflow(root: Path) -> tuple[bytes, dict[str, bytes], bytes]:
     def read(p: Path) -> bytes:
         return p.read_bytes() if p.exists() else b""
 
     top = root / A
-    return read(top / "state.json"), _phases(top / "phases"), read(top / "events.jsonl")
+    return read(top / "state.json"), phases(top / "phases"), read(top / "events.jsonl")
 
 
 def _strace(
     source: Path, target: Path, log: Path, syscall: str, action: str, n: int
 ) -> subprocess.CompletedProcess[str]:
-    names = SYSCALLS[syscall]
-    assert STRACE is not None
-    return subprocess.run(
-        [
-            STRACE,
-            "-f",
-            "-qq",
-            "-o",
-            str(log),
-            "-e",
-            f"trace={names}",
-            "-e",
-            f"inject={names}:{action}:when={n}",
-            CLI,
-            "store",
-            "copy",
-            "--from",
-            str(source),
-            "--to",
-            str(target),
-            "--replace",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    return inject(
+        log,
+        SYSCALLS[syscall],
+        action,
+        n,
+        "store",
+        "copy",
+        "--from",
+        str(source),
+        "--to",
+        str(target),
+        "--replace",
     )
 
 

@@ -23,10 +23,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from clitools import CLI, run_cli
+from clitools import run_cli
+from faultinject import STRACE, inject, phases
 
 A = ".agents"
-STRACE = shutil.which("strace")
 SYSCALLS = {
     "write": "write",
     "fsync": "fsync",
@@ -57,40 +57,11 @@ def _old(root: Path) -> None:
     shutil.copytree(_TEMPLATE[0] / A, root / A)
 
 
-def _phases(folder: Path) -> dict[str, bytes]:
-    if not folder.is_dir():
-        return {}
-    return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.startswith(".tmp-")}
-
-
 def _strace(
     root: Path, log: Path, syscall: str, action: str, n: int
 ) -> subprocess.CompletedProcess[str]:
-    names = SYSCALLS[syscall]
-    assert STRACE is not None
-    return subprocess.run(
-        [
-            STRACE,
-            "-f",
-            "-qq",
-            "-o",
-            str(log),
-            "-e",
-            f"trace={names}",
-            "-e",
-            f"inject={names}:{action}:when={n}",
-            CLI,
-            "--root",
-            str(root),
-            "dispatch",
-            "--replace",
-            "new",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    return inject(
+        log, SYSCALLS[syscall], action, n, "--root", str(root), "dispatch", "--replace", "new"
     )
 
 
@@ -100,7 +71,7 @@ def _archives(root: Path) -> list[Path]:
 
 
 def _is_old(root: Path, state: bytes, artifacts: dict[str, bytes]) -> bool:
-    return (root / A / "state.json").read_bytes() == state and _phases(
+    return (root / A / "state.json").read_bytes() == state and phases(
         root / A / "phases"
     ) == artifacts
 
@@ -112,7 +83,7 @@ def _is_new(root: Path, state: bytes, artifacts: dict[str, bytes]) -> bool:
     copies = [
         a
         for a in _archives(root)
-        if (a / "state.json").read_bytes() == state and _phases(a / "phases") == artifacts
+        if (a / "state.json").read_bytes() == state and phases(a / "phases") == artifacts
     ]
     return len(copies) == 1
 
@@ -133,7 +104,7 @@ def test_issue_16_replace_under_injected_io_errors(
     for n in range(1, 80):
         _old(root)
         state = (root / A / "state.json").read_bytes()
-        artifacts = _phases(root / A / "phases")
+        artifacts = phases(root / A / "phases")
         log = tmp_path / f"strace-{syscall}-{n}.log"
         proc = _strace(root, log, syscall, "error=EIO", n)
         trace = log.read_text()
@@ -143,7 +114,7 @@ def test_issue_16_replace_under_injected_io_errors(
             assert _is_new(root, state, artifacts), where
             seen["new"] += 1
             if proc.returncode == 0 and "could not be removed" not in proc.stderr:
-                assert _phases(root / A / "phases") == {}, where
+                assert phases(root / A / "phases") == {}, where
         else:
             assert proc.returncode in (5, 7), where
             assert _is_old(root, state, artifacts), where
@@ -164,7 +135,7 @@ def test_issue_16_replace_killed_at_each_step(root: Path, tmp_path: Path, syscal
     for n in range(1, 80):
         _old(root)
         state = (root / A / "state.json").read_bytes()
-        artifacts = _phases(root / A / "phases")
+        artifacts = phases(root / A / "phases")
         log = tmp_path / f"strace-{syscall}-{n}.log"
         proc = _strace(root, log, syscall, "signal=KILL", n)
         killed = "killed by SIGKILL" in log.read_text()
@@ -173,11 +144,11 @@ def test_issue_16_replace_killed_at_each_step(root: Path, tmp_path: Path, syscal
         if not killed:
             assert proc.returncode == 0, where
             break
-        if _is_new(root, state, artifacts) and _phases(root / A / "phases"):
+        if _is_new(root, state, artifacts) and phases(root / A / "phases"):
             # killed after the commit, before phases/ was emptied: doctor finds and clears them
             fix = run_cli(root, "doctor", "--repair")
             assert "artifact(s) of the replaced workflow" in fix.stdout, where + fix.stdout
-            assert _phases(root / A / "phases") == {}, where
+            assert phases(root / A / "phases") == {}, where
             leftovers[0] += 1
         again = run_cli(
             root, "dispatch", "--replace", "again", env={"AGENTS_STATE_LOCK_TIMEOUT": "5"}
@@ -193,30 +164,9 @@ def test_issue_16_a_state_in_place_but_not_durable_is_told_as_saved(root: Path) 
     """Every fsync fails from the directory fsync on: the new state is renamed into place and
     cannot be put back (the undo's fsync fails too).  That is exit 8, naming the revision, never
     exit 7's "unchanged"."""
-    assert STRACE is not None
     _old(root)
     rev = json.loads((root / A / "state.json").read_text())["revision"]
-    proc = subprocess.run(
-        [
-            STRACE,
-            "-f",
-            "-qq",
-            "-o",
-            os.devnull,
-            "-e",
-            "trace=fsync",
-            "-e",
-            "inject=fsync:error=EIO:when=2+",
-            CLI,
-            "--root",
-            str(root),
-            "compact",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = inject(os.devnull, "fsync", "error=EIO", "2+", "--root", str(root), "compact")
     assert proc.returncode == 8
     assert proc.stderr.endswith(
         f"agents-state: warning: the update was saved (revision {rev + 1}), but reporting it "

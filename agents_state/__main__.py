@@ -57,8 +57,9 @@ def _leave(code: int) -> int:
     if atexit._ncallbacks() or (threading is not None and threading.active_count() > 1):
         return code
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: the process started without that descriptor
+                stream.flush()
     except (OSError, ValueError):
         return code
     os._exit(code)

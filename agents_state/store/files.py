@@ -88,10 +88,6 @@ class Store:
         return self.dir / "state.json"
 
     @cached_property
-    def lock_path(self) -> Path:
-        return self.dir / "state.lock"
-
-    @cached_property
     def owner_path(self) -> Path:
         return self.dir / "lock-owner"
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["LOG_NAME", "handle"]
 
 LOG_NAME = "subagents.jsonl"
+_SETTLE = 3.0  # seconds a transcript may lag behind its agent's stop (the host flushes each 1 s)
 
 
 def _log(root: str, entry: dict[str, Any]) -> None:
@@ -94,16 +95,33 @@ def _fanout_of(payload: dict[str, Any]) -> tuple[str, str, str] | None:
     return (found[0], found[1], prompt) if found else None
 
 
+def _from_transcript(payload: dict[str, Any]) -> tuple[tuple[str, str, str] | None, Any]:
+    """(fan-out, answer) of an agent that stopped with no last message: a workflow agent's
+    answer is the input of its last ``StructuredOutput`` call, read from its transcript.  The
+    host batches transcript writes (a flush a second), so a file that does not hold the prompt's
+    marker and the answer yet is read again until ``_SETTLE`` seconds have passed."""
+    from agents_state.hooks.fanout_stop import structured_answer
+
+    path = payload.get("agent_transcript_path")
+    end = time.monotonic() + _SETTLE
+    while True:
+        fan = _fanout_of(payload)
+        answer = structured_answer(path) if fan is not None else None
+        if answer is not None or not isinstance(path, str) or time.monotonic() >= end:
+            return fan, answer
+        time.sleep(0.05)
+
+
 def _on_stop(root: str, payload: dict[str, Any], entry: dict[str, Any]) -> None:
     message = payload.get("last_assistant_message")
-    fan = _fanout_of(payload)
     answer: Any = message
+    if isinstance(message, str) and message.strip():
+        fan = _fanout_of(payload)
+    else:
+        fan, answer = _from_transcript(payload)
     if fan is not None:
         entry["fanout"], entry["key"] = fan[0], fan[1]
         if not isinstance(message, str) or not message.strip():
-            from agents_state.hooks.fanout_stop import structured_answer
-
-            answer = structured_answer(payload.get("agent_transcript_path"))
             if answer is None:
                 entry["answer"] = "none"
                 return  # nothing to keep: the fan-out's call runs this agent again

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,47 @@ def test_an_answer_that_is_not_a_valid_handoff_is_sent_back_never_kept(
     stop(root, "subagents:explore-agent", path)
     assert log(root)[-1]["answer"] == "not a handoff"
     assert "fanouts" not in state(root)
+
+
+def test_an_answer_the_host_writes_after_the_agents_stop_is_still_kept(
+    root: Path, tmp_path: Path
+) -> None:
+    """The host batches transcript writes (a flush a second): the SubagentStop hook may start
+    before the agent's StructuredOutput call is in its transcript.  It reads the file again
+    until the answer is there (a few seconds at most), and keeps it."""
+    assert cli(root, "dispatch", "Add OAuth login").returncode == 0
+    agent = call_of(root)["args"]["agents"][0]
+    answer = {**explore_handoff(1), "task_id": agent["key"]}
+    whole = transcript(tmp_path, "a1", agent["prompt"], answer)
+    lines = whole.read_text().splitlines(keepends=True)
+    whole.write_text(lines[0])  # only the prompt so far
+    payload = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t",
+        "cwd": str(root),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "w1",
+        "agent_type": "subagents:explore-agent",
+        "agent_transcript_path": str(whole),
+        "stop_hook_active": False,
+    }
+    proc = subprocess.Popen(
+        [*CMD, "hook", "subagent-stop"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=root,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(payload))
+    proc.stdin.close()
+    time.sleep(0.5)  # the hook starts and finds no answer yet (it reads the file again)
+    with whole.open("a") as f:
+        f.write("".join(lines[1:]))  # the host's flush: the refused call, then the answer
+    assert proc.wait(timeout=60) == 0, proc.communicate()[1]
+    assert log(root)[-1]["recorded"] is True
+    assert state(root)["fanouts"]["0"]["answers"][agent["key"]]["answer"] == answer
 
 
 def test_a_task_agents_structured_answer_is_its_tasks_handoff(root: Path, tmp_path: Path) -> None:

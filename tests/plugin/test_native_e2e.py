@@ -287,7 +287,10 @@ class Orchestrator:
                     return
                 if self.workflow_calls and self.workflow_calls[-1] == action["workflow"]:
                     fan = action["workflow"]["args"]["fanout"]
-                    raise AssertionError(f"no answer of fan-out {fan} was recorded: same call")
+                    raise AssertionError(
+                        f"no answer of fan-out {fan} was recorded: same call; "
+                        f"its SubagentStop records: {stops_of(self.root, fan)}"
+                    )
                 yield from self.fan_out(action)
                 continue  # next says: merge the answers, or the wave's next step
             native = any("/fanout-" in r for r in action.get("read", []))
@@ -299,6 +302,13 @@ class Orchestrator:
             if action.get("write"):
                 yield from self.write(action["write"], self.merged(action))
             yield from self.run(action["command"])  # e.g. take back a dead agent's task
+
+
+def stops_of(root: Path, fan: str) -> list[dict[str, Any]]:
+    """What the SubagentStop hook logged for the agents of fan-out ``fan`` (a failure's why)."""
+    log = root / ".agents" / "subagents.jsonl"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [e for e in map(json.loads, lines) if e.get("fanout") == fan]
 
 
 WRONG = handoff("E2", "research", "a wrong answer", decision="MAYBE")  # not in the schema's enum

@@ -116,6 +116,15 @@ class App:
 
     @cached_property
     def policy(self) -> Policy:
+        """What the engine obeys; with no configuration layer (no file, variable or ``--set``),
+        the built-in one, without loading the configuration's records (issue 26, start-up)."""
+        if "loaded" not in self.__dict__:
+            from agents_state.configload import any_layer
+
+            if not any_layer(self.root_dir, bool(self.sets)):
+                from agents_state.policy import default_policy
+
+                return default_policy()
         from agents_state.config import policy_from
 
         return policy_from(self.config)

@@ -13,18 +13,20 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from agents_state.config import Config
 from agents_state.errors import ConfigError
 from agents_state.jsonio import loads_strict, read_input_bytes
 from agents_state.records.base import Record, RecordError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the records load with the first layer read (``any_layer`` needs none)
     from pathlib import Path
+
+    from agents_state.config import Config
 
 __all__ = [
     "ENV_PREFIX",
     "FLAGS_LAYER",
     "LoadedConfig",
+    "any_layer",
     "config_files",
     "flag_layer",
     "load_config",
@@ -50,6 +52,8 @@ class LoadedConfig:
     def sources(self) -> dict[str, str]:
         """Dotted key -> the layer that set it (``default`` for the built-in values)."""
         if self._sources is None:
+            from agents_state.config import Config
+
             sources = dict.fromkeys(_leaves(Config().model_dump()), "default")
             for name, data in self._layers:
                 sources.update(dict.fromkeys(_leaves(data), name))
@@ -66,6 +70,17 @@ def config_files(root: Path | str) -> list[tuple[str, str]]:
         ("project", os.path.join(root, ".claude", "subagents-config.json")),
         ("agents", os.path.join(root, ".agents", "config.json")),
     ]
+
+
+def any_layer(root: str, flags: bool) -> bool:
+    """Whether a layer over the built-in defaults exists: a file of layers 2 to 4, an
+    ``AGENTS_STATE_CFG_`` variable or ``--set`` flags (``flags``).  Without one the configuration
+    is ``Config()``, and a transition takes its policy without loading the records (``App``)."""
+    return (
+        flags
+        or any(os.path.lexists(path) for _, path in config_files(root))
+        or any(name.startswith(ENV_PREFIX) for name in os.environ)
+    )
 
 
 def _leaves(data: dict[str, Any], prefix: str = "") -> list[str]:
@@ -102,6 +117,8 @@ def _suggest(model: type[Record], loc: tuple[Any, ...]) -> str:
 
 
 def _validate(data: dict[str, Any], shown: str) -> Config:
+    from agents_state.config import Config
+
     try:
         return Config.model_validate(data)
     except RecordError as e:

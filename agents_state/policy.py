@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-__all__ = ["Policy"]
+__all__ = ["Policy", "default_policy"]
 
 
 class Policy(NamedTuple):
@@ -33,3 +33,12 @@ class Policy(NamedTuple):
         if not self.backoff_seconds:
             return 0
         return self.backoff_seconds[min(attempt, len(self.backoff_seconds)) - 1]
+
+
+def default_policy() -> Policy:
+    """The policy of the built-in configuration, ``config.policy_from(Config())`` (a test keeps
+    them equal): a transition in a project with no configuration layer takes it without loading
+    the configuration's records (``App.policy``)."""
+    from agents_state.workflow import REVIEW_PHASES
+
+    return Policy(review_max_retries=MappingProxyType(dict.fromkeys(REVIEW_PHASES, 3)))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents_state import workflow
+from agents_state.app import App
 from agents_state.config import Config, policy_from
-from agents_state.policy import Policy
+from agents_state.errors import AgentsStateError
+from agents_state.policy import Policy, default_policy
 from agents_state.workflow import (
     COMPLETION_PHASE,
     PHASES,
@@ -50,6 +54,33 @@ def test_policy_defaults_are_the_config_defaults() -> None:
         "lease_seconds",
     ):
         assert getattr(default, name) == getattr(from_config, name), name
+    assert default_policy() == from_config  # what a transition takes when no layer exists
+
+
+def test_a_transition_takes_the_policy_of_every_configuration_layer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``App.policy`` skips loading the configuration only when no layer exists: a file of any
+    layer, an ``AGENTS_STATE_CFG_`` variable or ``--set`` is obeyed as before."""
+    (tmp_path / ".agents").mkdir()
+    assert App(tmp_path).policy == default_policy()
+    assert App(tmp_path, sets=("retries.maxPerTask=1",)).policy.max_per_task == 1
+    monkeypatch.setenv("AGENTS_STATE_CFG_retries__maxPerTask", "4")
+    assert App(tmp_path).policy.max_per_task == 4
+    monkeypatch.delenv("AGENTS_STATE_CFG_retries__maxPerTask")
+    for where in (".agents/config.json", ".claude/subagents-config.json"):
+        (tmp_path / where).parent.mkdir(exist_ok=True)
+        (tmp_path / where).write_text('{"retries": {"maxPerTask": 5}}')
+        assert App(tmp_path).policy.max_per_task == 5, where
+        (tmp_path / where).unlink()
+    home = tmp_path / "home" / ".claude"
+    home.mkdir(parents=True)
+    (home / "subagents-config.json").write_text('{"retries": {"maxPerPhase": 7}}')
+    monkeypatch.setenv("HOME", str(home.parent))
+    assert App(tmp_path).policy.max_per_phase == 7
+    (home / "subagents-config.json").write_text("{not json")  # a broken layer still fails
+    with pytest.raises(AgentsStateError):
+        App(tmp_path).policy  # noqa: B018 - the property loads the configuration
 
 
 def test_review_config_is_found_through_the_catalogue() -> None:

@@ -224,6 +224,24 @@ def test_status_next_and_task_done_never_load_pathlib(root: Path) -> None:
         assert sorted({"pathlib", "urllib.parse", "ipaddress"} & modules) == [], args
 
 
+def test_a_transition_with_no_configuration_layer_loads_no_configuration_records(
+    root: Path,
+) -> None:
+    """Issue 26, start-up: with no configuration file, variable or ``--set``, ``task done``
+    takes the built-in policy (``policy.default_policy``) without loading ``config`` (its
+    records are a twentieth of ``import click, orjson``); a layer brings it back (that the
+    policy is then the configuration's: ``test_catalogue_source``)."""
+    wave_of(root, 3, "hot")
+    proc, modules = _imported_bare(root, ["task", "done", "t0"], site=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "agents_state.engine.phases" in modules
+    assert "agents_state.config" not in modules
+    (root / ".agents" / "config.json").write_text('{"retries": {"maxPerTask": 1}}\n')
+    proc, modules = _imported_bare(root, ["task", "done", "t1"], site=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "agents_state.config" in modules
+
+
 # Issue 26: a one-shot command cannot amortise code generated at run time (a ``compile`` costs
 # 0.1 to 0.9 ms): which module each compiled text comes from, the one that called the standard
 # library's code generators (dataclasses, namedtuple) or compiled it itself

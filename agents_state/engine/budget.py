@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agents_state.config import Config
 from agents_state.engine import events as ev
 from agents_state.engine.context import Ctx, Outcome
 from agents_state.errors import TransitionNotAllowedError
@@ -21,6 +20,7 @@ from agents_state.models import BudgetState, Clarification, State
 from agents_state.workflow import TASK_PHASE
 
 if TYPE_CHECKING:  # the decision code loads for the next action, not for a transition
+    from agents_state.config import Config
     from agents_state.engine.decision import Decision
 
 __all__ = [

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agents_state.config import CompactionCfg
 from agents_state.models import State
 
 if TYPE_CHECKING:  # a type only: at run time a TypedDict compiles each of its annotations
     from typing import TypedDict
+
+    from agents_state.config import CompactionCfg
 
     class Usage(TypedDict):
         tokens: int

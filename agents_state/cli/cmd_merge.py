@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agents_state.cli.completion import task_ids
-from agents_state.cli.options import app_from, json_option
+from agents_state.cli.options import app_from, complete_task_ids, json_option
 
 __all__ = ["merge"]
 
@@ -15,7 +14,7 @@ __all__ = ["merge"]
     "--resolve",
     "resolve_id",
     metavar="ID",
-    shell_complete=task_ids,
+    shell_complete=complete_task_ids,
     help="Merge the integration branch into task ID's worktree, leaving its conflicts to fix.",
 )
 @json_option

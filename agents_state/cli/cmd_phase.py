@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agents_state.cli.completion import phase_ids
-from agents_state.cli.options import app_from, json_option, print_outcome
+from agents_state.cli.options import app_from, complete_phase_ids, json_option, print_outcome
 from agents_state.workflow import SIZING_PHASE, TEST_RUN
 
 __all__ = ["phase"]
@@ -35,7 +34,7 @@ def phase() -> None:
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
+@click.argument("phase_id", metavar="ID", shell_complete=complete_phase_ids)
 @json_option
 @click.pass_context
 def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
@@ -55,7 +54,7 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
+@click.argument("phase_id", metavar="ID", shell_complete=complete_phase_ids)
 @click.option(
     "--artifact",
     metavar="FILE",
@@ -97,7 +96,7 @@ def complete(
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
+@click.argument("phase_id", metavar="ID", shell_complete=complete_phase_ids)
 @click.option("--error", required=True, help="What went wrong (kept in the state).")
 @json_option
 @click.pass_context
@@ -118,7 +117,7 @@ def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
 
 
 @phase.command()
-@click.argument("phase_id", metavar="ID", shell_complete=phase_ids)
+@click.argument("phase_id", metavar="ID", shell_complete=complete_phase_ids)
 @json_option
 @click.pass_context
 def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agents_state.cli.completion import task_ids
-from agents_state.cli.options import app_from, emit_json, json_option
+from agents_state.cli.options import app_from, complete_task_ids, emit_json, json_option
 from agents_state.workflow import TASK_PHASE
 
 if TYPE_CHECKING:
@@ -138,7 +137,7 @@ def _report(out: object, as_json: bool, room: dict[str, Any] | None = None) -> i
 
 
 @task.command()
-@click.argument("task_id", metavar="[ID]", required=False, shell_complete=task_ids)
+@click.argument("task_id", metavar="[ID]", required=False, shell_complete=complete_task_ids)
 @click.option("--agent", help="Who claims it (default: $AGENTS_STATE_AGENT or the parent pid).")
 @json_option
 @click.pass_context
@@ -179,7 +178,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
 
 
 @task.command()
-@click.argument("task_id", metavar="ID", shell_complete=task_ids)
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_ids)
 @click.option("--agent", help="The agent working on it (renews its lease).")
 @json_option
 @click.pass_context
@@ -199,7 +198,7 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
 
 
 @task.command()
-@click.argument("task_id", metavar="ID", shell_complete=task_ids)
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_ids)
 @click.option("--summary", help="One line: what was done.")
 @click.option(
     "--result",
@@ -242,9 +241,13 @@ def done(
         if data is not None:
             app.store.write_artifact(f"2.1-result-{task_id}.md", data)
 
-    from agents_state.gitwork.steps import after_done, before_done
+    from agents_state.gitwork import isolated
 
-    branch, head, unchanged = before_done(app, task_id, summary)
+    branch, head, unchanged = None, None, False
+    if isolated(app.root_dir):
+        from agents_state.gitwork.steps import before_done
+
+        branch, head, unchanged = before_done(app, task_id, summary)
     event = TaskDone(
         task_id=task_id,
         agent=agent,
@@ -258,14 +261,18 @@ def done(
     said = out.message
     if unchanged and out.changed:  # issue 22: a task whose worktree has no change says so
         said += f"; no change on its branch {branch} (nothing to merge)"
-    merged = after_done(app, out)
+    merged = None
+    if out.state.git is not None:  # the merge queue, when this done finished a wave
+        from agents_state.gitwork.steps import after_done
+
+        merged = after_done(app, out)
     if merged is None:
         return _report(out, as_json, {"message": said} if said != out.message else None)
     return _report(merged, as_json, {"message": f"{said}; {merged.message}"})
 
 
 @task.command()
-@click.argument("task_id", metavar="ID", shell_complete=task_ids)
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_ids)
 @click.option("--error", required=True, help="What went wrong.")
 @click.option("--agent", help="The agent reporting.")
 @click.option("--attempt", type=int, help="The attempt being reported.")

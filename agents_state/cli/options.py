@@ -131,6 +131,20 @@ def add_global_options(cmd: click.Command) -> click.Command:
     return cmd
 
 
+def complete_phase_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    """``shell_complete`` of a phase id: ``cli.completion`` loads only when a shell asks."""
+    from agents_state.cli.completion import phase_ids
+
+    return phase_ids(ctx, param, incomplete)
+
+
+def complete_task_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    """``shell_complete`` of a task id: ``cli.completion`` loads only when a shell asks."""
+    from agents_state.cli.completion import task_ids
+
+    return task_ids(ctx, param, incomplete)
+
+
 def app_from(ctx: click.Context) -> App:
     from agents_state.app import App
 

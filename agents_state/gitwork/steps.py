@@ -84,9 +84,9 @@ def after_claim(app: App, state: State, task_id: str) -> dict[str, Any]:
 def before_done(app: App, task_id: str, summary: str | None) -> tuple[str | None, str | None, bool]:
     """Commit what the agent left in its worktree; the task's branch and head (or None), and
     whether that head is already in the integration branch (the task changed nothing)."""
-    import os
+    from agents_state.gitwork import isolated
 
-    if not os.path.isdir(os.path.join(app.root_dir, ".agents", "worktrees")):  # no isolation
+    if not isolated(app.root_dir):
         return None, None, False
     state = app.state()
     if state is None or state.git is None:

@@ -8,6 +8,7 @@ place keeps its attribute but not its mark.
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 from typing import Any
@@ -187,3 +188,41 @@ def test_an_invalid_value_of_the_same_length_in_place_is_refused(marked_root: Pa
 def test_encode_after_a_trusted_read_writes_the_same_bytes(marked_root: Path) -> None:
     data = (marked_root / ".agents/state.json").read_bytes()
     assert encode_state(decode_state(data, "s", True, trusted=True), "s") == data
+
+
+def test_an_update_builds_only_the_tasks_it_uses(marked_root: Path) -> None:
+    """An update's trusted read defers its tasks (``records.trusted.deferred``): each is built
+    when first used, as the same object, equal to the checked one; reading, comparing (from
+    either side), showing, copying and dumping all build it first; a task never used is
+    written back as read.  A read for display builds them all."""
+    data = (marked_root / ".agents/state.json").read_bytes()
+    checked = decode_state(data, "s").phase("2.1").tasks or {}
+
+    def fresh() -> dict[str, TaskState]:
+        return decode_state(data, "s", True, trusted=True).phase("2.1").tasks or {}
+
+    uses: list[Any] = [
+        lambda t: t.status,
+        lambda t: t == checked["b"],
+        lambda t: checked["b"] == t,
+        lambda t: t == fresh()["b"],
+        repr,
+        lambda t: t.model_dump(exclude_none=True),
+        lambda t: t.model_copy(),
+        copy.deepcopy,
+    ]
+    for use in uses:
+        task = fresh()["b"]
+        assert isinstance(task, TaskState) and type(task) is not TaskState  # not built yet
+        use(task)
+        assert type(task) is TaskState and task == checked["b"], use
+    assert repr(fresh()["b"]) == repr(checked["b"])
+    assert fresh()["b"].model_copy(deep=True) == checked["b"]
+    task = fresh()["b"]
+    task.summary = "set before it was built"
+    assert task.complexity == "hard" and task.summary == "set before it was built"
+    state = decode_state(data, "s", True, trusted=True)
+    assert (state.phase("2.1").tasks or {})["a"].status == "completed"
+    assert encode_state(state, "s") == data  # "b" never built: written back as it was read
+    shown = decode_state(data, "s", False, trusted=True).phase("2.1").tasks or {}
+    assert {type(t) for t in shown.values()} == {TaskState}

@@ -120,8 +120,10 @@ class Record:
     _spec: ClassVar[Compiled | None] = None
     model_extra: dict[str, Any] | None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, deferred: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if deferred:  # the stand-in of a record built on first use (``records.trusted``)
+            return
         infos: dict[str, FieldInfo] = {}
         for base in reversed(cls.__mro__[1:]):
             infos.update(getattr(base, "_infos", {}))

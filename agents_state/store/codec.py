@@ -17,7 +17,7 @@ import orjson
 
 from agents_state.errors import StateFileError
 from agents_state.jsonio import strip_bom
-from agents_state.models import SCHEMA_VERSION, PhaseState, StageState, State
+from agents_state.models import SCHEMA_VERSION, PhaseState, StageState, State, TaskState
 from agents_state.records.base import RecordError
 from agents_state.workflow import PHASE_IDS, STAGES, get_phase, phases_of
 
@@ -159,11 +159,15 @@ def decode_state(data: bytes, shown: str, for_update: bool = False, trusted: boo
     return state
 
 
+_DEFERRED = frozenset({TaskState})  # built on first use in an update (``records.trusted``)
+
+
 def _decode_trusted(data: bytes, for_update: bool) -> State:
     from agents_state.records.trusted import build_trusted
 
     raw = orjson.loads(data)
-    state: State = build_trusted(State, raw)
+    # an update touches the tasks of one wave; the others are written back as read
+    state: State = build_trusted(State, raw, _DEFERRED if for_update else frozenset())
     _fill(state)
     _READ_TASKS.clear()
     if for_update:

@@ -10,7 +10,7 @@ import importlib
 
 import click
 
-from agents_state.cli.options import set_option, store_option
+from agents_state.cli.options import ROOT_DIR, set_option, store_option
 
 __all__ = ["COMMANDS", "cli", "main"]
 
@@ -77,7 +77,7 @@ def _version() -> str:
 @click.version_option(_version(), "--version", prog_name="agents-state")
 @click.option(
     "--root",
-    type=click.Path(file_okay=False, path_type=str),
+    type=ROOT_DIR,
     envvar="AGENTS_STATE_ROOT",
     default=None,
     help="Directory that holds .agents/ (default: nearest ancestor with one, else the cwd).",

@@ -94,6 +94,11 @@ def set_option(cmd: F) -> F:
     )(cmd)
 
 
+# ``--root``'s type, made once: each ``click.Path`` asks gettext for its name when made, and
+# gettext looks for a catalogue on disk each time (issue 26, start-up)
+ROOT_DIR = click.Path(file_okay=False, path_type=str)
+
+
 def add_global_options(cmd: click.Command) -> click.Command:
     """Accept ``--root DIR`` and ``--store URL`` after the subcommand too
     (``agents-state status --root DIR``)."""
@@ -121,7 +126,7 @@ def add_global_options(cmd: click.Command) -> click.Command:
         cmd.params.append(
             click.Option(
                 ["--root"],
-                type=click.Path(file_okay=False, path_type=str),
+                type=ROOT_DIR,
                 expose_value=False,
                 callback=_root_cb,
                 metavar="DIR",

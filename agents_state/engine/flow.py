@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
-from agents_state.engine.budget import answer_budget
 from agents_state.engine.context import Ctx, Handlers, Outcome, check_phase_id
-from agents_state.engine.gate import retry_tests, skip_tests
 from agents_state.engine.table import phase_target, workflow_target
 from agents_state.engine.tasks import release_running_tasks, retry_failed_tasks, skip_failed_tasks
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
@@ -53,6 +51,8 @@ def _retry(c: Ctx, e: ev.Retry) -> Outcome:
             phase.status = phase_target(f"phase {pid}", phase.status, "retry", "driver_died")
             message = f"phase {pid} will run again"
     if pid == TEST_RUN and phase.status == "blocked" and phase.passed is False:
+        from agents_state.engine.gate import retry_tests  # these load for their events only
+
         message = retry_tests(state)
     elif phase.status in ("failed", "blocked"):
         phase.status = phase_target(f"phase {pid}", phase.status, "retry")
@@ -79,6 +79,8 @@ def _skip(c: Ctx, e: ev.Skip) -> Outcome:
             state.failure, state.blockedReason = None, None
             return Outcome(state, extra.lstrip("; "))
     if pid == TEST_RUN:
+        from agents_state.engine.gate import skip_tests
+
         extra += "; " + skip_tests(state)
     phase = state.phase(pid)
     if phase.status != "skipped":  # the test gate has already skipped its run
@@ -161,4 +163,9 @@ def _answer(c: Ctx, e: ev.Answer) -> Outcome:
     return Outcome(state, "answer recorded; the step runs again with it")
 
 
-HANDLERS.on(ev.BudgetAnswer)(answer_budget)  # the user's answer to a spent budget (issue 24)
+@HANDLERS.on(ev.BudgetAnswer)
+def _budget_answer(c: Ctx, e: ev.BudgetAnswer) -> Outcome:
+    """The user's answer to a spent budget (issue 24)."""
+    from agents_state.engine.budget import answer_budget
+
+    return answer_budget(c, e)

@@ -78,11 +78,13 @@ class StoreLock:
         try:
             fd = fsops.open_regular(
                 os.path.join(self.store.agents, "lock-owner"),
-                os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                os.O_WRONLY | os.O_CREAT,
                 f"{AGENTS_DIR}/lock-owner",
             )
             try:
-                os.write(fd, f"{os.getpid()} {time.time():.0f}\n".encode())
+                # over the last one, at the same width: no truncation, whose freeing and
+                # allocating again of a block was about 0.5 ms of every update (issue 26)
+                os.pwrite(fd, b"%-10d %-12d\n" % (os.getpid(), int(time.time())), 0)
             finally:
                 os.close(fd)
         except OSError:

@@ -218,6 +218,7 @@ def test_an_update_builds_only_the_tasks_it_uses(marked_root: Path) -> None:
         assert type(task) is TaskState and task == checked["b"], use
     assert repr(fresh()["b"]) == repr(checked["b"])
     assert fresh()["b"].model_copy(deep=True) == checked["b"]
+    assert copy.copy(fresh()["b"]) == checked["b"]  # a shallow copy is a stand-in too
     task = fresh()["b"]
     task.summary = "set before it was built"
     assert task.complexity == "hard" and task.summary == "set before it was built"

@@ -127,6 +127,8 @@ def _stand_in(cls: Any) -> type:
         _fields, _spec = cls._checked(), cls._compiled()  # as ``cls``'s, if asked through it
 
         def __getattr__(self, name: str) -> Any:
+            if _DATA not in self.__dict__:  # one being made (``copy.copy``): nothing to build
+                raise AttributeError(name)
             _build_now(self)
             return getattr(self, name)
 

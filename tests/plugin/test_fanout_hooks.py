@@ -165,6 +165,15 @@ def test_an_answer_that_is_not_a_valid_handoff_is_sent_back_never_kept(
     assert "fanouts" not in state(root)
 
 
+def read_once(path: Path, limit: float = 20.0) -> None:
+    """Wait until ``path`` is read once more: its access time is set back to 0, and the next
+    read sets it again (relatime; on a noatime file system this waits ``limit`` seconds)."""
+    os.utime(path, (0, path.stat().st_mtime))
+    end = time.monotonic() + limit
+    while path.stat().st_atime == 0 and time.monotonic() < end:
+        time.sleep(0.002)
+
+
 def test_an_answer_the_host_writes_after_the_agents_stop_is_still_kept(
     root: Path, tmp_path: Path
 ) -> None:
@@ -198,7 +207,10 @@ def test_an_answer_the_host_writes_after_the_agents_stop_is_still_kept(
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(payload))
     proc.stdin.close()
-    time.sleep(0.5)  # the hook starts and finds no answer yet (it reads the file again)
+    # the hook reads it for the prompt, then for the answer, and finds none: three reads seen
+    # one after the other prove the first look for an answer is over (the old hook stopped there)
+    for _ in range(3):
+        read_once(whole)
     with whole.open("a") as f:
         f.write("".join(lines[1:]))  # the host's flush: the refused call, then the answer
     assert proc.wait(timeout=60) == 0, proc.communicate()[1]

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = [
     "agent_transcript",
     "isolated_state",
-    "others_git",
     "own_room",
     "room_denial",
     "task_named",
@@ -168,33 +167,3 @@ def room_denial(
         f"worktree isolation is on: this agent writes only inside {name} "
         f"({room}); {target} is outside it"
     )
-
-
-def others_git(git_dir: str, own: str) -> list[str]:
-    """What a task agent's git must not change in the shared ``.git`` (issue 22): the other
-    worktrees' records (their index and HEAD), the user's checkout's index and HEAD, and every
-    branch but its own (loose refs, ``packed-refs``); kept read-only, each a mount point that
-    git cannot replace either."""
-    try:
-        with open(f"{own}/.git", encoding="utf-8") as f:
-            record = os.path.realpath(f.read(4096).strip().removeprefix("gitdir: "))
-        with open(f"{record}/HEAD", encoding="utf-8") as f:
-            branch = f.read(4096).strip().removeprefix("ref: ")
-    except (OSError, UnicodeDecodeError):
-        record, branch = "", ""
-    out = [f"{git_dir}/{name}" for name in ("index", "HEAD", "ORIG_HEAD", "packed-refs")]
-    try:
-        names = sorted(os.listdir(f"{git_dir}/worktrees"))
-    except OSError:
-        names = []
-    out += [
-        f"{git_dir}/worktrees/{n}"
-        for n in names
-        if os.path.realpath(f"{git_dir}/worktrees/{n}") != record
-    ]
-    mine = f"{git_dir}/{branch}" if branch.startswith("refs/heads/") else ""
-    for folder, _dirs, files in os.walk(f"{git_dir}/refs/heads"):
-        out += [p for p in (os.path.join(folder, f) for f in files) if p != mine]
-        if len(out) > 2000:  # bubblewrap's arguments stay bounded; the rest stays writable
-            break
-    return [p for p in out if os.path.lexists(p)]

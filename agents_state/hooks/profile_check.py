@@ -125,6 +125,8 @@ def _judge(
         if why or state is not None:
             return f"{_PREFIX}{why or _RENAME_WHY.format(tool=tool)}; denied."
     if not profile.protect_secrets:
+        if tool == "Bash" and not _whole_tree(profile):
+            return _writer_bash(profile, workflow.root, cwd, name, payload)
         return None
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
@@ -243,6 +245,31 @@ def _bash_room(root: str, payload: dict[str, Any]) -> tuple[str | None, str | No
         return own_room(os.path.realpath(root), state, payload)[0], None
     except ValueError:
         return "", None  # its task cannot be told: it reads and runs, and writes nothing
+
+
+def _whole_tree(profile: Any) -> bool:
+    """A profile whose Bash runs outside any room says so in its name (issue 32)."""
+    return profile.name.split("+")[0] in ("orchestrator", "full-access")
+
+
+def _writer_bash(
+    profile: Any, root: str, cwd: str, name: str, payload: dict[str, Any]
+) -> str | Rewrite | None:
+    """A writer's Bash (task agents and every profile that may read credentials): not judged
+    by the allowlist, but contained all the same -- it writes its own worktree (under the
+    engine's isolation) or the project, never ``.git``, ``.agents``, ``.claude`` or anything
+    else (issue 32)."""
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict) or not isinstance(tool_input.get("command"), str):
+        return f"{_PREFIX}the Bash call has no command string; denied."
+    own = None
+    if name == "task-agent":
+        own, why = _bash_room(root, payload)
+        if why:
+            return f"{_PREFIX}{why}; denied."
+    from agents_state.hooks.sandbox import contain
+
+    return contain(profile, os.path.realpath(root), cwd, tool_input, own)
 
 
 def _judge_bash(

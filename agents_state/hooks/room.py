@@ -33,6 +33,7 @@ KEEP_ENV = (
     "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
 )
 # fmt: on
+_XDG = ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
 _URL_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^/\s@]+@")
 _SECRET_KEY = re.compile(r"(?i)^\s*(?:extraheader|password|token|oauthtoken|pass)\s*=")
 
@@ -41,9 +42,23 @@ class Room:
     """What one contained call may see and change (all paths real and absolute): the folders it
     writes, the credential files and folders masked, the paths kept read-only (or made empty
     when missing), the network, the repository's ``.git`` and the token-free copy of its
-    ``config`` (``None``: the file itself, read-only)."""
+    ``config`` (``None``: the file itself, read-only); ``hidden``: folders replaced by an empty
+    private one (the home folder, relocated configuration folders), with ``binds`` (source,
+    place) shown read-only inside them and ``readable`` (the project when it lies in one)
+    shown again; ``seccomp``: the system call filter's file (``hooks.seccomp``)."""
 
-    __slots__ = ("git_config", "git_dir", "masks", "network", "protect", "writable")
+    __slots__ = (
+        "binds",
+        "git_config",
+        "git_dir",
+        "hidden",
+        "masks",
+        "network",
+        "protect",
+        "readable",
+        "seccomp",
+        "writable",
+    )
 
     def __init__(
         self,
@@ -53,34 +68,48 @@ class Room:
         network: bool,
         git_dir: str | None = None,
         git_config: str | None = None,
+        hidden: tuple[str, ...] = (),
+        binds: tuple[tuple[str, str], ...] = (),
+        readable: tuple[str, ...] = (),
+        seccomp: str | None = None,
     ) -> None:
         self.writable, self.masks, self.protect = writable, masks, protect
         self.network, self.git_dir, self.git_config = network, git_dir, git_config
+        self.hidden, self.binds, self.readable = hidden, binds, readable
+        self.seccomp = seccomp
 
 
 # -- the room, as bubblewrap arguments (pure) ---------------------------------------------------
 
 
-def tool_dirs(path: str) -> tuple[str, ...]:
-    """The folders under ``/tmp`` that the room's PATH names (a virtual environment's ``bin``
-    brings its whole environment): the room's private ``/tmp`` would hide them, and with them
-    the tools (pytest, a linter) the command is run for. Read-only, like the rest of ``/``."""
+def tool_dirs(path: str, hidden: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The folders under ``/tmp`` or a ``hidden`` folder that the room's PATH names (a virtual
+    environment's ``bin`` brings its whole environment; ``~/.local/bin`` brings ``~/.local/lib``,
+    where ``pip --user`` puts the modules): the room's private ``/tmp`` and home would hide
+    them, and with them the tools (pytest, a linter) the command is run for. Read-only."""
     found: list[str] = []
+    under = tuple(f"{h.rstrip('/')}/" for h in ("/tmp", *hidden))
     for entry in path.split(os.pathsep):
         real = os.path.realpath(entry) if entry.startswith("/") else ""
-        if not real.startswith("/tmp/") or not os.path.isdir(real):
+        if not real.startswith(under) or not os.path.isdir(real):
             continue
         parent = os.path.dirname(real)
+        extra = []
         if os.path.basename(real) == "bin" and os.path.isfile(os.path.join(parent, "pyvenv.cfg")):
             real = parent
-        if real not in found:
-            found.append(real)
+        elif real.endswith("/.local/bin") and os.path.isdir(f"{parent}/lib"):
+            extra.append(f"{parent}/lib")
+        for folder in (real, *extra):
+            if folder not in found:
+                found.append(folder)
     return tuple(found)
 
 
 def bwrap_args(room: Room, tools: tuple[str, ...] = ()) -> list[str]:
     """bubblewrap's options for ``room``, up to (not including) the command; ``tools`` are
-    folders under ``/tmp`` kept visible, read-only (``tool_dirs``)."""
+    folders under ``/tmp`` or a hidden folder kept visible, read-only (``tool_dirs``).  Later
+    mounts lie over earlier ones: what is hidden, then what is shown again, then what is
+    written, then what stays read-only inside it."""
     args = [
         "--ro-bind",
         "/",
@@ -91,7 +120,6 @@ def bwrap_args(room: Room, tools: tuple[str, ...] = ()) -> list[str]:
         "/proc",
         "--tmpfs",
         "/tmp",
-        *[a for d in tools for a in ("--ro-bind", d, d)],
         "--tmpfs",
         "/dev/shm",
         "--unshare-pid",
@@ -110,10 +138,14 @@ def bwrap_args(room: Room, tools: tuple[str, ...] = ()) -> list[str]:
             args += ["--tmpfs", run]
     if room.network:  # the name server's file lives there on systemd machines
         args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
+    for path in room.hidden:  # an empty private folder: scratch space, gone after the call
+        args += ["--tmpfs", path]
+    for source, place in room.binds:
+        args += ["--ro-bind", source, place]
+    for path in (*tools, *room.readable):
+        args += ["--ro-bind", path, path]
     for path in room.writable:
         args += ["--bind", path, path]  # a mount point: it cannot be renamed away
-    if room.git_dir:
-        args += ["--bind", room.git_dir, room.git_dir]
     for path in room.protect:
         if room.git_config is not None and path == f"{room.git_dir}/config":
             bind = "--dev-bind" if room.git_config == "/dev/null" else "--ro-bind"
@@ -134,6 +166,8 @@ def bwrap_args(room: Room, tools: tuple[str, ...] = ()) -> list[str]:
             args += ["--tmpfs", path, "--remount-ro", path]
         else:
             args += ["--dev-bind", "/dev/null", path]  # reads empty, writes go nowhere
+    if room.seccomp:  # no unix socket, no new namespace (hooks.seccomp); the file is fd 3
+        args += ["--seccomp", "3"]
     return args
 
 
@@ -151,12 +185,14 @@ def shell_command(
     and ``command`` as one argument to ``bash -c`` inside.  Every value is literal, nothing
     expands in the Bash tool's shell: what the user approves, or a rule matches, is what runs
     (docs/decisions.md)."""
-    tools = tool_dirs(env.get("PATH", ""))
+    tools = tool_dirs(env.get("PATH", ""), room.hidden)
     parts = [quote(bwrap), *(quote(a) for a in bwrap_args(room, tools))]
     parts += ["--clearenv"]
     for name, value in env.items():
         parts += ["--setenv", name, quote(value)]
     parts += ["--", quote(bash), "-c", quote(command)]
+    if room.seccomp:
+        parts.append(f"3<{quote(room.seccomp)}")
     return " ".join(parts)
 
 
@@ -172,6 +208,11 @@ def kept_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
         if binary and binary not in path and os.path.isdir(binary):
             path.append(binary)
     env["PATH"] = os.pathsep.join(path)
+    home = env.get("HOME", "")
+    for name in _XDG:  # relocated outside the home: hidden in the room, so back to its default
+        value = env.get(name, "")
+        if value and (not home or not f"{value}/".startswith(f"{home.rstrip('/')}/")):
+            del env[name]
     if "GOCACHE" not in environ:  # go test needs a writable build cache; the home is read-only
         env["GOCACHE"] = "/tmp/go-build"
     return env

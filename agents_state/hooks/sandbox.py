@@ -30,13 +30,9 @@ import os
 import sys
 
 from agents_state.hooks.engine_steps import SUBAGENT_STEPS
-from agents_state.hooks.room import (
-    Room,
-    bwrap_args,
-    kept_env,
-    sanitized_git_config,
-    shell_command,
-)
+from agents_state.hooks.homeroom import git_config_copy, private_home
+from agents_state.hooks.room import Room, bwrap_args, kept_env, quote, shell_command
+from agents_state.hooks.seccomp import filter_file
 from agents_state.hooks.secretscan import cache_dir, find_secrets, write_cache
 from agents_state.hooks.walk import WalkCapError
 
@@ -48,6 +44,7 @@ __all__ = [
     "ENGINE_STEPS",
     "Rewrite",
     "contain",
+    "outside_command",
     "probe",
     "rewrite_output",
     "room_for",
@@ -71,65 +68,69 @@ class Rewrite:
 # -- what the room hides and protects (reads the file system) ------------------------------------
 
 
-def room_for(root: str, cwd: str, home: str, network: bool, own: str | None = None) -> Room:
+def room_for(
+    root: str, cwd: str, home: str, network: bool, own: str | None = None, scan: bool = True
+) -> Room:
     """The room of a call in ``cwd`` of the project ``root`` (both real paths); ``own`` is a
     task agent's own worktree under the engine's isolation, its only writable folder ("" for
-    none: its task cannot be told; issue 22)."""
+    none: its task cannot be told; issue 22); ``scan``: mask the credential files found
+    (profiles that keep agents off them)."""
     writable = root
     worktrees = f"{root}/.claude/worktrees/"
     if own is not None:
         writable = own
     elif cwd.startswith(worktrees):
         writable = worktrees + cwd[len(worktrees) :].split("/", 1)[0]
-    git_dir, git_config = None, None
-    protect = [f"{writable}/.claude"] if writable else []  # settings there run hooks later
-    dot_git = f"{root}/.git"
-    if os.path.isdir(dot_git) and not os.path.islink(dot_git):
-        git_dir = dot_git
-        protect += [f"{dot_git}/hooks", f"{dot_git}/config"]
-        for sub in ("modules", "worktrees"):  # their own hooks and config
-            try:
-                names = sorted(os.listdir(f"{dot_git}/{sub}"))
-            except OSError:
-                continue
-            for name in names:
-                protect += [
-                    p
-                    for p in (f"{dot_git}/{sub}/{name}/{f}" for f in ("hooks", "config"))
-                    if os.path.lexists(p)
-                ]
-        git_config = _git_config(f"{dot_git}/config")
-    elif os.path.lexists(dot_git):
-        protect.append(dot_git)  # a worktree's pointer to its git directory
-    if writable and writable != root and os.path.lexists(f"{writable}/.git"):
-        protect.append(f"{writable}/.git")
-    if own and git_dir:
-        from agents_state.hooks.ownroom import others_git
-
-        protect += others_git(git_dir, own)
-    masks = find_secrets(root, home)
+    # what git, the engine and the host trust later, outside any room: read-only, all of it
+    # (a linked worktree's .git pointer file too); a missing one an empty read-only folder
+    protect = [f"{writable}/{name}" for name in (".git", ".agents", ".claude")] if writable else []
+    common = _common_dir(root)
+    git_config = git_config_copy(f"{common}/config") if common else None
+    if git_config is not None:
+        protect.append(f"{common}/config")  # shown without its tokens
+    hidden, binds = private_home(home, os.environ)
+    shown = [root, *(place for _, place in binds)]
+    found = find_secrets(root, home) if scan else []
+    masks = [m for m in found if not _under(m, hidden) or _under(m, shown)]
     rooms = (writable,) if writable and os.path.isdir(writable) else ()
-    return Room(rooms, tuple(masks), tuple(protect), network, git_dir, git_config)
+    return Room(
+        rooms,
+        tuple(masks),
+        tuple(protect),
+        network,
+        common,
+        git_config,
+        hidden,
+        binds,
+        (root,) if _under(root, list(hidden)) else (),
+        filter_file(f"{root}/.agents"),  # the host reads input only from the project's files
+    )
 
 
-def _git_config(path: str) -> str | None:
-    """A copy of the git configuration at ``path`` without its tokens (in the cache folder,
-    named by its content), ``None`` when it holds none, ``/dev/null`` when no copy can be
-    written (git then runs with an empty configuration)."""
+def _under(path: str, folders: list[str] | tuple[str, ...]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _common_dir(root: str) -> str | None:
+    """The repository's shared git folder (its ``config`` holds the remote's URL): ``.git``,
+    or, in a linked worktree, what its pointer file's folder names as ``commondir``."""
+    dot = f"{root}/.git"
+    if os.path.isdir(dot):
+        return os.path.realpath(dot)
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = sanitized_git_config(f.read(1_000_000))
-    except OSError:
+        with open(dot, encoding="utf-8") as f:
+            line = f.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
         return None
-    if text is None:
+    if not line.startswith("gitdir: "):
         return None
-    import hashlib
-
-    data = text.encode("utf-8", "surrogateescape") + b"\n"
-    copy = os.path.join(cache_dir(), f"gitconfig-{hashlib.sha256(data).hexdigest()[:32]}")
-    if os.path.isfile(copy) or write_cache(copy, data):
-        return copy
-    return "/dev/null"
+    gitdir = os.path.realpath(os.path.join(root, line.removeprefix("gitdir: ")))
+    try:
+        with open(f"{gitdir}/commondir", encoding="utf-8") as f:
+            common = os.path.realpath(os.path.join(gitdir, f.read(4096).strip()))
+    except (OSError, UnicodeDecodeError):
+        common = gitdir
+    return common if os.path.isdir(common) else None
 
 
 # -- can a room be built here: the one-time probe -------------------------------------------------
@@ -168,7 +169,10 @@ def probe(bwrap: str) -> str | None:
         st = os.stat(bwrap)
     except OSError as e:
         return f"{bwrap} cannot be run ({e.strerror})"
-    key = f"{bwrap} {st.st_ino} {st.st_mtime_ns} {st.st_size} {os.uname().release}\n"
+    seccomp = filter_file()
+    if seccomp is None:
+        return f"there is no system call filter for this machine ({os.uname().machine})"
+    key = f"{bwrap} {st.st_ino} {st.st_mtime_ns} {st.st_size} {os.uname().release} {seccomp}\n"
     cache = _cache_file()
     try:
         with open(cache, encoding="utf-8") as f:
@@ -178,14 +182,20 @@ def probe(bwrap: str) -> str | None:
         pass
     import subprocess  # only on a first call
 
-    room = Room((), (), (), False)
+    # every kind of option a room uses: a hidden folder with a file shown in it, the filter
+    scratch = os.path.dirname(seccomp)
+    room = Room((), (), (), False, hidden=(scratch,), binds=((seccomp, seccomp),), seccomp=seccomp)
+    args = bwrap_args(room)
     try:
-        proc = subprocess.run(
-            [bwrap, *bwrap_args(room), "--", "/bin/sh", "-c", "exit 0"],
-            capture_output=True,
-            timeout=5,
-            check=False,
-        )
+        with open(seccomp, "rb") as f:
+            args[args.index("--seccomp") + 1] = str(f.fileno())
+            proc = subprocess.run(
+                [bwrap, *args, "--", "/bin/sh", "-c", "exit 0"],
+                capture_output=True,
+                timeout=5,
+                check=False,
+                pass_fds=(f.fileno(),),
+            )
     except (OSError, subprocess.SubprocessError) as e:
         return f"bubblewrap failed to start ({e})"
     if proc.returncode != 0:
@@ -203,38 +213,75 @@ def probe(bwrap: str) -> str | None:
 ENGINE_STEPS = SUBAGENT_STEPS
 
 
+# the committer's git, run outside the room: nothing the repository or its worktree says may
+# run a program (no hooks, no file-system monitor; the configuration itself is read-only in
+# every room, docs/decisions.md "Sealed rooms")
+HARDENED_GIT = (
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.untrackedCache=false",
+)
+
+
 def runs_outside(command: str, git_write: bool) -> bool:
-    """Whether ``command`` runs outside the room: one engine step (``agents-state task ...``),
-    or, for the committer, calls that are all a ``git push`` or a ``gh pr`` (its remote steps,
-    judged option by option by ``hooks.gitwrite``, which need the network and the user's
-    credentials)."""
+    """Whether ``command`` runs outside the room (``outside_command``)."""
+    return outside_command(command, git_write) is not None
+
+
+def outside_command(command: str, git_write: bool) -> str | None:
+    """What runs instead of ``command`` outside the room, or ``None`` when it runs inside: one
+    engine step (``agents-state task ...``, unchanged), or, for the committer, calls that are
+    all git writes (``hooks.gitwrite``: switch, branch, add, commit, push) or ``gh pr``, judged
+    option by option by ``bashguard`` first, which need the repository's ``.git`` (read-only in
+    every room), the network and the user's credentials.  Their git runs with ``HARDENED_GIT``,
+    every word literal, joined by ``&&``."""
     from agents_state.hooks.bashguard import _git_rest
+    from agents_state.hooks.gitwrite import GIT_WRITES
     from agents_state.hooks.shellwords import Unjudgeable, parse
 
     try:
         commands = parse(command)
     except Unjudgeable:
-        return False
+        return None
     argvs = [[w.text for w in simple.words] for simple in commands if not simple.redirects]
     if not commands or len(argvs) != len(commands) or not all(argvs):
-        return False
+        return None
     if len(argvs) == 1 and argvs[0][0] == "agents-state" and argvs[0][1:2]:
-        return argvs[0][1] in ENGINE_STEPS
-    return git_write and all(
-        (argv[0] == "git" and _git_rest(argv)[:1] == ["push"]) or argv[:2] == ["gh", "pr"]
-        for argv in argvs
+        return command if argvs[0][1] in ENGINE_STEPS else None
+    literal = all(
+        not w.globbed and not w.assignment and "~" not in w.text
+        for simple in commands
+        for w in simple.words
     )
+    if not git_write or not literal:
+        return None
+    out = []
+    for argv in argvs:
+        if argv[0] == "git" and _git_rest(argv)[:1] and _git_rest(argv)[0] in GIT_WRITES:
+            out.append(" ".join(quote(w) for w in ("git", *HARDENED_GIT, *argv[1:])))
+        elif argv[:2] == ["gh", "pr"]:
+            out.append(" ".join(quote(w) for w in argv))
+        else:
+            return None
+    return " && ".join(out)
 
 
 def contain(
     profile: Any, root: str, cwd: str, tool_input: dict[str, Any], own: str | None = None
 ) -> Rewrite | str | None:
     """The rewrite of an allowed Bash call of ``profile`` (a contained one), the one-line denial
-    when no room can be built, or ``None`` for what runs outside (``runs_outside``;
-    docs/decisions.md, issue 23).  ``own``: a task agent's own worktree, the one folder it may
-    write ("" none; issue 22)."""
-    if runs_outside(tool_input["command"], bool(profile.git_write)):
-        return None
+    when no room can be built, or ``None`` for an engine step, which runs outside as it is
+    (``outside_command``; docs/decisions.md, issues 23 and 32).  ``own``: a task agent's own
+    worktree, the one folder it may write ("" none; issue 22).  A profile that keeps agents off
+    credentials gets them masked and the network only when granted; one that may read them (a
+    writer) keeps the network, as it had before it was contained."""
+    command = tool_input["command"]
+    outside = outside_command(command, bool(profile.git_write))
+    if outside is not None:
+        return None if outside == command else Rewrite(outside)
     bwrap = find_bwrap()
     if bwrap is None:
         return unavailable("bubblewrap (bwrap) is not installed", profile.name)
@@ -242,15 +289,19 @@ def contain(
     if why:
         return unavailable(why, profile.name)
     home = os.path.realpath(os.path.expanduser("~"))
+    guarded = bool(profile.protect_secrets)
+    network = bool(getattr(profile, "network", False)) or not guarded
     try:
-        room = room_for(root, cwd, home, bool(getattr(profile, "network", False)), own)
+        room = room_for(root, cwd, home, network, own, scan=guarded)
     except WalkCapError as e:
         why = "the project could not be listed in time" if e.timed_out else str(e)
         return (
             f"agents-state: the {profile.name} profile runs Bash in a sandbox that hides the "
             f"project's credential files, and {why}, so they cannot all be found; denied."
         )
-    return Rewrite(shell_command(bwrap, room, tool_input["command"], kept_env(os.environ)))
+    if room.seccomp is None:
+        return unavailable("its system call filter file cannot be written", profile.name)
+    return Rewrite(shell_command(bwrap, room, command, kept_env(os.environ)))
 
 
 def rewrite_output(tool_input: dict[str, Any], command: str) -> dict[str, object]:

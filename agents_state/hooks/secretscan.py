@@ -158,9 +158,22 @@ def _scan(root: str, home: str, cache: str | None) -> list[str]:
         return []
     found: dict[str, None] = {}
     linked: set[tuple[int, int]] = set()
+    outside: dict[tuple[int, int], str] = {}
     maybe = _prefilter(root, home)
+    names: dict[tuple[int, int], list[str]] = {}  # files with more than one name
     for rel, entry, _linked in walk(root, SCAN_CAP, prune=prune):
         path = f"{root}/{rel}"
+        try:
+            if entry.is_file(follow_symlinks=False):
+                st = entry.stat(follow_symlinks=False)
+                if st.st_nlink > 1:
+                    names.setdefault((st.st_dev, st.st_ino), []).append(path)
+                    if len(names[st.st_dev, st.st_ino]) < st.st_nlink:
+                        outside[st.st_dev, st.st_ino] = path
+                    else:
+                        outside.pop((st.st_dev, st.st_ino), None)
+        except OSError:
+            pass
         if maybe(rel, entry.name) and credential_entry(path, home):
             if not os.path.exists(path):
                 continue  # a dangling link: nothing to read
@@ -172,6 +185,10 @@ def _scan(root: str, home: str, cache: str | None) -> list[str]:
                 continue
             if st.st_nlink > 1:
                 linked.add((st.st_dev, st.st_ino))
+    # a file with a name outside the project (or in a folder not walked): its other name may be
+    # a credential of the home folder (issue 32), so every name here reads empty
+    for key in outside:
+        found.update(dict.fromkeys(names[key]))
     if linked:  # other names of a credential file: a second walk, only when there are some
         inodes = {ino for _, ino in linked}
         for rel, entry, _linked in walk(root, SCAN_CAP, prune=_skipped):

@@ -272,7 +272,8 @@ def test_its_contained_shell_writes_only_its_own_worktree(outside_tmp: Path) -> 
     assert answer is not None and "updatedInput" in answer, answer
     proc = sandboxed(answer, root, home)
     assert (rooms["t1"] / "mine.txt").exists(), proc.stderr
-    assert git(rooms["t1"], "log", "-1", "--format=%s") == "mine"  # it may commit there
+    # its git writes nothing: .git is read-only in every room; `task done` commits (issue 32)
+    assert git(rooms["t1"], "log", "-1", "--format=%s") == "init"
     assert proc.stderr.count("Read-only file system") >= 3, proc.stderr
     assert not (rooms["t2"] / "theirs.txt").exists() and not (root / "main.txt").exists()
     # git's shared folder: no commit on the other task's branch, the user's index untouched
@@ -284,6 +285,38 @@ def test_its_contained_shell_writes_only_its_own_worktree(outside_tmp: Path) -> 
     assert odd is not None and "updatedInput" in odd, odd
     proc = sandboxed(odd, root, home)
     assert "Read-only file system" in proc.stderr and not (rooms["t1"] / "odd.txt").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap")
+def test_a_writers_build_writes_only_its_own_worktree(outside_tmp: Path) -> None:
+    """Issue 32: a task agent's Bash (the writer profile: no allowlist) runs in a room too. Its
+    `make test` wrote the user's checkout and another task's worktree; now only its own
+    worktree is writable, and not its .git pointer."""
+    root = outside_tmp / "work"
+    root.mkdir()
+    at_tasks(root, TASKS)
+    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
+    home = outside_tmp / "home"
+    home.mkdir()
+    host = Host(outside_tmp / "claude")
+    host.agent("a1", prompt("t1"))
+    (rooms["t1"] / "Makefile").write_text(
+        "test:\n\techo built > out.txt\n\t-echo x > {other}/theirs.txt\n"
+        "\t-echo x >> {root}/f.txt\n\t-touch {root}/.agents/x.json\n"
+        "\t-echo 'gitdir: /tmp/x' > .git\n".format(other=rooms["t2"], root=root)
+    )
+    pointer = (rooms["t1"] / ".git").read_text()
+    user = (root / "f.txt").read_text()
+    line = f"cd {rooms['t1']} && make test"
+    answer = pre(root, host, "a1", "Bash", {"command": line}, env={"HOME": str(home)})
+    assert answer is not None and "updatedInput" in answer, answer
+    assert "permissionDecision" not in answer  # contained, not granted
+    proc = sandboxed(answer, root, home)
+    assert (rooms["t1"] / "out.txt").read_text() == "built\n", proc.stderr
+    assert proc.stderr.count("Read-only file system") == 4, proc.stderr
+    assert not (rooms["t2"] / "theirs.txt").exists() and (root / "f.txt").read_text() == user
+    assert not (root / ".agents" / "x.json").exists()
+    assert (rooms["t1"] / ".git").read_text() == pointer
 
 
 def sandboxed(answer: dict[str, Any], root: Path, home: Path) -> subprocess.CompletedProcess[str]:

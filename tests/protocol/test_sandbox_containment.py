@@ -8,7 +8,7 @@ keys in the environment and a secret served on a local port.  Every red-team com
 through the sandbox even where the first check (bashguard) already denies it: the room must hold
 by itself.  No secret may appear in any output, nothing may be written outside the project,
 ``.git/hooks`` and ``.git/config`` stay as they were, and the same profile's ordinary work
-(pytest, ruff, git status, git diff, a commit for the committer) runs and passes.
+(pytest, ruff, git status, git diff) runs and passes; the committer's commit runs outside.
 
 The folders live under /var/tmp, not /tmp: the room has a private /tmp, which would hide a fake
 home there and prove nothing about the masks.
@@ -312,7 +312,8 @@ def test_ordinary_work_runs_and_passes(world: World, profile: str) -> None:
     assert "https://example.com/r.git" in proc.stdout and "user.name=T" in proc.stdout
 
 
-def test_the_committer_commits_inside_the_room(world: World) -> None:
+def test_the_committer_commits_its_own_changes_only(world: World) -> None:
+    """Its git writes run outside the room, hardened (issue 32); what it may stage is judged."""
     agent = AGENTS["committer"]
     line = hook_rewrite(world, agent, "git add src/app.py && git commit -qm 'swap'")
     proc = run(world, line)

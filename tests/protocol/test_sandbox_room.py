@@ -146,17 +146,24 @@ def test_the_hook_rewrites_and_never_grants(
     assert proc.returncode == 0 and ".env" in proc.stdout.split(), proc.stderr
 
 
-def test_the_main_conversation_and_writers_are_not_contained(root: Path) -> None:
+def test_writers_are_contained_and_not_judged(root: Path) -> None:
+    """Issue 32: a writer's Bash (task agents) is not held to an allowlist, but it runs in a
+    room all the same."""
     payload = {
         "session_id": "s",
         "cwd": str(root),
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
-        "tool_input": {"command": "cat .env"},
+        "tool_input": {"command": "cat .env; touch made; touch .agents/x"},
         "agent_id": "a1",
         "agent_type": "subagents:task-agent",  # writer
     }
-    assert subagent_denial(payload, None) is None
+    line = subagent_denial(payload, None)
+    assert isinstance(line, sandbox.Rewrite)
+    proc = run(line.command, root)
+    assert proc.stdout == "TOKEN=sekrit\n"  # a writer may read what its Read tool may
+    assert (root / "made").exists() and not (root / ".agents" / "x").exists()
+    assert "Read-only file system" in proc.stderr
 
 
 def test_a_task_worktree_is_the_only_place_written(root: Path) -> None:
@@ -247,8 +254,10 @@ def test_the_rewrite_has_nothing_the_host_cannot_check(
     assert profile is not None
     line = sandbox.contain(profile, str(root), str(root), {"command": command})
     assert isinstance(line, sandbox.Rewrite)
-    head, quoted = line.command.split(" -- /bin/bash -c ", 1)
+    head, tail = line.command.split(" -- /bin/bash -c ", 1)
+    quoted, seccomp = tail.rsplit(" 3<", 1)  # the system call filter, bubblewrap's fd 3
     assert quoted == quote(command)
+    assert seccomp.startswith(f"{root}/.agents/seccomp-") and quote(seccomp) == seccomp
     assert not any(c in head for c in "$`<>;&|\n"), head
     assert "--setenv VIRTUAL_ENV /opt/venv" in head and "ANTHROPIC_API_KEY" not in head
     assert "tok" not in head  # the git configuration's copy is a file without the token
@@ -373,7 +382,9 @@ def test_sockets_under_run_are_out_of_reach(root: Path) -> None:
         ("gh pr create --title t --body b", True, True),
         ("git push origin x; gh pr view", True, True),
         ("git push origin x", False, False),  # only the committer pushes
-        ("git commit -m x && git push origin x", True, False),
+        ("git commit -m x && git push origin x", True, True),  # the committer's git: issue 32
+        ("git add a* && git commit -m x", True, False),  # a word bash would expand: inside
+        ("git status && git commit -m x", True, False),
         ("git -C . push", True, True),
         ("pytest -q", True, False),
     ],
@@ -398,8 +409,8 @@ def test_a_repository_without_hooks_or_config_gets_neither(root: Path) -> None:
     assert isinstance(line, sandbox.Rewrite)
     proc = run(line.command, root)
     assert proc.stdout.endswith("done\n"), proc
-    assert list((root / ".git" / "hooks").iterdir()) == []
-    assert (root / ".git" / "config").read_text() == ""
+    assert not (root / ".git" / "hooks").exists()  # .git is read-only, all of it
+    assert not (root / ".git" / "config").exists()
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,315 @@
+"""Issue 32, item 1: sealed rooms, proven by running the attacks for real in bubblewrap.
+
+Every profile's contained Bash (validator, committer, researcher+Bash and now the writer, which
+task agents run) is built by the hook's own code and run as the Bash tool would run it.  In
+every room:
+
+- nothing git, the engine or the host trusts later can change: the whole ``.git`` (``commondir``,
+  ``worktrees/*``, ``info/``, ``objects``), a linked worktree's ``.git`` pointer file,
+  ``.agents/`` (config, state, usage) and ``.claude/``; git still reads (status, diff);
+- the home folder is an empty private one with an allowlist shown in it: no shell history, no
+  host login or transcripts, no docker socket, no relocated configuration folder; git's own
+  settings without tokens; a hard link in the project to a home credential reads empty; in a
+  linked worktree the main repository's ``.git/config`` shows no token;
+- no unix socket outside the room can be reached, wherever it lies (``socketpair`` works);
+- no new user or mount namespace.
+
+The committer's git writes run outside the room, with hooks and the file-system monitor off.
+The folders live under /var/tmp: the room's /tmp is private.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents_state.hooks import sandbox
+from agents_state.hooks.profile_check import subagent_denial
+from agents_state.hooks.room import quote
+from agents_state.profiles import get_profile
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap")
+
+TOKEN = "sekrit-tok-1"
+PROFILES = ("validator", "committer", "researcher+Bash", "writer")
+AGENTS = {
+    "validator": "subagents:quality-validator",
+    "committer": "subagents:git-executor",
+    "researcher+Bash": "subagents:code-analyzer",
+    "writer": "subagents:domain-writer",
+}
+PATH = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True)
+    assert proc.returncode == 0, (args, proc.stderr)
+    return proc.stdout
+
+
+class Box:
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.root = base / "proj"
+        self.home = base / "home"
+        self.xdg = base / "xdg"
+        self.linked = base / "linked"  # a linked worktree of the project, elsewhere
+
+
+def _make(base: Path) -> Box:
+    b = Box(base)
+    root, home = b.root, b.home
+    (root / ".agents").mkdir(parents=True)
+    (root / ".agents" / "state.json").write_text(
+        json.dumps({"version": 2, "task": "t", "status": "in_progress", "currentPhase": "0"})
+    )
+    (root / ".agents" / "config.json").write_text("{}\n")
+    (root / ".agents" / "usage.json").write_text("{}\n")
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text("{}\n")
+    (root / "src.txt").write_text("one\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "T")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "remote", "add", "origin", f"https://bot:{TOKEN}@example.com/r.git")
+    git(root, "add", "src.txt")
+    git(root, "commit", "-qm", "init")
+    git(root, "worktree", "add", "-q", "-b", "side", str(b.linked))
+    (root / "src.txt").write_text("two\n")  # an unstaged change
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(f"KEY {TOKEN}\n")
+    (home / ".bash_history").write_text(f"export GITHUB_TOKEN={TOKEN}\n")
+    (home / ".claude.json").write_text(json.dumps({"oauthAccount": TOKEN}))
+    (home / ".claude" / "projects" / "p").mkdir(parents=True)
+    (home / ".claude" / "projects" / "p" / "t.jsonl").write_text(json.dumps({"x": TOKEN}) + "\n")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Home User\n"
+        f'[url "https://u:{TOKEN}@github.com/"]\n\tinsteadOf = https://github.com/\n'
+    )
+    (b.xdg / "tool").mkdir(parents=True)
+    (b.xdg / "tool" / "creds").write_text(TOKEN)
+    os.link(home / ".ssh" / "id_rsa", root / "notes.txt")  # another name for the home key
+    return b
+
+
+@pytest.fixture
+def box(monkeypatch: pytest.MonkeyPatch) -> Iterator[Box]:
+    if shutil.which("bwrap") is None:
+        pytest.fail("bubblewrap is not installed (apt-get install bubblewrap)")
+    base = Path(tempfile.mkdtemp(prefix="agents-state-sealed-", dir="/var/tmp"))
+    try:
+        b = _make(base)
+        monkeypatch.setenv("HOME", str(b.home))
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(b.xdg))
+        monkeypatch.setenv("PATH", PATH)
+        monkeypatch.chdir(b.root)
+        yield b
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def contained(b: Box, profile_name: str, command: str, cwd: Path | None = None) -> str:
+    """The hook's rewrite after the first check (which the attacks bypass: the room must hold
+    by itself)."""
+    profile = get_profile(profile_name)
+    assert profile is not None
+    answer = sandbox.contain(
+        profile, os.path.realpath(b.root), os.path.realpath(cwd or b.root), {"command": command}
+    )
+    assert isinstance(answer, sandbox.Rewrite), answer
+    return answer.command
+
+
+def run(b: Box, line: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": PATH, "HOME": str(b.home), "LANG": "C.UTF-8", "XDG_CONFIG_HOME": str(b.xdg)}
+    return subprocess.run(
+        ["bash", "-c", line],
+        cwd=cwd or b.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _trusted(b: Box) -> dict[str, bytes]:
+    git_dir = b.root / ".git"
+    files = [p for p in git_dir.rglob("*") if p.is_file()]
+    files += [*(b.root / ".agents").rglob("*"), *(b.root / ".claude").rglob("*")]
+    files += [b.linked / ".git"]
+    return {str(p): p.read_bytes() for p in files if p.is_file()}
+
+
+WRITES = [
+    "echo gitdir > .git/commondir",
+    "mkdir -p .git/evil && "
+    "printf '[core]\\n\\tfsmonitor = touch /var/tmp/pwned\\n' > .git/evil/config",
+    "echo /var/tmp/evil > .git/worktrees/linked/gitdir",
+    "echo ../../evil > .git/worktrees/linked/commondir",
+    "echo '*' >> .git/info/exclude",
+    "rm -rf .git/objects/*; touch .git/objects/x",
+    "echo ref: refs/heads/x > .git/HEAD; rm .git/index",
+    'echo \'{"agentProfiles": {"quality-validator": "orchestrator"}}\' > .agents/config.json',
+    "echo '{}' > .agents/state.json; echo '{}' > .agents/usage.json; rm -f .agents/*",
+    "echo '{\"hooks\": {}}' > .claude/settings.json; mkdir -p .claude/agents",
+    "mv .git .gitx; mv .agents .agentsx",
+    "echo 'gitdir: /var/tmp/evil' > {linked}/.git",
+]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_nothing_git_or_the_engine_trusts_can_change(box: Box, profile: str) -> None:
+    contained(box, profile, "true")  # the system call filter's file is written once
+    before = _trusted(box)
+    for command in WRITES:
+        proc = run(box, contained(box, profile, command.replace("{linked}", str(box.linked))))
+        assert "bwrap:" not in proc.stderr, (command, proc.stderr)
+    assert _trusted(box) == before
+    assert not (box.root / ".gitx").exists() and not (box.root / ".git" / "evil").exists()
+    assert not Path("/var/tmp/pwned").exists()
+    # git still reads in the room, and the project itself is writable (but for the writer's
+    # and the committer's own rules, the same for every profile)
+    line = "git status --short; git diff --stat; git log --oneline; echo x > made.txt"
+    proc = run(box, contained(box, profile, line))
+    assert proc.returncode == 0, proc.stderr
+    assert " M src.txt" in proc.stdout and "1 file changed" in proc.stdout, proc.stdout
+    assert "init" in proc.stdout and (box.root / "made.txt").exists()
+
+
+def test_in_a_linked_worktree_its_pointer_and_the_main_config_are_sealed(box: Box) -> None:
+    """A call whose project is a linked worktree: its ``.git`` file is read-only and the main
+    repository's ``.git/config`` shows no token (git still reads it)."""
+    pointer = (box.linked / ".git").read_text()
+    profile = get_profile("validator")
+    assert profile is not None
+    line = sandbox.contain(
+        profile,
+        str(box.linked),
+        str(box.linked),
+        {"command": f"echo 'gitdir: /x' > .git; cat {box.root}/.git/config; git remote -v"},
+    )
+    assert isinstance(line, sandbox.Rewrite)
+    proc = run(box, line.command, box.linked)
+    assert (box.linked / ".git").read_text() == pointer
+    assert "https://example.com/r.git" in proc.stdout and TOKEN not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_home_is_private(box: Box, profile: str) -> None:
+    sock = box.home / ".docker" / "desktop" / "docker.sock"
+    sock.parent.mkdir(parents=True)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    server.listen(1)
+    try:
+        attack = (
+            "cat ~/.bash_history ~/.claude.json ~/.claude/projects/*/*.jsonl ~/.ssh/id_rsa; "
+            f"cat {box.xdg}/tool/creds $XDG_CONFIG_HOME/tool/creds; "
+            f"grep -rs sekrit ~ {box.xdg}; "
+            "curl -s --max-time 3 --unix-socket ~/.docker/desktop/docker.sock http://x/; "
+            "git config --global --list; ls -A ~"
+        )
+        proc = run(box, contained(box, profile, attack))
+    finally:
+        server.close()
+    assert TOKEN not in proc.stdout + proc.stderr
+    assert "user.name=Home User" in proc.stdout  # git's own settings, without the token
+    assert "url.https://github.com/.insteadof=https://github.com/" in proc.stdout
+    assert proc.stdout.split()[-1] == ".gitconfig", proc.stdout  # the home is empty but that
+
+
+def test_a_hard_link_to_a_home_credential_reads_empty(box: Box) -> None:
+    for profile in ("validator", "committer", "researcher+Bash"):
+        proc = run(box, contained(box, profile, "cat notes.txt; wc -c < notes.txt"))
+        assert TOKEN not in proc.stdout and proc.stdout.split() == ["0"], proc
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_no_unix_socket_outside_the_room_is_reachable(box: Box, profile: str) -> None:
+    """connect() works through a read-only bind, so the paths are not enough: the room's
+    system call filter refuses AF_UNIX sockets (a socket pair between processes still works),
+    with or without the network."""
+    places = [box.root / "app.sock", Path(f"/var/tmp/agents-state-{os.getpid()}.sock")]
+    servers = []
+    for place in places:
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(place))
+        s.listen(1)
+        servers.append(s)
+    probe = (
+        "import socket, sys\n"
+        "a, b = socket.socketpair(); a.send(b'p'); print('pair', b.recv(1).decode())\n"
+        "for p in sys.argv[1:]:\n"
+        "    try:\n"
+        "        s = socket.socket(socket.AF_UNIX); s.connect(p); print('connected', p)\n"
+        "    except OSError as e:\n"
+        "        print('refused', e.errno)\n"
+    )
+    line = f"python3 -c {quote(probe)} {' '.join(map(str, places))}"
+    try:
+        plain = run(box, line)
+        assert plain.stdout.count("connected") == 2, plain  # the control
+        proc = run(box, contained(box, profile, line))
+    finally:
+        for s in servers:
+            s.close()
+        places[1].unlink()
+    assert proc.stdout.split("\n")[:3] == ["pair p", "refused 1", "refused 1"], proc
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_no_new_user_or_mount_namespace(box: Box, profile: str) -> None:
+    line = (
+        "unshare -U true; echo user=$?; unshare -rm true; echo rm=$?; "
+        "unshare -rm sh -c 'umount notes.txt; cat notes.txt'; echo umount=$?; "
+        "python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).unshare(0x10000000) != 0)'; "
+        "echo py=$?"
+    )
+    plain = run(box, "unshare -U true; echo user=$?")
+    assert "user=0" in plain.stdout, plain  # the control: this machine allows it outside
+    proc = run(box, contained(box, profile, line))
+    assert "user=1" in proc.stdout and "rm=1" in proc.stdout and "py=1" in proc.stdout, proc
+    assert TOKEN not in proc.stdout
+
+
+def test_the_committer_commits_outside_the_room_with_hooks_off(box: Box) -> None:
+    """Its git writes cannot run in a room whose ``.git`` is read-only: they run outside, as
+    the hook rewrote them, with no hook and no file-system monitor, so nothing the room wrote
+    (a hooks folder the repository points at) runs there."""
+    git(box.root, "config", "core.hooksPath", ".githooks")  # the user's own setting
+    pwned = box.base / "pwned"
+    plant = f"mkdir -p .githooks && printf '#!/bin/sh\\ntouch {pwned}\\n' > .githooks/pre-commit"
+    run(box, contained(box, "committer", plant + " && chmod +x .githooks/pre-commit"))
+    assert (box.root / ".githooks" / "pre-commit").exists()  # the room may write the project
+    answer = subagent_denial(
+        {
+            "session_id": "s",
+            "cwd": str(box.root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git add src.txt && git commit -qm 'two'"},
+            "agent_id": "a1",
+            "agent_type": AGENTS["committer"],
+        },
+        None,
+    )
+    assert isinstance(answer, sandbox.Rewrite), answer
+    assert answer.command == (
+        "git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.untrackedCache=false "
+        "add src.txt && git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
+        "-c core.untrackedCache=false commit -qm two"
+    )
+    proc = run(box, answer.command)
+    assert proc.returncode == 0, proc.stderr
+    assert git(box.root, "log", "--format=%s").split() == ["two", "init"]
+    assert not pwned.exists()

@@ -258,6 +258,8 @@ def outside_command(command: str, git_write: bool) -> str | None:
     )
     if not git_write or not literal:
         return None
+    if all(argv[:2] == ["gh", "pr"] for argv in argvs):
+        return command  # no git: as it is
     out = []
     for argv in argvs:
         if argv[0] == "git" and _git_rest(argv)[:1] and _git_rest(argv)[0] in GIT_WRITES:

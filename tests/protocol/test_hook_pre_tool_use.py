@@ -66,7 +66,10 @@ def decision(out: str) -> str:
     assert hso["hookEventName"] == "PreToolUse"
     if "updatedInput" in hso:  # a contained Bash call (issue 23): rewritten, never granted
         assert "permissionDecision" not in hso
-        assert hso["updatedInput"]["command"].startswith(("/usr/bin/bwrap ", "/bin/bwrap "))
+        command = hso["updatedInput"]["command"]
+        if command.startswith("git -c core.hooksPath=/dev/null "):  # the committer's, outside
+            return "hardened"
+        assert command.startswith(("/usr/bin/bwrap ", "/bin/bwrap "))
         return "contained"
     assert hso["permissionDecisionReason"].startswith("agents-state: ")
     return str(hso["permissionDecision"])
@@ -115,7 +118,7 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:task", "Write", {"file_path": "src/a.ts", "content": "x"}, "allow"),
     ("subagents:worker", "Edit", {"file_path": "src/a.ts"}, "allow"),
     ("subagents:worker", "MultiEdit", {"file_path": "src/a.ts"}, "allow"),
-    ("subagents:worker", "Bash", {"command": "pnpm test"}, "allow"),
+    ("subagents:worker", "Bash", {"command": "pnpm test"}, "contained"),  # issue 32
     ("subagents:worker", "mcp__cclsp__rename_symbol", {}, "allow"),
     ("subagents:worker", "Read", {"file_path": ".env"}, "allow"),
     ("subagents:worker", "WebFetch", {"url": "https://x.dev"}, "deny"),
@@ -131,12 +134,14 @@ TABLE: list[tuple[str, str, dict[str, Any], str]] = [
     ("subagents:pr-reviewer", "Bash", {"command": "gh pr diff 7"}, "deny"),
     ("subagents:pr-reviewer", "Edit", {"file_path": "src/a.ts"}, "deny"),
     # committer (git-executor, FINAL phase 4.3): the validator's allowlist plus its git and gh
-    # writes (issue 18: with the validator profile the hook denied the work it exists for)
-    ("subagents:git-executor", "Bash", {"command": "git switch --create feat/oauth"}, "contained"),
-    ("subagents:git-executor", "Bash", {"command": "git add src/a.ts README.md"}, "contained"),
-    ("subagents:git-executor", "Bash", {"command": "git commit -m 'feat: add OAuth'"}, "contained"),
-    # the push and the pull request need the network and the user's credentials: uncontained
-    ("subagents:git-executor", "Bash", {"command": "git push -u origin feat/oauth"}, "allow"),
+    # writes (issue 18: with the validator profile the hook denied the work it exists for),
+    # which run outside the room with hooks and fsmonitor off (issue 32: .git is read-only)
+    ("subagents:git-executor", "Bash", {"command": "git switch --create feat/oauth"}, "hardened"),
+    ("subagents:git-executor", "Bash", {"command": "git add src/a.ts README.md"}, "hardened"),
+    ("subagents:git-executor", "Bash", {"command": "git commit -m 'feat: add OAuth'"}, "hardened"),
+    # its git writes run outside the room, rewritten to a hardened git (issue 32); the push
+    # and the pull request need the network and the user's credentials
+    ("subagents:git-executor", "Bash", {"command": "git push -u origin feat/oauth"}, "hardened"),
     (
         "subagents:git-executor",
         "Bash",

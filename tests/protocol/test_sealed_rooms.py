@@ -313,3 +313,50 @@ def test_the_committer_commits_outside_the_room_with_hooks_off(box: Box) -> None
     assert proc.returncode == 0, proc.stderr
     assert git(box.root, "log", "--format=%s").split() == ["two", "init"]
     assert not pwned.exists()
+
+
+def test_a_machine_that_cannot_seal_a_room_fails_closed(
+    box: Box, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one-time probe builds a room with every kind of option a sealed room uses (a hidden
+    folder with a file shown in it, the system call filter): a bubblewrap that cannot, or a
+    machine with no filter, denies in one line and is not remembered."""
+    from agents_state.hooks import seccomp
+
+    real = shutil.which("bwrap")
+    fake = tmp_path / "bwrap"  # an old bubblewrap: no --seccomp
+    fake.write_text(
+        '#!/bin/sh\nfor a; do [ "$a" = --seccomp ] && '
+        "{ echo 'bwrap: Unknown option --seccomp' >&2; exit 1; }; done\n"
+        f'exec {real} "$@"\n'
+    )
+    fake.chmod(0o755)
+    profile = get_profile("validator")
+    assert profile is not None
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: str(fake))
+    said = sandbox.contain(profile, str(box.root), str(box.root), {"command": "true"})
+    assert said == sandbox.unavailable(
+        "bubblewrap cannot build one here (bwrap: Unknown option --seccomp)", "validator"
+    )
+    assert not Path(sandbox._cache_file()).exists()
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: real)
+    monkeypatch.setattr(seccomp, "_ARCHES", {})
+    said = sandbox.contain(profile, str(box.root), str(box.root), {"command": "true"})
+    assert said == sandbox.unavailable(
+        f"there is no system call filter for this machine ({os.uname().machine})", "validator"
+    )
+    assert seccomp.filter_bytes("riscv64") is None
+
+
+def test_the_filter_is_built_for_both_machines() -> None:
+    """Classic BPF, eight bytes a line; the architecture is checked first."""
+    import struct
+
+    from agents_state.hooks.seccomp import filter_bytes
+
+    for machine, arch in (("x86_64", 0xC000003E), ("aarch64", 0xC00000B7)):
+        data = filter_bytes(machine)
+        assert data is not None and len(data) % 8 == 0
+        lines = [struct.unpack("=HBBI", data[i : i + 8]) for i in range(0, len(data), 8)]
+        assert lines[0] == (0x20, 0, 0, 4) and lines[1][0] == 0x15 and lines[1][3] == arch
+        assert lines[-1] == (0x06, 0, 0, 0x00050001)  # EPERM

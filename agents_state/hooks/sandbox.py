@@ -238,6 +238,8 @@ def outside_command(command: str, git_write: bool) -> str | None:
     option by option by ``bashguard`` first, which need the repository's ``.git`` (read-only in
     every room), the network and the user's credentials.  Their git runs with ``HARDENED_GIT``,
     every word literal, joined by ``&&``."""
+    if "agents-state" not in command and not (git_write and ("git" in command or "gh" in command)):
+        return None  # nothing to run outside: no parser to load (a writer's every call)
     from agents_state.hooks.bashguard import _git_rest
     from agents_state.hooks.gitwrite import GIT_WRITES
     from agents_state.hooks.shellwords import Unjudgeable, parse

@@ -20,7 +20,6 @@ import os
 import re
 import time
 
-from agents_state.credentials import credential_entry, home_entries
 from agents_state.hooks.walk import walk
 
 TYPE_CHECKING = False
@@ -66,6 +65,8 @@ def find_secrets(root: str, home: str) -> list[str]:
     """Every credential file or folder of the catalogue in the project and the home directory,
     and the project's hard links to them (real paths).  Raises ``WalkCapError`` past
     ``SCAN_CAP``."""
+    from agents_state.credentials import credential_entry, home_entries  # not for a writer's room
+
     found: dict[str, None] = {}
     for rel in home_entries():
         path = os.path.join(home, rel)
@@ -140,6 +141,8 @@ def _remembered(cache: str, root: str, home: str) -> list[str] | None:
 
 
 def _scan(root: str, home: str, cache: str | None) -> list[str]:
+    from agents_state.credentials import credential_entry
+
     start = time.time_ns()
     dirs: list[tuple[str, int]] = []
 

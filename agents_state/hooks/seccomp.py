@@ -100,6 +100,16 @@ def filter_file(folder: str | None = None) -> str | None:
 
     name = f"seccomp-{os.uname().machine}-{crc32(data):08x}.bpf"
     path = os.path.join(folder or cache_dir(), name)
+    if folder and not os.path.isdir(folder):  # a project's first call: .agents stays out of git
+        try:
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(f"{folder}/.gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                os.write(fd, b"# agents-state: workflow state is local, never committed\n*\n")
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
     try:
         with open(path, "rb") as f:
             if f.read(len(data) + 1) == data:

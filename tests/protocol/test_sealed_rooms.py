@@ -360,3 +360,14 @@ def test_the_filter_is_built_for_both_machines() -> None:
         lines = [struct.unpack("=HBBI", data[i : i + 8]) for i in range(0, len(data), 8)]
         assert lines[0] == (0x20, 0, 0, 4) and lines[1][0] == 0x15 and lines[1][3] == arch
         assert lines[-1] == (0x06, 0, 0, 0x00050001)  # EPERM
+
+
+def test_the_filter_file_stays_out_of_git(tmp_path: Path) -> None:
+    """A project's first contained call makes ``.agents/`` for the filter's file (Claude Code
+    reads a redirect only from the project): ignored by git like the engine's own."""
+    from agents_state.hooks.seccomp import filter_file
+
+    git(tmp_path, "init", "-q")
+    path = filter_file(str(tmp_path / ".agents"))
+    assert path is not None and Path(path).is_file()
+    assert git(tmp_path, "status", "--porcelain", "--untracked-files=all") == ""

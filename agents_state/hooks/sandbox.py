@@ -84,6 +84,10 @@ def room_for(
     # what git, the engine and the host trust later, outside any room: read-only, all of it
     # (a linked worktree's .git pointer file too); a missing one an empty read-only folder
     protect = [f"{writable}/{name}" for name in (".git", ".agents", ".claude")] if writable else []
+    if writable:  # a submodule's .git: the user's git status looks into it (hooks.gitlinks)
+        from agents_state.hooks.gitlinks import submodule_dirs
+
+        protect += [f"{folder}/.git" for folder in submodule_dirs(writable)]
     common = _common_dir(root)
     git_config = git_config_copy(f"{common}/config") if common else None
     if git_config is not None:

@@ -371,3 +371,25 @@ def test_the_filter_file_stays_out_of_git(tmp_path: Path) -> None:
     path = filter_file(str(tmp_path / ".agents"))
     assert path is not None and Path(path).is_file()
     assert git(tmp_path, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+@pytest.mark.parametrize("profile", ["validator", "writer"])
+def test_a_submodules_git_pointer_is_read_only(box: Box, profile: str) -> None:
+    """The user's `git status` looks into each submodule: a room that pointed a submodule's
+    ``.git`` at a git folder of its own would run that folder's fsmonitor outside (tried: it
+    did).  The submodules are read from the index, not from ``.gitmodules`` (which the room may
+    edit)."""
+    lib = box.base / "lib"
+    git(box.base, "init", "-q", str(lib))
+    ident = ("-c", "user.name=T", "-c", "user.email=t@e")
+    git(lib, *ident, "commit", "-q", "--allow-empty", "-m", "i")
+    git(box.root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "sub")
+    git(box.root, "commit", "-qm", "sub")
+    pointer = (box.root / "sub" / ".git").read_text()
+    evil = box.base / "evil"
+    attack = (
+        f"cp -r .git/modules/sub {evil}; rm -f .gitmodules; "
+        f"echo 'gitdir: {evil}' > sub/.git; rm -rf sub/.git; echo 'gitdir: {evil}' > sub/.git"
+    )
+    run(box, contained(box, profile, attack))
+    assert (box.root / "sub" / ".git").read_text() == pointer

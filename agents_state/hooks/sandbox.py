@@ -257,11 +257,11 @@ def outside_command(command: str, git_write: bool) -> str | None:
         return None
     if len(argvs) == 1 and argvs[0][0] == "agents-state" and argvs[0][1:2]:
         return command if argvs[0][1] in ENGINE_STEPS else None
-    literal = all(
-        not w.globbed and not w.assignment and "~" not in w.text
+    literal = all(  # no word bash would expand (a tilde where bash expands one included)
+        not w.globbed and not w.assignment and not w.text.startswith("~")
         for simple in commands
         for w in simple.words
-    )
+    ) and not any(t in command for t in ("=~", ":~"))
     if not git_write or not literal:
         return None
     if all(argv[:2] == ["gh", "pr"] for argv in argvs):

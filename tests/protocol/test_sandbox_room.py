@@ -384,6 +384,9 @@ def test_sockets_under_run_are_out_of_reach(root: Path) -> None:
         ("git push origin x", False, False),  # only the committer pushes
         ("git commit -m x && git push origin x", True, True),  # the committer's git: issue 32
         ("git add a* && git commit -m x", True, False),  # a word bash would expand: inside
+        ("git add ~/x", True, False),
+        ("git add x=~/y", True, False),
+        ("git commit -m 'a ~ b'", True, True),
         ("git status && git commit -m x", True, False),
         ("git -C . push", True, True),
         ("pytest -q", True, False),

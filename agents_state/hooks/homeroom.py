@@ -9,9 +9,11 @@ shown in it, read-only:
 - git's own settings: ``~/.gitconfig`` and ``~/.config/git/config`` as copies without tokens
   (``room.sanitized_git_config``; names and aliases kept), ``~/.config/git/ignore``;
 - toolchains and package caches (``HOME_ALLOW``): ``~/.local/bin`` and ``~/.local/lib`` (``pip
-  --user``), ``~/.cargo/bin`` and ``~/.cargo/registry`` (not ``~/.cargo/credentials.toml``),
-  ``~/.rustup``, ``~/.nvm``, ``~/.pyenv``, ``~/go/pkg/mod``, ``~/.m2/repository``,
-  ``~/.gradle/caches`` and ``~/.gradle/wrapper``;
+  --user``), the interpreters of uv and mise, ``~/.cargo/bin`` and ``~/.cargo/registry`` (not
+  ``~/.cargo/credentials.toml``), rustup, nvm, pyenv, asdf, volta, bun's and deno's ``bin``,
+  conda's usual folders, sdkman's candidates, Go's (``~/go/bin``, ``~/go/pkg/mod``, ``~/sdk``),
+  ``~/.m2/repository``, ``~/.gradle/caches`` and ``~/.gradle/wrapper``: folders of programs
+  and downloaded packages, never a tool's settings file (where tokens live);
 - the folders the kept environment names under the home (``TOOLCHAIN_VARS``: a virtualenv,
   conda, Java, Go, rustup, nvm, pyenv) and the PATH's folders (``room.tool_dirs``).
 
@@ -29,8 +31,10 @@ __all__ = ["HOME_ALLOW", "TOOLCHAIN_VARS", "git_config_copy", "private_home"]
 
 # fmt: off
 HOME_ALLOW = (
-    ".local/bin", ".local/lib", ".cargo/bin", ".cargo/registry", ".rustup", ".nvm", ".pyenv",
-    "go/pkg/mod", ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".config/git/ignore",
+    ".local/bin", ".local/lib", ".local/share/uv/python", ".local/share/mise", ".cargo/bin",
+    ".cargo/registry", ".rustup", ".nvm", ".pyenv", ".asdf", ".volta", ".bun/bin", ".deno/bin",
+    "miniconda3", "miniforge3", "anaconda3", ".sdkman/candidates", "go/bin", "go/pkg/mod", "sdk",
+    ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".config/git/ignore",
 )
 TOOLCHAIN_VARS = (
     "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "GOROOT", "GOMODCACHE", "RUSTUP_HOME", "NVM_DIR",

@@ -393,3 +393,28 @@ def test_a_submodules_git_pointer_is_read_only(box: Box, profile: str) -> None:
     )
     run(box, contained(box, profile, attack))
     assert (box.root / "sub" / ".git").read_text() == pointer
+
+
+def test_the_homes_toolchains_still_run(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What builds need from the home is shown read-only: a tool under ``~/.local/bin`` (on
+    PATH) with its modules under ``~/.local/lib``, an interpreter under uv's folder."""
+    local = box.home / ".local"
+    (local / "bin").mkdir(parents=True)
+    (local / "lib").mkdir()
+    (local / "lib" / "mod.txt").write_text("module\n")
+    (local / "bin" / "mytool").write_text(f"#!/bin/sh\ncat {local}/lib/mod.txt\n")
+    (local / "bin" / "mytool").chmod(0o755)
+    uv = local / "share" / "uv" / "python" / "cpython" / "bin"
+    uv.mkdir(parents=True)
+    (uv / "python3").write_text("#!/bin/sh\necho uv-python\n")
+    (uv / "python3").chmod(0o755)
+    (local / "share" / "keyring").mkdir()
+    (local / "share" / "keyring" / "login").write_text(TOKEN)
+    monkeypatch.setenv("PATH", f"{local / 'bin'}:{PATH}")
+    line = contained(
+        box, "writer", f"mytool; {uv}/python3; touch {local}/lib/x; cat ~/.local/share/keyring/*"
+    )
+    proc = run(box, line)
+    assert proc.stdout == "module\nuv-python\n", proc
+    assert "Read-only file system" in proc.stderr and not (local / "lib" / "x").exists()
+    assert TOKEN not in proc.stdout + proc.stderr

@@ -1,27 +1,28 @@
-"""Restricted shells run contained: the Bash of a profile that keeps agents off credentials runs
-inside bubblewrap (issue 23; docs/decisions.md).
+"""Every agent's shell runs contained: the Bash of every profile but ``orchestrator`` /
+``full-access`` runs inside bubblewrap (issues 23 and 32; docs/decisions.md).
 
-The PreToolUse hook first judges the command line (``bashguard``: the fast answer and the clear
-message).  A command it lets through is then rewritten to run in a room built here, and the
-rewrite carries no permission decision: the user's own approval still applies to what runs.  The
-room:
+For a profile that keeps agents off credentials the PreToolUse hook first judges the command
+line (``bashguard``: the fast answer and the clear message); a writer's is not judged.  A
+command let through is rewritten to run in a room built here, and the rewrite carries no
+permission decision: the user's own approval still applies to what runs.  The room:
 
-- sees the file system read-only, with every credential file of the project and the home
-  directory (the catalogue, ``credentials.py``) masked: a file reads as empty (``/dev/null``), a
-  folder as an empty read-only folder; hard links to a credential file in the project too;
+- sees the file system read-only; for the guarded profiles every credential file of the
+  project (the catalogue, ``credentials.py``) masked, a file as empty (``/dev/null``), a folder
+  as an empty read-only folder, and every project file with another name outside it;
 - writes only to the project (or, when the call runs in a task's own worktree under
-  ``.claude/worktrees/``, to that worktree and the repository's ``.git``; a task agent under
-  the engine's isolation, to its own ``.agents/worktrees/<id>`` and the ``.git``) and a
-  private ``/tmp``;
-  never to ``.git/hooks``, ``.git/config`` or ``.claude/`` (code there runs later, outside);
-  a ``.git/config`` with a token in a URL is shown with the token taken out;
-- has no network unless the profile grants it, no sockets under ``/run`` (docker, the
-  database, ssh and gpg agents, D-Bus), no view of other processes (a new PID namespace with
-  its own ``/proc``), no capabilities, and an environment cleared down to ``KEEP_ENV`` (API keys
-  and tokens stay outside).
+  ``.claude/worktrees/``, to that worktree; a task agent under the engine's isolation, to its
+  own ``.agents/worktrees/<id>``) and a private ``/tmp``; never to ``.git`` (all of it, a
+  worktree's or a submodule's ``.git`` too), ``.agents/`` or ``.claude/``: what git, the engine
+  and the host read later, outside; a ``.git/config`` with a token in a URL is shown without it;
+- has an empty private home with an allowlist shown in it (``homeroom``), no network unless the
+  profile grants it (writers keep it), no sockets under ``/run``, no unix socket anywhere and no
+  new user or mount namespace (the system call filter, ``seccomp``), no view of other processes,
+  no capabilities, and an environment cleared down to ``KEEP_ENV``.
 
-Where bubblewrap is missing, or fails a one-time probe, the call is denied with one line saying
-what to install: such profiles fail closed.
+The committer's git writes and ``gh pr`` run outside, rewritten to a hardened git
+(``outside_command``); one engine step runs outside as it is.  Where bubblewrap is missing, or
+fails a one-time probe, the call is denied with one line saying what to install: these
+profiles fail closed.
 """
 
 from __future__ import annotations

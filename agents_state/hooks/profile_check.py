@@ -10,7 +10,9 @@ unknown, the call runs outside the project, the input is not what Claude Code se
 with one line saying why: it fails closed.
 
 A Bash call the allowlist lets through is then contained: the answer is a ``Rewrite`` that runs
-it in a bubblewrap sandbox (``hooks.sandbox``, issue 23).
+it in a bubblewrap sandbox (``hooks.sandbox``, issue 23).  A writer's Bash (task agents) is not
+held to an allowlist but contained all the same; only ``orchestrator`` / ``full-access`` runs
+Bash as it is (issue 32).
 
 Calls from the main conversation are not judged here.
 """

@@ -218,6 +218,8 @@ def runs_outside(command: str, git_write: bool) -> bool:
     argvs = [[w.text for w in simple.words] for simple in commands if not simple.redirects]
     if not commands or len(argvs) != len(commands) or not all(argvs):
         return False
+    if any(w.expands for simple in commands for w in simple.words):
+        return False  # bash would pass other words than the judged ones (issue 32)
     if len(argvs) == 1 and argvs[0][0] == "agents-state" and argvs[0][1:2]:
         return argvs[0][1] in ENGINE_STEPS
     return git_write and all(

@@ -56,6 +56,13 @@ class Word:
     globbed: bool = False  # an unquoted * ? [ or {a,b}: the shell expands it
     quoted: bool = False
     assignment: bool = False  # NAME=, NAME+= or NAME[...]= unquoted at its start (bash's rule)
+    tilde: bool = False  # an unquoted ~ at its start or after = or :, which bash may expand
+
+    @property
+    def expands(self) -> bool:
+        """Bash would rewrite this word (a glob, a brace list, a tilde): its text is not
+        what the command receives (issue 32)."""
+        return self.globbed or self.tilde
 
 
 @dataclass
@@ -217,6 +224,8 @@ def _tokens(line: str) -> list[Word | str]:
         else:
             if c == "~" and line[i - 1] in "=:":  # bash expands it there too: a=~0, PATH=x:~+
                 _tilde(line, i)
+            if c == "~" and (i == start or line[i - 1] in "=:"):
+                word.tilde = True
             _plain(word, c, line, i)
             i += 1
     if word is not None:

@@ -32,6 +32,7 @@ __all__ = [
     "marker",
     "marker_of",
     "note_answer",
+    "note_launch",
     "recorded",
     "workflow_call",
 ]
@@ -136,6 +137,31 @@ def note_answer(state: State, fanout: str, key: str, answer: Any, at: str) -> bo
         raise ValueError("the state keeps no extra fields")
     state.model_extra[FANOUTS] = table
     return True
+
+
+def note_launch(state: State, fanout: str, session: str, keys: list[str], at: str) -> list[str]:
+    """Record that the session ``session`` launched ``keys`` of ``fanout`` in this run of its
+    phase (in place, under the store's lock); the keys it had launched already (issue 32: a
+    printed fan-out is approved once; a new session, after a kill, prints it anew)."""
+    phase = TASK_PHASE if fanout.startswith(f"{TASK_PHASE}-w") else fanout
+    table = _table(state)
+    started = state.phase(phase).startedAt
+    entry = table.get(fanout)
+    if not isinstance(entry, dict) or entry.get("since") != started:
+        entry = {"phase": phase, "since": started, "answers": {}}
+    launched = entry.get("launched")
+    launched = dict(launched) if isinstance(launched, dict) else {}
+    mine = launched.get(session)
+    before = [k for k in mine["keys"] if k in keys] if isinstance(mine, dict) else []
+    if before:
+        return before
+    known = list(mine["keys"]) if isinstance(mine, dict) else []
+    launched[session] = {"at": at, "keys": sorted({*known, *keys})}
+    table[fanout] = {**entry, "launched": launched}
+    if state.model_extra is None:
+        raise ValueError("the state keeps no extra fields")
+    state.model_extra[FANOUTS] = table
+    return []
 
 
 # -- the call ------------------------------------------------------------------------------------

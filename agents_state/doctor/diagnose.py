@@ -235,6 +235,21 @@ def diagnose(root: Path, locked: Store | None = None, store: Store | None = None
         check_lock,
         check_migration,
         check_fs,
+        _check_lifts,
     ):
         check(d)
     return d
+
+
+def _check_lifts(d: Diagnosis) -> None:
+    """A project's config that would loosen a plugin agent's profile is ignored (issue 32)."""
+    from agents_state.hooks.agentmap import ignored_lifts
+
+    for line in ignored_lifts(d.store.root_dir):
+        d.add(
+            "ignored_profile_lift",
+            "note",
+            line,
+            "by hand: to loosen it, set it in ~/.claude/subagents-config.json",
+            False,
+        )

@@ -209,3 +209,69 @@ def test_issue_32_the_test_gates_result_is_not_an_approved_write(project: Path) 
 
     assert hook(project, "permission", write("3.1-test-results.json")) is None
     assert hook(project, "permission", write("3.2-analysis.md"))["permissionDecision"] == "allow"  # type: ignore[index]
+
+
+# -- item 3: a project's config cannot loosen a plugin agent's profile ----------------------------
+
+LIFTS = [
+    (".claude/subagents-config.json", {"agentProfiles": {"quality-checker": "writer"}}),
+    (".agents/config.json", {"agentProfiles": {"subagents:quality-checker": "writer"}}),
+    (".agents/config.json", {"agentProfiles": {"quality-checker": "validator+Write"}}),
+    (".claude/subagents-config.json", {"toolProfiles": {"validator": {"network": True}}}),
+]
+WRITER = (
+    "tools Write, Edit, MultiEdit, NotebookEdit, mcp__cclsp__rename_symbol, "
+    "mcp__cclsp__rename_symbol_strict, mcp__cclsp__restart_server; credential files"
+)
+MORE = [WRITER, WRITER, "tools Write", "network"]
+
+
+@pytest.mark.parametrize(
+    ("where", "lift", "more"), [(*w, m) for w, m in zip(LIFTS, MORE, strict=True)]
+)
+def test_issue_32_a_cloned_config_does_not_lift_a_plugin_agent(
+    project: Path, where: str, lift: dict[str, Any], more: str
+) -> None:
+    """Red team: a cloned repository's ``.claude/subagents-config.json`` lifted the plugin's
+    agents out of their profiles (its ``.claude/agents/*.md`` could not); ``config show`` and
+    ``doctor`` say it is ignored; the user's own layer still decides."""
+    (project / ".env").write_text("TOKEN=x\n")
+    write = {"tool_name": "Write", "tool_input": {"file_path": "x.py", "content": ""}}
+    calls = [
+        {**write, "agent_id": "a1", "agent_type": CHECKER},
+        {"tool_name": "Read", "tool_input": {"file_path": ".env"}, "agent_id": "a1"},
+    ]
+    calls[1]["agent_type"] = CHECKER
+    (project / where).parent.mkdir(exist_ok=True)
+    (project / where).write_text(json.dumps(lift))
+    for call in calls:
+        answer = hook(project, "pre-tool-use", call)
+        assert answer is not None and answer["permissionDecision"] == "deny", call
+    note = (
+        "the project's config (agentProfiles / toolProfiles) would give the plugin agent "
+        f"subagents:quality-checker more than its profile 'validator' ({more}); ignored: only "
+        "~/.claude/subagents-config.json may loosen a plugin agent's profile"
+    )
+    cmd = [str(LAUNCHER), "--root", str(project)]
+    shown = subprocess.run([*cmd, "config", "show"], capture_output=True, text=True, check=True)
+    assert f"note: {note}" in shown.stdout.splitlines()
+    doctor = subprocess.run([*cmd, "doctor", "--json"], capture_output=True, text=True)
+    found = [
+        f for f in json.loads(doctor.stdout)["findings"] if f["code"] == "ignored_profile_lift"
+    ]
+    assert [f["message"] for f in found if "quality-checker" in f["message"]] == [note]
+    user = Path(os.environ["HOME"]) / ".claude"
+    user.mkdir(exist_ok=True)
+    (user / "subagents-config.json").write_text(
+        json.dumps({"agentProfiles": {"quality-checker": "writer"}})
+    )
+    assert hook(project, "pre-tool-use", calls[0]) is None  # the user's own choice
+
+
+def test_issue_32_a_project_may_narrow_a_plugin_agent(project: Path) -> None:
+    (project / ".agents" / "config.json").write_text(
+        json.dumps({"agentProfiles": {"quality-checker": "reader"}})
+    )
+    answer = hook(project, "pre-tool-use", agent_bash("ls"))
+    assert answer is not None and answer["permissionDecision"] == "deny"
+    assert "the reader profile" in answer["permissionDecisionReason"]

@@ -172,7 +172,7 @@ def engine_words(command: str) -> list[str] | None:
     if len(commands) != 1 or commands[0].redirects:
         return None
     simple = commands[0].words
-    if not simple or any(w.expands or w.assignment for w in simple):
+    if not simple or any(w.expands for w in simple):
         return None
     words = [w.text for w in simple]
     return words if words[0] == "agents-state" else None

@@ -152,6 +152,8 @@ BOOKKEEPING = [
     "agents-state task claim t1 --agent a1",
     "agents-state task start t1",
     'agents-state task done t1 --summary "Added the model"',
+    "agents-state task done t1 --summary timeout=30s",  # an '=' is no assignment there
+    'agents-state task done t1 --summary "~ and * stay literal"',
     'agents-state task fail t1 --error "no db"',
     "agents-state handoff validate -",
     "agents-state handoff new --role writer",

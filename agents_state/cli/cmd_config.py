@@ -38,9 +38,9 @@ def show(ctx: click.Context, as_json: bool) -> int:
     loaded = app.loaded
     data = loaded.config.model_dump()
     store = describe(app.store_url, app.root)
-    from agents_state.hooks.agentmap import ignored_lifts
+    from agents_state.profiles import ignored_lifts
 
-    ignored = ignored_lifts(str(app.root))  # issue 32: a project may not loosen plugin agents
+    ignored = ignored_lifts(loaded.layers)  # issue 32: a project may not loosen plugin agents
     if as_json:
         emit_json({"config": data, "sources": loaded.sources, "store": store, "ignored": ignored})
         return 0

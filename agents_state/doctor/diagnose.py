@@ -243,9 +243,15 @@ def diagnose(root: Path, locked: Store | None = None, store: Store | None = None
 
 def _check_lifts(d: Diagnosis) -> None:
     """A project's config that would loosen a plugin agent's profile is ignored (issue 32)."""
-    from agents_state.hooks.agentmap import ignored_lifts
+    from agents_state.configload import load_config
+    from agents_state.errors import AgentsStateError
+    from agents_state.profiles import ignored_lifts
 
-    for line in ignored_lifts(d.store.root_dir):
+    try:
+        layers = load_config(d.store.root_dir).layers
+    except AgentsStateError:
+        return  # a layer that does not load: config validate names it
+    for line in ignored_lifts(layers):
         d.add(
             "ignored_profile_lift",
             "note",

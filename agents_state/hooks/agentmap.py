@@ -11,8 +11,8 @@
 3. ``profiles.DEFAULT_AGENT_PROFILES``.
 
 For this plugin's own agents, what the project's layers say counts only when it loosens nothing
-over the user's layer and the defaults (``no_looser``): a cloned repository's config cannot lift
-them (issue 32), as its ``.claude/agents/<name>.md`` cannot.
+over the user's layer and the defaults (``profiles.no_looser``): a cloned repository's config
+cannot lift them (issue 32), as its ``.claude/agents/<name>.md`` cannot.
 
 An agent type is looked up without the plugin's ``subagents:`` prefix; a type found nowhere has no
 profile, and the hook allows its calls.  A config layer that cannot be read, or a profile name
@@ -25,7 +25,13 @@ import os
 
 from agents_state.hooks.hookjson import loads_file
 from agents_state.hooks.workflow_root import read_regular
-from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
+from agents_state.profiles import (
+    DEFAULT_AGENT_PROFILES,
+    PROFILES,
+    Profile,
+    get_profile,
+    no_looser,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,8 +43,6 @@ __all__ = [
     "agent_name",
     "config_layers",
     "front_profile",
-    "ignored_lifts",
-    "no_looser",
     "profile_for",
 ]
 
@@ -157,57 +161,6 @@ def profile_for(root: str, agent_type: str) -> Profile | None:
         return profile
     own = _profile(root, agent_type, layers[:1])
     return profile if own is not None and no_looser(profile, own) else own
-
-
-def no_looser(profile: Profile, than: Profile) -> bool:
-    """``profile`` allows nothing ``than`` does not: no other tool, Bash command, network or
-    git write, and credentials kept off when ``than`` keeps them off."""
-    return (
-        set(profile.tools) <= set(than.tools)
-        and set(profile.bash_allow) <= set(than.bash_allow)
-        and (profile.protect_secrets or not than.protect_secrets)
-        and (than.network or not profile.network)
-        and (than.git_write or not profile.git_write)
-    )
-
-
-def ignored_lifts(root: str) -> list[str]:
-    """One line per plugin agent whose profile the project's layers would loosen, which is
-    ignored (``config show``, ``doctor``; issue 32)."""
-    lines = []
-    for name in sorted(DEFAULT_AGENT_PROFILES):
-        agent_type = PLUGIN_PREFIX + name
-        layers = config_layers(root)
-        try:
-            full = _profile(root, agent_type, layers)
-            own = _profile(root, agent_type, layers[:1])
-        except ProfileUndecidable:
-            continue
-        if full is not None and own is not None and not no_looser(full, own):
-            lines.append(
-                f"the project's config (agentProfiles / toolProfiles) would give the plugin "
-                f"agent {agent_type} more than its profile '{own.name}' ({_more(full, own)}); "
-                "ignored: only ~/.claude/subagents-config.json may loosen a plugin agent's profile"
-            )
-    return lines
-
-
-def _more(profile: Profile, than: Profile) -> str:
-    """What ``profile`` allows beyond ``than``, in a few words."""
-    parts = []
-    tools = [t for t in profile.tools if t not in than.tools]
-    if tools:
-        parts.append("tools " + ", ".join(tools))
-    commands = [" ".join(c) for c in profile.bash_allow if c not in than.bash_allow]
-    if commands:
-        parts.append("Bash " + ", ".join(commands))
-    if than.protect_secrets and not profile.protect_secrets:
-        parts.append("credential files")
-    if profile.network and not than.network:
-        parts.append("network")
-    if profile.git_write and not than.git_write:
-        parts.append("git writes")
-    return "; ".join(parts)
 
 
 def _profile(root: str, agent_type: str, layers: list[str]) -> Profile | None:

@@ -328,7 +328,7 @@ def test_issue_32_a_printed_fanout_is_approved_once_per_session_and_run(root: Pa
     fewer = {**call, "args": {**call["args"], "agents": call["args"]["agents"][1:]}}
     assert decision(root, call, "A") == "allow"
     assert decision(root, call, "A") is None
-    launched = state(root)["fanouts"]["0"]["launched"]
+    launched = state(root)["fanouts"]["0"]["launched"]["sessions"]
     assert list(launched) == ["A"] and launched["A"]["keys"] == keys
     assert decision(root, fewer, "A") is None
     assert call_of(root) == call  # next prints the same call: nobody has answered yet

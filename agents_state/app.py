@@ -289,13 +289,23 @@ class App:
         artifact: bytes | None,
         shown: str | None = None,
         next_agents: int | None = None,
+        ran: bool = False,
     ) -> Outcome:
-        """Complete a phase; ``shown`` is the artifact's name as the caller passed it."""
+        """Complete a phase; ``shown`` is the artifact's name as the caller passed it; ``ran``:
+        the artifact is what ``phase run`` got from running the configured TEST commands."""
         from agents_state.engine import events as ev
         from agents_state.engine.context import check_phase_id
 
         check_phase_id(phase_id)
         spec = get_phase(phase_id)
+        if phase_id == TEST_RUN and not ran and self.config.stages.TEST.commands:
+            # issue 32: the gate's result comes from the engine running them, not from a file
+            raise TransitionNotAllowedError(
+                f"phase {TEST_RUN}",
+                "judged by its configured TEST commands",
+                "be completed with a results file",
+                hint=f"run: agents-state phase run {TEST_RUN}",
+            )
 
         def event() -> ev.Event:
             data = artifact if artifact is not None else self._existing_artifact(phase_id)

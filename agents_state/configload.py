@@ -49,6 +49,11 @@ class LoadedConfig:
         self._sources: dict[str, str] | None = None
 
     @property
+    def layers(self) -> list[tuple[str, dict[str, Any]]]:
+        """(layer's name, its data) of every layer over the defaults, in order."""
+        return list(self._layers)
+
+    @property
     def sources(self) -> dict[str, str]:
         """Dotted key -> the layer that set it (``default`` for the built-in values)."""
         if self._sources is None:

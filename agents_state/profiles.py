@@ -28,6 +28,9 @@ __all__ = [
     "check_tool",
     "credential_denial",
     "get_profile",
+    "ignored_lifts",
+    "looser_parts",
+    "no_looser",
     "tool_allowed",
     "tool_denial",
     "tools_text",
@@ -314,3 +317,73 @@ def check_tool(profile: Profile, agent: str, tool: str, tool_input: Any) -> str 
                 if found:
                     return credential_denial(profile, f"{value}: a credential file ({found})")
     return None
+
+
+# -- a project's config never loosens a plugin agent (issue 32) -----------------------------------
+
+PLUGIN_PREFIX = "subagents:"
+PROJECT_LAYERS = ("project (", "agents (")  # configload's names of the project's two files
+
+
+def no_looser(profile: Profile, than: Profile) -> bool:
+    """``profile`` allows nothing ``than`` does not: no other tool, Bash command, network or
+    git write, and credentials kept off when ``than`` keeps them off."""
+    return (
+        set(profile.tools) <= set(than.tools)
+        and set(profile.bash_allow) <= set(than.bash_allow)
+        and (profile.protect_secrets or not than.protect_secrets)
+        and (than.network or not profile.network)
+        and (than.git_write or not profile.git_write)
+    )
+
+
+def looser_parts(profile: Profile, than: Profile) -> str:
+    """What ``profile`` allows beyond ``than``, in a few words."""
+    parts = []
+    tools = [t for t in profile.tools if t not in than.tools]
+    if tools:
+        parts.append("tools " + ", ".join(tools))
+    commands = [" ".join(c) for c in profile.bash_allow if c not in than.bash_allow]
+    if commands:
+        parts.append("Bash " + ", ".join(commands))
+    if than.protect_secrets and not profile.protect_secrets:
+        parts.append("credential files")
+    if profile.network and not than.network:
+        parts.append("network")
+    if profile.git_write and not than.git_write:
+        parts.append("git writes")
+    return "; ".join(parts)
+
+
+def _layered(name: str, layers: list[dict[str, Any]]) -> Profile | None:
+    """A plugin agent's profile from config layers (later wins), else the defaults."""
+    spec = DEFAULT_AGENT_PROFILES.get(name)
+    custom: dict[str, Any] = {}
+    for data in layers:
+        mapping = data.get("agentProfiles")
+        if isinstance(mapping, dict):
+            found = next((mapping[k] for k in (PLUGIN_PREFIX + name, name) if k in mapping), None)
+            spec = found if isinstance(found, str) else spec
+        extra = data.get("toolProfiles")
+        if isinstance(extra, dict):
+            custom.update(extra)
+    return get_profile(spec, custom) if spec else None
+
+
+def ignored_lifts(layers: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """One line per plugin agent whose profile the project's config layers (named by
+    ``configload``) would loosen: the hook ignores that (``hooks.agentmap``); ``config show``
+    and ``doctor`` say so."""
+    every = [data for _, data in layers]
+    own = [data for layer, data in layers if not layer.startswith(PROJECT_LAYERS)]
+    lines = []
+    for name in sorted(DEFAULT_AGENT_PROFILES):
+        full, mine = _layered(name, every), _layered(name, own)
+        if full is not None and mine is not None and not no_looser(full, mine):
+            lines.append(
+                f"the project's config (agentProfiles / toolProfiles) would give the plugin "
+                f"agent {PLUGIN_PREFIX}{name} more than its profile '{mine.name}' "
+                f"({looser_parts(full, mine)}); ignored: only ~/.claude/subagents-config.json "
+                "may loosen a plugin agent's profile"
+            )
+    return lines

@@ -17,6 +17,7 @@ from agents_state.engine.fanout import (
     marker,
     marker_of,
     note_answer,
+    note_launch,
     recorded,
     workflow_call,
 )
@@ -139,6 +140,24 @@ def test_answers_of_a_former_run_of_the_phase_do_not_count() -> None:
     state.phase("0").startedAt = "2026-01-29T11:00:00Z"  # the phase ran again (sent back)
     assert recorded(state, "0") == {}
     assert _keys(_call(state)) == ["E1", "E2"]
+
+
+def test_issue_32_a_launch_counts_once_per_session_and_run_of_the_phase() -> None:
+    state = _explore(3)
+    at = "2026-01-29T10:01:00Z"
+    assert note_launch(state, "0", "s1", ["E1", "E2", "E3"], at) == []
+    assert note_launch(state, "0", "s1", ["E3"], at) == ["E3"]  # the same session again
+    assert note_launch(state, "0", "s2", ["E1", "E2", "E3"], at) == []  # a new session
+    state.phase("0").attempts += 1  # the phase failed and runs again
+    assert note_launch(state, "0", "s1", ["E1"], at) == []
+    # a phase sent back keeps its first startedAt: each review round is another run
+    state.phase("0").startedAt = "2026-01-29T11:00:00Z"
+    assert note_launch(state, "0", "s1", ["E1"], at) == []
+    assert note_launch(state, "0", "s1", ["E1"], at) == ["E1"]
+    state.phase("1.3").reviewRounds += 1
+    assert note_launch(state, "0", "s1", ["E1"], at) == []
+    assert note_answer(state, "0", "E2", {"decision": "PROCEED"}, at)  # answers keep launches
+    assert note_launch(state, "0", "s1", ["E1"], at) == ["E1"]
 
 
 def test_off_the_native_path_the_action_is_todays() -> None:

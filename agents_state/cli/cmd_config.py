@@ -38,10 +38,15 @@ def show(ctx: click.Context, as_json: bool) -> int:
     loaded = app.loaded
     data = loaded.config.model_dump()
     store = describe(app.store_url, app.root)
+    from agents_state.profiles import ignored_lifts
+
+    ignored = ignored_lifts(loaded.layers)  # issue 32: a project may not loosen plugin agents
     if as_json:
-        emit_json({"config": data, "sources": loaded.sources, "store": store})
+        emit_json({"config": data, "sources": loaded.sources, "store": store, "ignored": ignored})
         return 0
     click.echo(f"store: {store}")
+    for line in ignored:
+        click.echo(f"note: {line}")
     for key, layer in sorted(loaded.sources.items()):
         node: Any = data
         for part in key.split("."):

@@ -160,6 +160,6 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
 
         where = work_dir(app, state.git, INTEGRATION_DIR)
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, where)
-    out = app.complete_phase(TEST_RUN, data)
+    out = app.complete_phase(TEST_RUN, data, ran=True)
     print_outcome(app, out.message, as_json, state=out.state)
     return 0

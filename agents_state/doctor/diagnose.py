@@ -235,6 +235,27 @@ def diagnose(root: Path, locked: Store | None = None, store: Store | None = None
         check_lock,
         check_migration,
         check_fs,
+        _check_lifts,
     ):
         check(d)
     return d
+
+
+def _check_lifts(d: Diagnosis) -> None:
+    """A project's config that would loosen a plugin agent's profile is ignored (issue 32)."""
+    from agents_state.configload import load_config
+    from agents_state.errors import AgentsStateError
+    from agents_state.profiles import ignored_lifts
+
+    try:
+        layers = load_config(d.store.root_dir).layers
+    except AgentsStateError:
+        return  # a layer that does not load: config validate names it
+    for line in ignored_lifts(layers):
+        d.add(
+            "ignored_profile_lift",
+            "note",
+            line,
+            "by hand: to loosen it, set it in ~/.claude/subagents-config.json",
+            False,
+        )

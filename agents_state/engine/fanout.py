@@ -32,6 +32,7 @@ __all__ = [
     "marker",
     "marker_of",
     "note_answer",
+    "note_launch",
     "recorded",
     "workflow_call",
 ]
@@ -136,6 +137,38 @@ def note_answer(state: State, fanout: str, key: str, answer: Any, at: str) -> bo
         raise ValueError("the state keeps no extra fields")
     state.model_extra[FANOUTS] = table
     return True
+
+
+def note_launch(state: State, fanout: str, session: str, keys: list[str], at: str) -> list[str]:
+    """Record that the session ``session`` launched ``keys`` of ``fanout`` in this run of its
+    phase (in place, under the store's lock); the keys it had launched already (issue 32: a
+    printed fan-out is approved once; a new session, after a kill, prints it anew)."""
+    from agents_state.workflow import PHASE_IDS
+
+    phase = TASK_PHASE if fanout.startswith(f"{TASK_PHASE}-w") else fanout
+    table = _table(state)
+    started = state.phase(phase).startedAt
+    entry = table.get(fanout)
+    if not isinstance(entry, dict) or entry.get("since") != started:
+        entry = {"phase": phase, "since": started, "answers": {}}
+    # the run: a phase sent back keeps its first startedAt; a send-back or a failure starts one
+    rounds = sum(state.phase(p).reviewRounds for p in PHASE_IDS)
+    run = f"{started or ''}|{state.phase(phase).attempts}|{rounds}"
+    launched = entry.get("launched")
+    if not isinstance(launched, dict) or launched.get("run") != run:
+        launched = {"run": run, "sessions": {}}
+    sessions = dict(launched.get("sessions") or {})
+    mine = sessions.get(session)
+    known = list(mine["keys"]) if isinstance(mine, dict) else []
+    before = [k for k in known if k in keys]
+    if before:
+        return before
+    sessions[session] = {"at": at, "keys": sorted({*known, *keys})}
+    table[fanout] = {**entry, "launched": {"run": run, "sessions": sessions}}
+    if state.model_extra is None:
+        raise ValueError("the state keeps no extra fields")
+    state.model_extra[FANOUTS] = table
+    return []
 
 
 # -- the call ------------------------------------------------------------------------------------

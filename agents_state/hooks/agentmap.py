@@ -10,6 +10,10 @@
    agent out of its profile).
 3. ``profiles.DEFAULT_AGENT_PROFILES``.
 
+For this plugin's own agents, what the project's layers say counts only when it loosens nothing
+over the user's layer and the defaults (``profiles.no_looser``): a cloned repository's config
+cannot lift them (issue 32), as its ``.claude/agents/<name>.md`` cannot.
+
 An agent type is looked up without the plugin's ``subagents:`` prefix; a type found nowhere has no
 profile, and the hook allows its calls.  A config layer that cannot be read, or a profile name
 that names no profile, raises ``ProfileUndecidable``: the hook then denies (fails closed).
@@ -21,7 +25,13 @@ import os
 
 from agents_state.hooks.hookjson import loads_file
 from agents_state.hooks.workflow_root import read_regular
-from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile, get_profile
+from agents_state.profiles import (
+    DEFAULT_AGENT_PROFILES,
+    PROFILES,
+    Profile,
+    get_profile,
+    no_looser,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -75,11 +85,13 @@ def _read_json(path: str) -> dict[str, Any]:
     return data
 
 
-def _from_config(root: str, names: tuple[str, ...]) -> tuple[str | None, str, dict[str, Any]]:
+def _from_config(
+    layers: list[str], names: tuple[str, ...]
+) -> tuple[str | None, str, dict[str, Any]]:
     spec: str | None = None
     source = ""
     custom: dict[str, Any] = {}
-    for path in config_layers(root):
+    for path in layers:
         data = _read_json(path)
         mapping = data.get("agentProfiles")
         if isinstance(mapping, dict):
@@ -138,9 +150,22 @@ def front_profile(front: str) -> str | None:
 def profile_for(root: str, agent_type: str) -> Profile | None:
     """The profile of ``agent_type`` (e.g. ``subagents:worker``), or ``None`` if it has none.
 
+    For this plugin's own agents the project's layers (``.claude/subagents-config.json``,
+    ``.agents/config.json``: a cloned repository writes them) may narrow the profile, never
+    loosen it: a looser result is ignored for the user's layer and the defaults (issue 32).
+
     Raises ``ProfileUndecidable`` when a layer cannot be read or the name matches no profile."""
+    layers = config_layers(root)
+    profile = _profile(root, agent_type, layers)
+    if not agent_type.strip().startswith(PLUGIN_PREFIX) or profile is None:
+        return profile
+    own = _profile(root, agent_type, layers[:1])
+    return profile if own is not None and no_looser(profile, own) else own
+
+
+def _profile(root: str, agent_type: str, layers: list[str]) -> Profile | None:
     name = agent_name(agent_type)
-    spec, source, custom = _from_config(root, (agent_type.strip(), name))
+    spec, source, custom = _from_config(layers, (agent_type.strip(), name))
     if spec is None:
         found = _from_agent_file(root, name, agent_type.strip().startswith(PLUGIN_PREFIX))
         if found:

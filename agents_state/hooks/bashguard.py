@@ -159,6 +159,12 @@ def _command_allowed(
     if name == "agents-state":  # a sub-agent's engine steps (issue 23), as the approvals read them
         from agents_state.hooks.engine_steps import SUBAGENT_STEPS, parse
 
+        expanded = next((w.text for w in words if w.expands), None)
+        if expanded is not None:  # it runs outside the room (issue 32): every word as written
+            return (
+                f"'{expanded}' is a word bash would expand (a glob, a brace list or ~), and "
+                "agents-state runs outside the sandbox; write the path out in full"
+            )
         parsed = parse(argv[1:])
         if parsed is not None and set(parsed.words[:1]) & SUBAGENT_STEPS:
             return None

@@ -7,7 +7,8 @@ the table does not know (an option, an extra argument), and every command left o
 answer from the hook: ``phase run`` (runs the project's commands), ``scaffold``, ``schema``,
 ``graph --write``, ``store copy``, ``doctor --repair``, ``dispatch --replace``, ``migrate``,
 ``demo``, ``completion``, ``watch``, ``hook``, ``budget --raise`` / ``--once`` (the user's
-answers to a spent budget), and ``--store`` or ``--set`` anywhere.
+answers to a spent budget), ``resume --skip`` (the user's acceptance of a failed phase or gate,
+issue 32), and ``--store`` or ``--set`` anywhere.
 
 ``parse`` reads the words the way Click does (options interspersed with arguments in a command,
 before the sub-command in a group, ``--opt=value``, ``--`` ending the options) and returns what
@@ -46,7 +47,8 @@ STEPS: dict[tuple[str, ...], Spec] = {
     ("context",): ({}, (), None),
     ("compact",): ({}, (), None),
     ("stop",): ({}, (), None),
-    ("resume",): ({"--retry": FLAG, "--skip": FLAG, "--abort": FLAG, "--answer": TEXT}, (), None),
+    # not --skip: going on past a failed phase or gate is the user's call (issue 32)
+    ("resume",): ({"--retry": FLAG, "--abort": FLAG, "--answer": TEXT}, (), None),
     ("dispatch",): ({"--task-file": PATH, "--dry-run": FLAG}, (TEXT,), None),
     ("phase", "start"): ({}, (TEXT,), None),
     ("phase", "complete"): ({"--artifact": PATH, "--plan-agents": TEXT}, (TEXT,), None),

@@ -185,7 +185,11 @@ class PathGuard:
         reason, base = self._folder(folder, shown)
         if reason or base is None or rest is None:
             return reason
-        return self._search(f"the pattern {word!r}", base, [_matcher(rest)], None)
+        # bash reads 'a*//b' and 'a*/./b' as 'a*/b' (issue 32); the walk never names '..'
+        parts = [p for p in rest.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            return Undecided(f"the pattern {word!r} climbs with '..' after a glob")
+        return self._search(f"the pattern {word!r}", base, [_matcher("/".join(parts))], None)
 
     def _folder(self, raw: str, shown: str) -> tuple[str | None, str | None]:
         """(why ``raw`` itself is refused, the real folder to walk or None if not a folder)."""

@@ -12,15 +12,20 @@ This hook answers ``permissionDecision: "allow"`` for exactly four things, and p
   the workflow it works on -- ``--root``, ``AGENTS_STATE_ROOT`` or the nearest ``.agents/``
   above the call's working directory -- is the project's own, whose ``.agents``, ``phases``
   and ``chains`` are real folders.  ``budget --raise`` / ``--once`` are the user's answers to a
-  spent budget (issue 24): not on the list.
+  spent budget (issue 24), and ``resume --skip`` (going on past a failed gate, issue 32): not
+  on the list.  A word bash would rewrite (a glob, a brace list, a tilde) is never approved: the
+  words are read by the profile hook's own splitter (``shellwords``), and the engine would get
+  other paths than the judged ones (issue 32).
   A sub-agent of this plugin gets only ``task``, ``handoff``, ``status``, ``next`` and
   ``context``, and only when its profile allows Bash.
 - **Write / Edit / MultiEdit** from the main conversation: the resolved path is one of the
   catalogue's artifact names (``ARTIFACTS``) directly in the project's ``.agents/phases/``, both
-  real folders, and an existing target is a regular file with one link.
+  real folders, and an existing target is a regular file with one link; not the TEST gate's
+  result (``PERSONS``, issue 32).
 - **Skill** from the main conversation: a skill of this plugin (``subagents:<name>``).
 - **Workflow** from the main conversation: ``subagents:fanout`` with the arguments ``next``
-  prints now (issue 25, ``workflow_call``); a ``subagents:fanout`` call with other arguments is
+  prints now (issue 25, ``workflow_call``), once per session and run of its phase (issue 32:
+  a second launch is left to the user); a ``subagents:fanout`` call with other arguments is
   denied with the reason.
 
 The project is ``--root`` / ``AGENTS_STATE_ROOT`` when set, else the nearest folder holding
@@ -33,7 +38,6 @@ override an ``allow``.  Standard library and ``_base`` only: this runs before ev
 from __future__ import annotations
 
 import os
-import shlex
 import stat
 
 from agents_state.hooks._base import emit, is_ours, read_payload
@@ -43,7 +47,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["ARTIFACTS", "approval", "handle"]
+__all__ = ["ARTIFACTS", "PERSONS", "approval", "engine_words", "handle"]
 
 _SHELL_CHARS = frozenset(";&|<>$`(){}\\\n\r")
 _WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
@@ -66,6 +70,10 @@ ARTIFACTS = frozenset(
         "4.3-completion.md",
     }
 )
+
+
+# the TEST gate's result: the engine writes it (``phase run 3.1``) or the person approves it
+PERSONS = frozenset({"3.1-test-results.json"})
 
 
 def _nearest_agents(start: str) -> str | None:
@@ -133,11 +141,8 @@ def _path_inside(value: str, cwd: str, project: str) -> bool:
 def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> str | None:
     if not isinstance(command, str) or _SHELL_CHARS & set(command):
         return None
-    try:
-        words = shlex.split(command, comments=False, posix=True)
-    except ValueError:
-        return None
-    if not words or words[0] != "agents-state":
+    words = engine_words(command)
+    if words is None:
         return None
     from agents_state.hooks.engine_steps import SUBAGENT_STEPS, parse
 
@@ -151,6 +156,26 @@ def _engine_command(command: Any, cwd: str, project: str, sub_agent: bool) -> st
     if not all(_path_inside(p, cwd, project) for p in parsed.paths):
         return None
     return " ".join(("agents-state", *parsed.words))
+
+
+def engine_words(command: str) -> list[str] | None:
+    """The words of ``command`` when it is one plain ``agents-state`` invocation, read by the
+    profile hook's own splitter (``shellwords``); None when it is not one, or when bash would
+    rewrite any word (a glob, a brace list, a tilde: issue 32), since the engine would then
+    get other paths than the ones judged here."""
+    from agents_state.hooks.shellwords import Unjudgeable, parse
+
+    try:
+        commands = parse(command)
+    except Unjudgeable:
+        return None
+    if len(commands) != 1 or commands[0].redirects:
+        return None
+    simple = commands[0].words
+    if not simple or any(w.expands for w in simple):
+        return None
+    words = [w.text for w in simple]
+    return words if words[0] == "agents-state" else None
 
 
 def _real_dir(path: str) -> bool:
@@ -168,7 +193,8 @@ def _phases_write(tool_input: Any, cwd: str, project: str) -> str | None:
     if not isinstance(path, str) or not path or not (_real_dir(agents) and _real_dir(phases)):
         return None
     target = _resolve(cwd, path)
-    if os.path.dirname(target) != phases or os.path.basename(target) not in ARTIFACTS:
+    name = os.path.basename(target)
+    if os.path.dirname(target) != phases or name not in ARTIFACTS or name in PERSONS:
         return None
     try:
         st = os.lstat(target)
@@ -222,7 +248,7 @@ def _decision(payload: dict[str, Any], explicit_root: str | None) -> tuple[str, 
             return None
         from agents_state.hooks.workflow_call import judge  # issue 25: the fan-out's call
 
-        found = judge(payload.get("tool_input"), project)
+        found = judge(payload.get("tool_input"), project, payload.get("session_id"))
         return None if found is None else ("allow" if found[0] else "deny", found[1])
     reason = approval(payload, explicit_root)
     return None if reason is None else ("allow", reason)

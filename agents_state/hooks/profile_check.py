@@ -145,7 +145,7 @@ def _judge(
             own, why = _bash_room(workflow.root, payload)
             if why:
                 return f"{_PREFIX}{why}; denied."
-        return _judge_bash(profile, guard, tool_input, own)
+        return _judge_bash(profile, guard, tool_input, own, _is_ours(agent_type))
     found, unjudgeable = _touches(tool, tool_input, guard)
     if isinstance(found, Undecided):
         found, unjudgeable = None, found
@@ -275,7 +275,11 @@ def _writer_bash(
 
 
 def _judge_bash(
-    profile: Any, guard: Any, tool_input: dict[str, Any], own: str | None = None
+    profile: Any,
+    guard: Any,
+    tool_input: dict[str, Any],
+    own: str | None = None,
+    plugin_agent: bool = False,
 ) -> str | Rewrite | None:
     from agents_state.hooks.bashguard import check_bash
     from agents_state.profiles import credential_denial
@@ -301,5 +305,7 @@ def _judge_bash(
         f"linters, builds, {git}, looking at files); {verdict.why}. Use Read, "
         f"Grep or Glob, or ask for the command in toolProfiles."
         f"{profile.name.split('+')[0]}.bashAllow "
-        "(.agents/config.json); if the task needs it, finish with decision CLARIFY."
+        # a plugin agent's profile is loosened only by the user's own layer (issue 32)
+        f"({'~/.claude/subagents-config.json' if plugin_agent else '.agents/config.json'}); "
+        "if the task needs it, finish with decision CLARIFY."
     )

@@ -256,6 +256,8 @@ def outside_command(command: str, git_write: bool) -> str | None:
     argvs = [[w.text for w in simple.words] for simple in commands if not simple.redirects]
     if not commands or len(argvs) != len(commands) or not all(argvs):
         return None
+    if any(w.expands for simple in commands for w in simple.words):
+        return None  # bash would pass other words than the judged ones (issue 32)
     if len(argvs) == 1 and argvs[0][0] == "agents-state" and argvs[0][1:2]:
         return command if argvs[0][1] in ENGINE_STEPS else None
     literal = all(  # no word bash would expand (a tilde where bash expands one included)

@@ -11,8 +11,6 @@ reason.  ``tests/protocol/test_shellwords_bash.py`` holds it to what bash itself
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 __all__ = ["Redirect", "SimpleCommand", "Unjudgeable", "Word", "parse"]
 
 _OPERATORS = (
@@ -49,25 +47,44 @@ class Unjudgeable(Exception):
     """The command line uses a form whose effect depends on more than its text."""
 
 
-@dataclass
 class Word:
-    text: str = ""  # after quote removal
-    pattern: str = ""  # the same with quoted glob characters escaped, for expansion
-    globbed: bool = False  # an unquoted * ? [ or {a,b}: the shell expands it
-    quoted: bool = False
-    assignment: bool = False  # NAME=, NAME+= or NAME[...]= unquoted at its start (bash's rule)
+    """One word: ``text`` after quote removal; ``pattern`` the same with quoted glob characters
+    escaped, for expansion; ``globbed``: an unquoted ``* ? [`` or ``{a,b}`` (the shell expands
+    it); ``assignment``: ``NAME=``, ``NAME+=`` or ``NAME[...]=`` unquoted at its start (bash's
+    rule); ``tilde``: an unquoted ``~`` at its start or after ``=`` or ``:``, which bash may
+    expand.  A plain class: ``dataclasses`` loads ``inspect``, milliseconds on every hook call."""
+
+    __slots__ = ("assignment", "globbed", "pattern", "quoted", "text", "tilde")
+
+    def __init__(
+        self, text: str = "", pattern: str = "", globbed: bool = False, quoted: bool = False
+    ) -> None:
+        self.text, self.pattern, self.globbed, self.quoted = text, pattern, globbed, quoted
+        self.assignment = self.tilde = False
+
+    @property
+    def expands(self) -> bool:
+        """Bash would rewrite this word (a glob, a brace list, a tilde): its text is not
+        what the command receives (issue 32)."""
+        return self.globbed or self.tilde
+
+    def __repr__(self) -> str:
+        return f"Word({self.text!r})"
 
 
-@dataclass
 class Redirect:
-    op: str
-    target: Word
+    __slots__ = ("op", "target")
+
+    def __init__(self, op: str, target: Word) -> None:
+        self.op, self.target = op, target
 
 
-@dataclass
 class SimpleCommand:
-    words: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
+    __slots__ = ("redirects", "words")
+
+    def __init__(self) -> None:
+        self.words: list[Word] = []
+        self.redirects: list[Redirect] = []
 
 
 def parse(line: str) -> list[SimpleCommand]:
@@ -217,6 +234,8 @@ def _tokens(line: str) -> list[Word | str]:
         else:
             if c == "~" and line[i - 1] in "=:":  # bash expands it there too: a=~0, PATH=x:~+
                 _tilde(line, i)
+            if c == "~" and (i == start or line[i - 1] in "=:"):
+                word.tilde = True
             _plain(word, c, line, i)
             i += 1
     if word is not None:

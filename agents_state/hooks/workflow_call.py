@@ -48,8 +48,9 @@ def _within(args: Any, expected: dict[str, Any]) -> bool:
     return len(set(keys)) == len(keys) and all(a in expected["agents"] for a in agents)
 
 
-def judge(tool_input: Any, project: str) -> tuple[bool, str] | None:
-    """(allowed, reason) for a Workflow call in ``project``; None to leave it to the host."""
+def judge(tool_input: Any, project: str, session: object = None) -> tuple[bool, str] | None:
+    """(allowed, reason) for a Workflow call in ``project``; None to leave it to the host
+    (another workflow, or the engine's call launched once already by this session)."""
     from agents_state.engine.fanout import WORKFLOW_NAME
 
     if not isinstance(tool_input, dict) or tool_input.get("name") != WORKFLOW_NAME:
@@ -76,4 +77,37 @@ def judge(tool_input: Any, project: str) -> tuple[bool, str] | None:
             "exactly as printed."
         )
     fan = call["args"]["fanout"]
+    keys = [str(a.get("key")) for a in _args(tool_input.get("args"))["agents"]]
+    try:
+        again = _launch(app, fan, session if isinstance(session, str) else "", keys)
+    except AgentsStateError as e:
+        return False, f"agents-state: the workflow cannot be recorded ({e.message}); denied."
+    if again:
+        return None  # launched once already in this run and session: the person decides
     return True, f"subagents plugin: fan-out {fan} of the agents-state engine, as next printed it"
+
+
+def _launch(app: Any, fan: str, session: str, keys: list[str]) -> list[str]:
+    """Record the launch of ``keys`` in the state, in one commit; the keys this session had
+    launched already in this run of the phase (issue 32)."""
+    from agents_state.engine.context import Outcome
+    from agents_state.engine.fanout import note_launch
+    from agents_state.errors import NotFoundError
+    from agents_state.types import format_time, utcnow
+
+    again: list[str] = []
+
+    def mutate(state: Any) -> Outcome:
+        if state is None:
+            raise NotFoundError("no workflow")
+        at = format_time(utcnow())
+        again[:] = note_launch(state, fan, session, keys, at)
+        if again:
+            return Outcome(state, "", changed=False)
+        state.revision += 1
+        state.updatedAt = at
+        record = {"rev": state.revision, "at": at, "event": "fanout_launch", "fanout": fan}
+        return Outcome(state, "", True, {**record, "keys": keys})
+
+    app.store.commit(mutate)
+    return again

@@ -353,3 +353,28 @@ def test_a_command_that_leaves_a_background_process_is_judged_by_its_exit(root: 
     for name in ("lint.pid", "test.pid"):
         assert _gone(int((root / name).read_text())), name
     os.kill(int((root / "stray.pid").read_text()), 9)
+
+
+def test_issue_32_configured_tests_are_judged_only_by_running_them(root: Path) -> None:
+    """Red team: a Write of a "passing" results file and ``phase complete 3.1`` passed a gate
+    whose configured command never ran.  With TEST commands configured, only ``phase run``
+    records the gate."""
+    (root / ".agents").mkdir()
+    (root / ".agents/config.json").write_text(
+        json.dumps({"stages": {"TEST": {"commands": {"test": "echo ran > ran.txt"}}}})
+    )
+    walk_to(root, "3.1")
+    before = state_bytes(root)
+    refused = (
+        4,
+        "",
+        "agents-state: error: phase 3.1 is judged by its configured TEST commands: cannot be "
+        "completed with a results file (run: agents-state phase run 3.1)\n",
+    )
+    assert sh(root, "phase", "complete", "3.1", "--artifact", "-", stdin=PASSING) == refused
+    (root / ".agents/phases/3.1-test-results.json").write_text(PASSING)
+    assert sh(root, "phase", "complete", "3.1") == refused
+    assert state_bytes(root) == before and not (root / "ran.txt").exists()
+    code, text, err = sh(root, "phase", "run", "3.1")
+    assert (code, err) == (0, "") and text.startswith("phase 3.1 Run Tests passed")
+    assert (root / "ran.txt").exists()

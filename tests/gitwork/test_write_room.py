@@ -245,7 +245,12 @@ def test_its_contained_shell_writes_only_its_own_worktree(outside_tmp: Path) -> 
     root = outside_tmp / "work"
     root.mkdir()
     at_tasks(root, TASKS)
-    (root / ".agents" / "config.json").write_text(  # a restricted profile: Bash is contained
+    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
+    home = outside_tmp / "home"
+    (home / ".claude").mkdir(parents=True)
+    # a restricted profile: Bash is contained (the user's layer: a project's may not loosen a
+    # plugin agent's profile, issue 32)
+    (home / ".claude" / "subagents-config.json").write_text(
         json.dumps(
             {
                 "agentProfiles": {"task-agent": "committer+Write+Edit"},
@@ -253,9 +258,6 @@ def test_its_contained_shell_writes_only_its_own_worktree(outside_tmp: Path) -> 
             }
         )
     )
-    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
-    home = outside_tmp / "home"
-    home.mkdir()
     (home / ".gitconfig").write_text("[user]\n\tname = T\n\temail = t@example.com\n")
     host = Host(outside_tmp / "claude")
     host.agent("a1", prompt("t1"))

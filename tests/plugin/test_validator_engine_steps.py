@@ -95,7 +95,8 @@ def test_nothing_else_of_the_engine(project: Path, command: str) -> None:
         f"linters, builds, git read commands, looking at files); '{shown}' is not on the Bash "
         "allowlist of this profile (allowed: agents-state context, handoff, next, status, "
         "task). Use Read, Grep or Glob, or ask for the command in toolProfiles.validator."
-        "bashAllow (.agents/config.json); if the task needs it, finish with decision CLARIFY."
+        "bashAllow (~/.claude/subagents-config.json); "
+        "if the task needs it, finish with decision CLARIFY."
     )
     assert hook(project, "permission", VALIDATOR, command) == ""
 

@@ -402,11 +402,11 @@ def log_events(home: Path, log: Path) -> None:
 
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(
-        json.dumps(
-            {"hooks": {e: logger() for e in ("PermissionRequest", "SessionStart", "SubagentStop")}}
-        )
-    )
+    # the TEST gate's result (no TEST commands configured here) is the person's to accept: the
+    # plugin never approves its Write (issue 32), so an unattended run names it in a rule
+    allow = ["Edit(.agents/phases/3.1-test-results.json)"]
+    hooks = {e: logger() for e in ("PermissionRequest", "SessionStart", "SubagentStop")}
+    settings.write_text(json.dumps({"hooks": hooks, "permissions": {"allow": allow}}))
 
 
 def events(log: Path) -> list[dict[str, Any]]:

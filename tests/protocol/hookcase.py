@@ -18,8 +18,8 @@ CRED = (
 BASH = (
     "agents-state: the {profile} profile runs only allowlisted Bash commands (tests, "
     "linters, builds, git read commands, looking at files); {why}. Use Read, Grep or Glob, "
-    "or ask for the command in toolProfiles.{profile}.bashAllow (.agents/config.json); if "
-    "the task needs it, finish with decision CLARIFY."
+    "or ask for the command in toolProfiles.{profile}.bashAllow "
+    "(~/.claude/subagents-config.json); if the task needs it, finish with decision CLARIFY."
 )
 
 HOME_FILES = (

@@ -296,9 +296,11 @@ def test_issue_16_a_project_extends_the_allowlist_in_config(root: Path) -> None:
         profile="validator", why="'terraform' is not on the Bash allowlist of this profile"
     )
     assert bash(root, command) == denied
-    (root / ".agents" / "config.json").write_text(
-        json.dumps({"toolProfiles": {"validator": {"bashAllow": ["terraform validate"]}}})
-    )
+    extend = json.dumps({"toolProfiles": {"validator": {"bashAllow": ["terraform validate"]}}})
+    (root / ".agents" / "config.json").write_text(extend)
+    assert bash(root, command) == denied  # a plugin agent: the project's layer is ignored
+    (Path(os.environ["HOME"]) / ".claude").mkdir(exist_ok=True)
+    (Path(os.environ["HOME"]) / ".claude" / "subagents-config.json").write_text(extend)
     assert bash(root, command) is None
     assert bash(root, "terraform apply") == denied
     assert bash(root, "terraform validate .env") == CRED.format(profile="validator", what=ENV)
@@ -314,10 +316,13 @@ def test_issue_16_composite_profiles_extend_through_their_base(root: Path) -> No
         "agents-state: the researcher+Bash profile runs only allowlisted Bash commands (tests, "
         "linters, builds, git read commands, looking at files); 'terraform' is not on the Bash "
         "allowlist of this profile. Use Read, Grep or Glob, or ask for the command in "
-        "toolProfiles.researcher.bashAllow (.agents/config.json); if the task needs it, finish "
+        "toolProfiles.researcher.bashAllow (~/.claude/subagents-config.json); "
+        "if the task needs it, finish "
         "with decision CLARIFY."
     )
-    (root / ".agents" / "config.json").write_text(
+    user = Path(os.environ["HOME"]) / ".claude"
+    user.mkdir(exist_ok=True)
+    (user / "subagents-config.json").write_text(
         json.dumps({"toolProfiles": {"researcher": {"bashAllow": ["terraform validate"]}}})
     )
     assert ask(root, "Bash", {"command": "terraform validate"}, agent=analyzer) is None

@@ -20,7 +20,8 @@ COMMITTER = (
     "agents-state: the committer profile runs only allowlisted Bash commands (tests, linters, "
     "builds, git reads, and branch, add, commit, push and gh pr create/view/list, looking at "
     "files); {why}. Use Read, Grep or Glob, or ask for the command in "
-    "toolProfiles.committer.bashAllow (.agents/config.json); if the task needs it, finish "
+    "toolProfiles.committer.bashAllow (~/.claude/subagents-config.json); "
+    "if the task needs it, finish "
     "with decision CLARIFY."
 )
 ENV = ".env: a credential file (.env, environment file)"
@@ -258,15 +259,19 @@ def test_issue_18_other_profiles_keep_git_read_only(root: Path) -> None:
         "linters, builds, git read commands, looking at files); "
         "'git --config-env=core.pager=TERM' is refused (it runs other programs, writes files "
         "or reads whole folders). Use Read, Grep or Glob, or ask for the command in "
-        "toolProfiles.validator.bashAllow (.agents/config.json); if the task needs it, finish "
+        "toolProfiles.validator.bashAllow (~/.claude/subagents-config.json); "
+        "if the task needs it, finish "
         "with decision CLARIFY."
     )
 
 
 def test_issue_18_a_project_extends_the_committer_and_keeps_its_git(root: Path) -> None:
-    (root / ".agents" / "config.json").write_text(
-        json.dumps({"toolProfiles": {"committer": {"bashAllow": ["terraform validate"]}}})
-    )
+    extend = json.dumps({"toolProfiles": {"committer": {"bashAllow": ["terraform validate"]}}})
+    (root / ".agents" / "config.json").write_text(extend)
+    assert bash(root, "terraform validate") is not None  # the project's: ignored (issue 32)
+    user = Path(os.environ["HOME"]) / ".claude"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "subagents-config.json").write_text(extend)
     assert bash(root, "terraform validate") is None
     assert bash(root, "git commit -m x") is None
     assert bash(root, "git push --force") is not None

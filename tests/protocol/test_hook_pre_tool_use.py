@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -201,9 +202,12 @@ def test_the_orchestrator_profile_allows_everything(
         for tool, tool_input in (("Agent", {"prompt": "p"}), ("mcp__github__create_issue", {}))
     ]
     assert [decision(run(raw, monkeypatch, capsys)[1]) for raw in calls] == ["deny", "deny"]
-    (tmp_path / ".agents/config.json").write_text(
-        json.dumps({"agentProfiles": {"parallel-executor": name}})
-    )
+    lift = json.dumps({"agentProfiles": {"parallel-executor": name}})
+    (tmp_path / ".agents/config.json").write_text(lift)  # a project's: ignored (issue 32)
+    assert [decision(run(raw, monkeypatch, capsys)[1]) for raw in calls] == ["deny", "deny"]
+    user = Path(os.environ["HOME"]) / ".claude"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "subagents-config.json").write_text(lift)
     assert [run(raw, monkeypatch, capsys) for raw in calls] == [(0, "", "")] * 2
 
 
@@ -305,9 +309,12 @@ def test_config_and_agent_file_choose_the_profile(
     monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(tmp_path / "plugin"))
     p = json.dumps(payload("WebFetch", {}, "subagents:scout", str(tmp_path)))
     assert decision(run(p, monkeypatch, capsys)[1]) == "deny"
-    (tmp_path / ".agents" / "config.json").write_text(
-        json.dumps({"agentProfiles": {"scout": "research"}})
-    )
+    lift = json.dumps({"agentProfiles": {"scout": "research"}})
+    (tmp_path / ".agents" / "config.json").write_text(lift)  # a project's: ignored (issue 32)
+    assert decision(run(p, monkeypatch, capsys)[1]) == "deny"
+    user = Path(os.environ["HOME"]) / ".claude"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "subagents-config.json").write_text(lift)
     assert decision(run(p, monkeypatch, capsys)[1]) == "allow"
 
 

@@ -202,7 +202,8 @@ def test_the_network_only_where_the_profile_grants_it(root: Path) -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     fetch = f"curl -s --max-time 3 http://127.0.0.1:{server.server_address[1]}/"
     try:
-        config = root / ".agents" / "config.json"
+        config = Path(os.environ["HOME"]) / ".claude" / "subagents-config.json"  # issue 32
+        config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(json.dumps({"toolProfiles": {"validator": {"bashAllow": ["curl"]}}}))
         closed = answer(root, fetch)
         config.write_text(

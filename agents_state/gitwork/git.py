@@ -138,6 +138,10 @@ class Git:
 
     def env(self) -> dict[str, str]:
         if self._env is None:
+            from agents_state.gitwork.confine import check_pointer, engine_worktree
+
+            if engine_worktree(self.cwd):  # never on the word of a file an agent may write
+                check_pointer(self.cwd)
             config = _config(self.cwd, self.plain)
             self._options = (*_QUIET, *pinned(self.cwd), *blanked(config))
             self._env = _with_identity(config, self.plain)

@@ -223,6 +223,11 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
 )
 @click.option("--agent", help="The agent reporting (refused if it lost its claim).")
 @click.option("--attempt", type=int, help="The attempt being reported (stale ones are refused).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Complete a task nobody started (a person's decision: the plugin never approves it).",
+)
 @json_option
 @click.pass_context
 def done(
@@ -232,9 +237,13 @@ def done(
     result_file: str | None,
     agent: str | None,
     attempt: int | None,
+    force: bool,
     as_json: bool,
 ) -> int:
     """Record task ID completed; repeating it is a no-op that says so.
+
+    A task nobody started (pending) is refused (exit 4) unless --force; a task another agent
+    completed is refused for --agent (exit 4): its work was not recorded.
 
     \b
     Example:
@@ -271,6 +280,7 @@ def done(
         attempt=attempt,
         branch=branch,
         head=head,
+        unstarted=force,
     )
     out = app.run(event, write)
     said = out.message

@@ -282,6 +282,7 @@ LEFT_OUT_OPTIONS = {
     ("graph", "--write"),
     ("budget", "--raise"),
     ("budget", "--once"),
+    ("done", "--force"),  # a person's completion of a task nobody started (issue 32)
 }
 
 

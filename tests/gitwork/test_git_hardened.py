@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from clitools import run_proc, walk_to
 from gitrepo import cli_json, edit_line, git, load, make_repo, run_cli, task_of
 
@@ -81,28 +82,26 @@ def test_the_engines_git_runs_no_program_the_repository_names(root: Path) -> Non
     assert {"ran-fsmonitor", "ran-clean"} <= set(_ran(marks))
 
 
-def test_safe_directory_is_reset_to_the_folder_git_works_in(root: Path) -> None:
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving the repository to another user needs root")
+def test_safe_directory_is_reset_to_the_folder_git_works_in(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A user's global ``safe.directory=*`` does not widen what the engine's git trusts: a
     repository another user owns is refused unless it is the folder the engine works in."""
-    import pytest
-
     from agents_state.gitwork.git import Git, GitError
 
     make_repo(root)
     (root / "sub").mkdir()
     global_config = root.parent / "global.gitconfig"
     global_config.write_text("[safe]\n\tdirectory = *\n")
-    os.environ["GIT_CONFIG_GLOBAL"] = str(global_config)
-    try:
-        for dirpath, _dirs, files in os.walk(root):
-            for name in (dirpath, *(os.path.join(dirpath, f) for f in files)):
-                os.lchown(name, 65534, 65534)
-        plain = subprocess.run(
-            ["git", "-C", str(root / "sub"), "rev-parse", "HEAD"], capture_output=True, text=True
-        )
-        assert plain.returncode == 0, plain.stderr  # the user's * lets plain git in
-        assert Git(root).rev("HEAD") is not None  # the engine's own folder
-        with pytest.raises(GitError, match="dubious ownership"):
-            Git(root / "sub").run("rev-parse", "HEAD")
-    finally:
-        del os.environ["GIT_CONFIG_GLOBAL"]
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
+    for dirpath, _dirs, files in os.walk(root):
+        for name in (dirpath, *(os.path.join(dirpath, f) for f in files)):
+            os.lchown(name, 65534, 65534)
+    plain = subprocess.run(
+        ["git", "-C", str(root / "sub"), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
+    assert plain.returncode == 0, plain.stderr  # the user's * lets plain git in
+    assert Git(root).rev("HEAD") is not None  # the engine's own folder
+    with pytest.raises(GitError, match="dubious ownership"):
+        Git(root / "sub").run("rev-parse", "HEAD")

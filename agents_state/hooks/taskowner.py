@@ -23,22 +23,18 @@ from __future__ import annotations
 import re
 import shlex
 
+from agents_state.taskref import OWNER_PREFIX, owner_of
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["OWNER_PREFIX", "held_task", "judge", "owner_of"]
 
-OWNER_PREFIX = "agent-"
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 _VALUED = frozenset({"--summary", "--result", "--agent", "--attempt", "--error", "--root"})
 _TASK_PHASE = "2.1"
 _DENY = "agents-state: "
-
-
-def owner_of(agent_id: str) -> str:
-    """The owner name the engine records for the host's sub-agent ``agent_id``."""
-    return f"{OWNER_PREFIX}{agent_id}"
 
 
 def _tasks(state: dict[str, Any] | None) -> dict[str, Any]:

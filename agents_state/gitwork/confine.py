@@ -76,11 +76,11 @@ def _repo_git_dir(project: Path) -> Path | None:
         if stat.S_ISDIR(mode):
             return Path(os.path.realpath(dot))
         try:
-            record = dot.read_text(encoding="utf-8").strip().removeprefix("gitdir: ")
-            common = (Path(record) / "commondir").read_text(encoding="utf-8").strip()
+            record = folder / dot.read_text(encoding="utf-8").strip().removeprefix("gitdir: ")
+            common = (record / "commondir").read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return None
-        return Path(os.path.realpath(Path(record) / common))
+        return Path(os.path.realpath(record / common))
     return None
 
 

@@ -105,3 +105,21 @@ def test_a_forged_git_block_is_refused_before_any_checkout(
     assert listed.count("\n") == 1 and "/.agents/worktrees/_integration " in listed
     proc = run_cli(root, "task", "done", "a")  # nor does done run git on its word
     assert proc.returncode == 5, proc.stderr
+
+
+def test_a_project_that_is_itself_a_linked_worktree_works(tmp_path: Path) -> None:
+    """The repository's git dir is found through the user's own ``.git`` file."""
+    from clitools import walk_to
+    from gitrepo import load, make_repo
+
+    origin, proj = tmp_path / "origin", tmp_path / "proj"
+    origin.mkdir()
+    make_repo(origin)
+    git(origin, "worktree", "add", "-q", str(proj))
+    walk_to(proj, "2.1")
+    load(proj, [{"id": "a"}])
+    wt = Path(cli_json(proj, "task", "start", "a")["worktree"])
+    edit_line(wt / "f.txt", 1, "work")
+    proc = run_proc(proj, "task", "done", "a", "--summary", "a")
+    assert proc.returncode == 0, proc.stderr
+    assert "a completed" in proc.stdout

@@ -202,7 +202,7 @@ def _walk(root: Path, review_issues: str = '{"issues": []}', limit: int = 80) ->
         phases.append(a["phase"])
         if a.get("tasks"):
             for t in a["tasks"]:
-                assert run_cli(root, "task", "done", t["id"]).returncode == 0
+                assert run_cli(root, "task", "done", t["id"], "--force").returncode == 0
             continue
         if a["command"].startswith("agents-state tasks load"):
             (root / "t.json").write_text('{"tasks": [{"id": "a"}]}')

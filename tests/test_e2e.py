@@ -23,6 +23,7 @@ def _do(root: Path, action: dict[str, Any]) -> None:
     cmd = action["command"]
     if action["kind"] == "dispatch_agents" and action.get("tasks"):
         for t in action["tasks"]:
+            assert run_cli(root, "task", "start", t["id"]).returncode == 0
             proc = run_cli(root, "task", "done", t["id"], "--summary", f"did {t['id']}")
             assert proc.returncode == 0, proc.stderr
         return

@@ -78,7 +78,7 @@ CASES = [
         "started",
         "phase 0 Parallel Explore completed",
     ),
-    (("task", "done", "t0", "--summary", "ok"), "", "tasks", "t0 completed"),
+    (("task", "done", "t0", "--force", "--summary", "ok"), "", "tasks", "t0 completed"),
     (("task", "claim", "--agent", "w1"), "", "tasks", "t0"),
     (("context",), "", "started", "hot"),
     (("hook", "pre-tool-use"), READ, "started", ""),
@@ -206,7 +206,7 @@ def test_reads_of_a_state_the_engine_wrote_check_nothing_again(root: Path) -> No
         os.setxattr(root / ".agents/state.json", "user.probe", b"1")
     except OSError:
         pytest.skip("this file system keeps no user extended attributes")
-    for args in (("status",), ("next", "--json"), ("task", "done", "t0")):
+    for args in (("status",), ("next", "--json"), ("task", "done", "t0", "--force")):
         modules, _ = _imported(root, *args)
         assert "agents_state.records.trusted" in modules, args  # the marked read was taken
         assert sorted({"hashlib", "agents_state.records.problems"} & modules) == [], args
@@ -217,7 +217,7 @@ def test_status_next_and_task_done_never_load_pathlib(root: Path) -> None:
     of ``import click, orjson``) stays off the hot commands: the store and the App keep their
     paths as strings and make ``pathlib`` paths only when asked."""
     wave_of(root, 2, "hot")
-    for args in (["status"], ["next", "--json"], ["task", "done", "t0"]):
+    for args in (["status"], ["next", "--json"], ["task", "done", "t0", "--force"]):
         proc, modules = _imported_bare(root, args, site=True)
         assert proc.returncode == 0, proc.stderr
         assert "agents_state.store.files" in modules and "click" in modules
@@ -232,12 +232,12 @@ def test_a_transition_with_no_configuration_layer_loads_no_configuration_records
     records are a twentieth of ``import click, orjson``); a layer brings it back (that the
     policy is then the configuration's: ``test_catalogue_source``)."""
     wave_of(root, 3, "hot")
-    proc, modules = _imported_bare(root, ["task", "done", "t0"], site=True)
+    proc, modules = _imported_bare(root, ["task", "done", "t0", "--force"], site=True)
     assert proc.returncode == 0, proc.stderr
     assert "agents_state.engine.phases" in modules
     assert "agents_state.config" not in modules
     (root / ".agents" / "config.json").write_text('{"retries": {"maxPerTask": 1}}\n')
-    proc, modules = _imported_bare(root, ["task", "done", "t1"], site=True)
+    proc, modules = _imported_bare(root, ["task", "done", "t1", "--force"], site=True)
     assert proc.returncode == 0, proc.stderr
     assert "agents_state.config" in modules
 
@@ -288,7 +288,7 @@ def test_task_done_compiles_only_the_event_it_makes(
     compiles six methods each); of the 21 events only the one made becomes a dataclass; a
     trusted read and the store compile nothing."""
     wave_of(root, 2, "hot")
-    origins = _compiled_by(root, "task", "done", "t0")
+    origins = _compiled_by(root, "task", "done", "t0", "--force")
     # the events are dataclasses made on first use: TaskDone's ``__init__`` and its base's only
     assert origins.count("agents_state.engine.events") == 2, origins
     ours = {"agents_state.engine.context", "agents_state.records.codegen"}
@@ -299,7 +299,7 @@ def test_task_done_loads_no_next_action_code(root: Path) -> None:
     """Issue 26: a transition reports what it did; the next action's decision code (and the
     scoring, ledger and agent tables it reads) loads only for ``next`` and ``status``."""
     wave_of(root, 2, "hot")
-    modules, stdout = _imported(root, "task", "done", "t0")
+    modules, stdout = _imported(root, "task", "done", "t0", "--force")
     assert "t0 completed" in stdout
     assert "agents_state.engine.phases" in modules
     next_code = (".scoring", ".nexttasks", "engine.decision")

@@ -55,7 +55,7 @@ def marked_root(root: Path) -> Path:
     (root / "tasks.json").write_text(TASKS)
     assert run_cli(root, "tasks", "load", str(root / "tasks.json")).returncode == 0
     assert run_cli(root, "task", "claim", "--agent", "w1").returncode == 0
-    assert run_cli(root, "task", "done", "a").returncode == 0
+    assert run_cli(root, "task", "done", "a", "--force").returncode == 0
     return root
 
 

@@ -52,6 +52,7 @@ def _step(root: Path, action: dict[str, Any]) -> None:
         _sh(root, *shlex.split(cmd)[1:])
     elif kind == "dispatch_agents" and action.get("tasks"):
         for t in action["tasks"]:
+            _sh(root, "task", "start", t["id"], "--agent", f"demo-{t['id']}")
             _sh(
                 root,
                 "task",

@@ -110,6 +110,19 @@ def _agent(agent: str | None) -> str:
     return agent or os.environ.get("AGENTS_STATE_AGENT") or f"pid-{os.getppid()}"
 
 
+def _check_git(app: App) -> None:
+    """A forged state's ``git`` block is refused before the claim is recorded (issue 32)."""
+    from agents_state.gitwork import isolated
+
+    if not isolated(app.root_dir):
+        return
+    state = app.state()
+    if state is not None and state.git is not None:
+        from agents_state.gitwork.confine import check_git_info
+
+        check_git_info(state.git)
+
+
 def _report(out: object, as_json: bool, room: dict[str, Any] | None = None) -> int:
     """Print an outcome; ``room`` adds the task's worktree and branch (or a fuller message)."""
     from agents_state.engine.phases import Outcome
@@ -154,6 +167,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     from agents_state.gitwork.steps import after_claim
 
     app = app_from(ctx)
+    _check_git(app)
     out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
     tid = out.data["task"]
     room = after_claim(app, out.state, tid)
@@ -193,6 +207,7 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
     from agents_state.gitwork.steps import after_claim
 
     app = app_from(ctx)
+    _check_git(app)
     out = app.run(TaskStart(task_id=task_id, agent=agent))
     return _report(out, as_json, after_claim(app, out.state, task_id))
 
@@ -208,6 +223,11 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
 )
 @click.option("--agent", help="The agent reporting (refused if it lost its claim).")
 @click.option("--attempt", type=int, help="The attempt being reported (stale ones are refused).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Complete a task nobody started (a person's decision: the plugin never approves it).",
+)
 @json_option
 @click.pass_context
 def done(
@@ -217,9 +237,13 @@ def done(
     result_file: str | None,
     agent: str | None,
     attempt: int | None,
+    force: bool,
     as_json: bool,
 ) -> int:
     """Record task ID completed; repeating it is a no-op that says so.
+
+    A task nobody started (pending) is refused (exit 4) unless --force; a task another agent
+    completed is refused for --agent (exit 4): its work was not recorded.
 
     \b
     Example:
@@ -256,6 +280,7 @@ def done(
         attempt=attempt,
         branch=branch,
         head=head,
+        unstarted=force,
     )
     out = app.run(event, write)
     said = out.message

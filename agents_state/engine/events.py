@@ -257,6 +257,7 @@ class TaskDone(Event):
     attempt: int | None = None
     branch: str | None = None  # worktree isolation: the task's branch and its head (issue 22)
     head: str | None = None
+    unstarted: bool = True  # a pending task may be completed (False: ``task done`` without --force)
 
 
 @event_class(eq=False, repr=False)

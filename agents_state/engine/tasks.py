@@ -195,8 +195,24 @@ def _done(
 ) -> Outcome:
     task = _task(phase, e.task_id)
     if task.status == "completed":
+        if e.agent and task.owner != e.agent:  # issue 32: its work was not what got recorded
+            raise TransitionNotAllowedError(
+                f"task {e.task_id}",
+                "completed" + (f" by {task.owner}" if task.owner else " by someone else"),
+                "complete",
+                hint=f"agent {e.agent} did not finish it and what it did was not recorded; "
+                "say so in its handoff",
+            )
         return _outcome(
             state, f"{e.task_id} is already completed; nothing changed", False, task=e.task_id
+        )
+    if task.status == "pending" and not e.unstarted:  # issue 32: nobody started it
+        raise TransitionNotAllowedError(
+            f"task {e.task_id}",
+            "pending (nobody started it)",
+            "complete",
+            hint=f"its agent runs agents-state task start {e.task_id} first; a person may "
+            f"complete it unstarted with: agents-state task done {e.task_id} --force",
         )
     if task.status == "pending" and e.task_id in ready_tasks(phase, now, policy.lease_seconds):
         _take(e.task_id, task, "task_done", e.agent or "unknown", format_time(now))
@@ -210,6 +226,8 @@ def _done(
     ts = format_time(now)
     task.status = task_target(f"task {e.task_id}", task.status, "task_done")
     task.completedAt = ts
+    if not e.agent:  # completed by a person (or the orchestrator), not by the agent holding it
+        task.owner = None
     task.summary, task.result, task.lastError = e.summary, e.result, None
     if state.git is not None:  # the merge queue merges it once its wave is done (issue 22)
         task.branch, task.head, task.merge = e.branch, e.head, "pending"

@@ -2,11 +2,23 @@
 
 Every failure that is not an expected answer (a merge conflict, an unknown ref) becomes one
 ``GitError`` line naming the command and git's own first line of complaint.
+
+Hardened against the repository (issue 32): a room's agent can write files git reads later
+(a worktree's config, ``.gitattributes``), and the engine's git runs outside any room.  So
+every call runs no hook (``core.hooksPath=/dev/null``), no fsmonitor, no attributes file but
+the tree's own and ``info/attributes`` (``core.attributesFile=/dev/null``,
+``GIT_ATTR_NOSYSTEM``), and no driver an attribute could name: git ignores an attribute whose
+``filter``/``diff``/``merge`` driver no config defines, so every driver any config layer
+defines is blanked on the command line (a filter with no command is no filter; a merge
+driver becomes ``false``: that file conflicts, for an agent to resolve, rather than merging
+to one side in silence), ``diff`` runs ``--no-ext-diff --no-textconv``, and
+``safe.directory`` is reset to the one folder the call works in (docs/decisions.md).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -21,7 +33,20 @@ _ENV = {
     "GIT_MERGE_AUTOEDIT": "no",
     "LC_ALL": "C",
 }
-_QUIET = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false", "-c", "gc.auto=0")
+_QUIET = (
+    *("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"),
+    *("-c", "core.attributesFile=/dev/null", "-c", "diff.external="),
+    *("-c", "merge.default=text", "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false"),
+    *("-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.sshCommand=false"),
+)
+# a driver's keys, each given a value that runs nothing of the repository's
+_BLANK = {
+    "filter": (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")),
+    "diff": (("command", ""), ("textconv", ""), ("cachetextconv", "false")),
+    "merge": (("driver", "false"), ("recursive", "text")),
+}
+_DRIVER = re.compile(r"(filter|diff|merge)\.(.+)\.([a-z]+)")
+_DIFFS = frozenset({"diff", "log", "show"})
 
 
 class GitError(AgentsStateError):
@@ -45,25 +70,53 @@ def _env() -> dict[str, str]:
     not redirect the engine); their identity and config-location variables kept."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEPT}
     env.update(_ENV)
+    env["GIT_ATTR_NOSYSTEM"] = "1"
     return env
+
+
+def pinned(cwd: Path) -> tuple[str, ...]:
+    """``safe.directory`` reset to ``cwd`` alone (a user's ``*`` elsewhere does not widen it)."""
+    return ("-c", "safe.directory=", "-c", f"safe.directory={cwd}")
+
+
+def blanked(config: str) -> tuple[str, ...]:
+    """The ``-c`` options that neutralise every filter, diff and merge driver ``config`` (``git
+    config -z --list``) defines."""
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for item in config.split("\0"):
+        m = _DRIVER.fullmatch(item.split("\n", 1)[0])
+        if m is None or (m[1], m[2]) in seen:
+            continue
+        seen.add((m[1], m[2]))
+        out += [f"{m[1]}.{m[2]}.{key}={value}" for key, value in _BLANK[m[1]]]
+    return tuple(w for v in out for w in ("-c", v))
 
 
 _COMMITTING = frozenset({"commit", "merge", "commit-tree", "stash"})
 
 
-def _with_identity(cwd: Path, env: dict[str, str]) -> dict[str, str]:
-    """Without any identity (no ``user.email`` in git's config for ``cwd``), the engine's
+def _config(cwd: Path, env: dict[str, str]) -> str:
+    """Every config value git sees for ``cwd`` (``git config -z --list``; "" when none)."""
+    try:
+        out = subprocess.run(
+            ["git", *_QUIET, *pinned(cwd), "-C", str(cwd), "config", "-z", "--list"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+    except OSError as e:
+        raise GitError(["config", "--list"], f"cannot run git: {e.strerror}") from e
+    return out.stdout if out.returncode == 0 else ""
+
+
+def _with_identity(config: str, env: dict[str, str]) -> dict[str, str]:
+    """Without any identity (no ``user.email`` in git's config for the folder), the engine's
     commits are signed ``agents-state``."""
     if "GIT_AUTHOR_EMAIL" in env:
         return env
-    out = subprocess.run(
-        ["git", "-C", str(cwd), "config", "--get", "user.email"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    if out.returncode == 0 and out.stdout.strip():
+    if any(item.startswith("user.email\n") and item[11:].strip() for item in config.split("\0")):
         return env
     return {
         **env,
@@ -81,16 +134,25 @@ class Git:
         self.cwd = cwd
         self.plain = _env()
         self._env: dict[str, str] | None = None  # looked up once per instance (one operation)
+        self._options: tuple[str, ...] = ()
 
     def env(self) -> dict[str, str]:
         if self._env is None:
-            self._env = _with_identity(self.cwd, self.plain)
+            from agents_state.gitwork.confine import check_pointer, engine_worktree
+
+            if engine_worktree(self.cwd):  # never on the word of a file an agent may write
+                check_pointer(self.cwd)
+            config = _config(self.cwd, self.plain)
+            self._options = (*_QUIET, *pinned(self.cwd), *blanked(config))
+            self._env = _with_identity(config, self.plain)
         return self._env
 
     def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[str]:
-        argv = ["git", *_QUIET, "-C", str(self.cwd), *args]
+        env = self.env()
+        more = ("--no-ext-diff", "--no-textconv") if args[:1] and args[0] in _DIFFS else ()
+        argv = ["git", *self._options, "-C", str(self.cwd), *args[:1], *more, *args[1:]]
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, env=self.env(), check=False)
+            proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
         except OSError as e:
             raise GitError(list(args), f"cannot run git: {e.strerror}") from e
         if proc.returncode not in ok:
@@ -122,7 +184,7 @@ def find_repo(root: Path) -> Path | None:
     """The top of the work tree holding ``root`` with at least one commit, or None."""
     try:
         proc = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "--verify", "HEAD"],
+            ["git", *_QUIET, "-C", str(root), "rev-parse", "--show-toplevel", "--verify", "HEAD"],
             capture_output=True,
             text=True,
             env=_env(),

@@ -59,6 +59,11 @@ def repo_of(app: App) -> Path | None:
 
 
 def worktree_path(app: App, git: GitInfo, name: str) -> Path:
+    """A worktree's folder; the state's word for it is checked first (issue 32)."""
+    from agents_state.gitwork.confine import check_git_info, check_name
+
+    check_git_info(git)
+    check_name(name)
     return app.root / git.worktrees / name
 
 
@@ -147,7 +152,7 @@ def discard_worktrees(app: App, git: GitInfo, names: list[str]) -> None:
     run left behind goes with the next), else here when none can be started."""
     import shutil
 
-    base = app.root / git.worktrees
+    base = worktree_path(app, git, INTEGRATION_DIR).parent
     left = [p for p in base.glob(".trash-*")]
     trash, unknown = [], False
     ours = _worktree_record(base / INTEGRATION_DIR, None)  # the engine's own, made by it

@@ -86,6 +86,7 @@ def resolve_target(
     *,
     own_task_only: bool = False,
     sender_prompt: str = "",
+    sender: str | None = None,
 ) -> Target:
     tasks = state.phase(TASK_PHASE).tasks or {} if TASK_PHASE in _phase_ids(state) else {}
     if task:
@@ -100,6 +101,11 @@ def resolve_target(
     from agents_state.taskref import names_task
 
     own = not own_task_only or names_task(sender_prompt, h.task_id or "")
+    if own_task_only and sender is not None:  # issue 32: the engine's record, not the prompt
+        from agents_state.taskref import owner_of
+
+        held = tasks.get(h.task_id or "")
+        own = held is not None and held.owner == owner_of(sender)
     if h.task_id and h.task_id in tasks and own:
         return Target(TASK_PHASE, h.task_id)
     if state.currentPhase is None:
@@ -111,12 +117,13 @@ def _phase_ids(state: State) -> set[str]:
     return {pid for stage in state.stages.values() for pid in stage.phases}
 
 
-def _events(state: State, h: Handoff, t: Target) -> list[ev.Event]:
+def _events(state: State, h: Handoff, t: Target, who: str | None = None) -> list[ev.Event]:
+    """``who``: the owner the sender holds its task as (the engine checks it again)."""
     if t.ledger_only:
         return []
     if h.decision == "PROCEED":
         if t.task:
-            return [ev.TaskDone(t.task, summary=h.summary)]
+            return [ev.TaskDone(t.task, summary=h.summary, agent=who)]
         if t.phase == TEST_RUN:  # the TEST gate: 3.1 passes on its results, not on a word
             raise TransitionNotAllowedError(
                 f"phase {TEST_RUN}",
@@ -131,7 +138,7 @@ def _events(state: State, h: Handoff, t: Target) -> list[ev.Event]:
     failures = list(h.failures or h.issues) or [h.stop_reason]
     if _is_qa(h):
         if t.task:
-            return [ev.TaskFail(t.task, error="QA failed: " + "; ".join(failures))]
+            return [ev.TaskFail(t.task, error="QA failed: " + "; ".join(failures), agent=who)]
         if get_phase(t.phase).kind is PhaseKind.REVIEW:
             return [ev.PhaseComplete(t.phase, issues=len(failures), blocking_issues=len(failures))]
     return [ev.Block(h.stop_reason, phase=t.phase, task=t.task)]
@@ -156,9 +163,11 @@ def record_handoff(
     """Apply ``h`` to ``state`` and log it in the ledger; for ``Store.commit``.
 
     ``own_task_only`` (the SubagentStop hook): a response that names no task of phase 2.1, or a
-    task its sender's dispatch prompt (``sender_prompt``) does not name, is only noted in the
-    ledger; it completes, fails or blocks nothing (issue 23: one agent's answer completed
-    another's task)."""
+    task its sender does not hold, is only noted in the ledger; it completes, fails or blocks
+    nothing (issue 23: one agent's answer completed another's task).  The sender holds a task
+    when the engine records it as the task's owner (``agent-<agent>``, issue 32: the record,
+    never a prompt's text); without ``agent``, the task its dispatch prompt
+    (``sender_prompt``) names."""
     if state is None:
         raise NotFoundError('no workflow: start one with: agents-state dispatch "<task>"')
     if h.decision is None:
@@ -167,8 +176,15 @@ def record_handoff(
         )
     led = ledger(state)
     key = digest(h)
+    sender = agent if own_task_only and agent else None  # the host's agent_id (a hook's call)
     t = resolve_target(
-        state, h, task, phase, own_task_only=own_task_only, sender_prompt=sender_prompt
+        state,
+        h,
+        task,
+        phase,
+        own_task_only=own_task_only,
+        sender_prompt=sender_prompt,
+        sender=sender,
     )
     if (key, str(t)) in _recent_digests(led["records"]):
         return Outcome(
@@ -181,7 +197,9 @@ def record_handoff(
         review_max_retries={**(policy or Policy()).review_max_retries, t.phase: MAX_WRITER_RETRIES},
     )
     out = Outcome(state, "", changed=False)
-    for event in _events(state, h, t):
+    from agents_state.taskref import owner_of
+
+    for event in _events(state, h, t, owner_of(sender) if sender else None):
         out = apply(out.state, event, now, pol)
     new = out.state
     _update_ledger(new, led, h, t, key, agent, now)

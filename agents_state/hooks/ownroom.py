@@ -2,17 +2,16 @@
 
 During phase 2.1 a task agent's room is its own task's worktree (``.agents/worktrees/<id>``);
 after it (the simplify agent of 2.2), the engine's worktree of the merged work
-(``.agents/worktrees/_integration``).  Which task an agent was sent for is what the orchestrator
-wrote in its dispatch prompt: the first user line of the agent's transcript.  PreToolUse carries
-the main session's ``transcript_path`` and the ``agent_id``; Claude Code (2.1.330) keeps the
-agent's transcript beside it, at ``<session>/subagents/agent-<id>.jsonl`` (a workflow's agents
-under ``subagents/workflows/<run>/``).  The file is read on each call, not cached: one line of a
-file the agent cannot write, so nothing to go stale or to forge (docs/decisions.md).
+(``.agents/worktrees/_integration``).  Which task is the agent's is the engine's own record
+(issue 32): the task in progress whose ``owner`` is the calling agent's host id
+(``agent-<agent_id>``, which the approvals hook adds to the agent's ``task start``;
+``taskowner.held_task``).  Never the prompt's text: a task description that quotes another
+task's ``agents-state task start`` moved the room when the prompt decided.  An agent that
+holds no task (it has not run its ``task start`` yet) has no room: the write is denied (fail
+closed).  The worktrees folder is always ``.agents/worktrees``, whatever the state says.
 
-The task a prompt names: the one id in its ``agents-state task start|claim|done|fail <id>``
-commands or ``"task_id"`` fields; else, of the phase's task ids it names, the one in the latest
-wave (a prompt quotes the tasks it depends on, which are in earlier waves).  Anything else --
-no transcript, no task, two tasks of one wave -- is no room: the write is denied (fail closed).
+``task_named`` and ``agent_transcript`` read a dispatch prompt and find an agent's transcript:
+the handoff path still uses the prompt to tell which task an answer may complete.
 """
 
 from __future__ import annotations
@@ -116,10 +115,7 @@ def task_named(prompt: str, tasks: dict[str, Any], waves: list[Any]) -> str | No
 def own_room(root: str, state: dict[str, Any], payload: dict[str, Any]) -> tuple[str, str]:
     """(the folder the task agent may write, its name for messages); raises ``ValueError`` with
     a one-line reason when the room cannot be told."""
-    git = state.get("git")
-    assert isinstance(git, dict)
-    given = git.get("worktrees")
-    rel = given if isinstance(given, str) and given else ".agents/worktrees"
+    rel = ".agents/worktrees"  # where the engine puts them (a state's other word is forged)
     base = os.path.realpath(os.path.join(root, rel))
     current = str(state.get("currentPhase") or "")
     if _after_tasks(current):
@@ -128,17 +124,17 @@ def own_room(root: str, state: dict[str, Any], payload: dict[str, Any]) -> tuple
     tasks = (phase or {}).get("tasks") or {}
     if not tasks:
         raise ValueError("phase 2.1 has no tasks loaded yet")
-    path = agent_transcript(payload)
-    if path is None:
-        raise ValueError("the hook input names no transcript of this agent")
-    from agents_state.hooks.dispatch_prompt import prompt_in
+    agent = payload.get("agent_id")
+    if not isinstance(agent, str) or not _ID.fullmatch(agent):
+        raise ValueError("the hook input names no agent_id")
+    from agents_state.hooks.taskowner import held_task
 
-    prompt = prompt_in(path)
-    if not prompt:
-        raise ValueError(f"its dispatch prompt cannot be read from {path}")
-    task = task_named(prompt, tasks, (phase or {}).get("waves") or [])
-    if task is None:
-        raise ValueError("its dispatch prompt names no single task of phase 2.1")
+    task = held_task(state, agent)
+    if task is None or not _ID.fullmatch(task):
+        raise ValueError(
+            "it holds no task of phase 2.1: it runs the agents-state task start <id> command "
+            "of its prompt first"
+        )
     return os.path.join(base, task), f"task {task}'s worktree {rel}/{task}"
 
 

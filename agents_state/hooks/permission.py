@@ -240,8 +240,11 @@ def approval(payload: dict[str, Any], explicit_root: str | None = None) -> str |
     return None
 
 
-def _decision(payload: dict[str, Any], explicit_root: str | None) -> tuple[str, str] | None:
-    """("allow" | "deny", reason), or None to leave the call to Claude Code."""
+def _decision(
+    payload: dict[str, Any], explicit_root: str | None
+) -> tuple[str, str] | tuple[str, str, str | None] | None:
+    """("allow" | "deny", reason[, the command to run instead]), or None to leave the call to
+    Claude Code."""
     if payload.get("tool_name") == "Workflow" and not payload.get("agent_type"):
         project = _project(explicit_root, payload)
         if project is None or not os.path.isdir(os.path.join(project, ".agents")):
@@ -251,6 +254,10 @@ def _decision(payload: dict[str, Any], explicit_root: str | None) -> tuple[str, 
         found = judge(payload.get("tool_input"), project, payload.get("session_id"))
         return None if found is None else ("allow" if found[0] else "deny", found[1])
     reason = approval(payload, explicit_root)
+    if reason is not None and reason.startswith("subagents plugin: `agents-state task "):
+        from agents_state.hooks import taskowner  # issue 32: only the holder reports
+
+        return taskowner.judge(payload, _project(explicit_root, payload) or "", reason)
     return None if reason is None else ("allow", reason)
 
 
@@ -260,12 +267,11 @@ def handle(event: str, explicit_root: str | None) -> None:
         return
     found = _decision(payload, explicit_root)
     if found is not None:
-        emit(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": found[0],
-                    "permissionDecisionReason": found[1],
-                }
-            }
-        )
+        out: dict[str, Any] = {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": found[0],
+            "permissionDecisionReason": found[1],
+        }
+        if len(found) > 2 and found[2] is not None:  # a sub-agent's task command, with its id
+            out["updatedInput"] = {**payload["tool_input"], "command": found[2]}
+        emit({"hookSpecificOutput": out})

@@ -58,6 +58,7 @@ def walk_to(root: Path, phase: str, task: str = "Add a health endpoint") -> dict
             return dict(a)
         if a.get("tasks"):
             for t in a["tasks"]:
+                assert sh(root, "task", "start", t["id"])[0] == 0
                 assert sh(root, "task", "done", t["id"], "--summary", f"did {t['id']}")[0] == 0
             continue
         if a["command"].startswith("agents-state tasks load"):

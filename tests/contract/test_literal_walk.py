@@ -39,6 +39,7 @@ def _act(root: Path, a: dict[str, Any]) -> None:
     cmd = a["command"]
     if a.get("tasks"):
         for t in a["tasks"]:
+            assert run_cli(root, "task", "start", t["id"]).returncode == 0
             proc = run_cli(root, "task", "done", t["id"], "--summary", f"did {t['title']}")
             assert proc.returncode == 0, proc.stderr
         return

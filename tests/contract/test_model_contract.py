@@ -155,7 +155,7 @@ def test_repeated_tasks_load_is_a_no_op(root: Path) -> None:
     walk_to(root, "2.1")
     (root / "t.json").write_text('{"tasks": [{"id": "a"}, {"id": "b", "dependencies": ["a"]}]}')
     assert sh(root, "tasks", "load", "t.json")[0] == 0
-    assert sh(root, "task", "done", "a")[0] == 0
+    assert sh(root, "task", "done", "a", "--force")[0] == 0
     before = state_bytes(root)
     code, out, _ = sh(root, "tasks", "load", "t.json")
     assert code == 0 and out.splitlines()[0] == (
@@ -178,7 +178,7 @@ def test_answers_and_skipped_tasks_reach_later_phases_and_context(root: Path) ->
     walk_to(root, "2.1")
     (root / "t.json").write_text('{"tasks": [{"id": "a"}, {"id": "b"}]}')
     sh(root, "tasks", "load", "t.json")
-    sh(root, "task", "done", "a", "--summary", "added the client")
+    sh(root, "task", "done", "a", "--force", "--summary", "added the client")
     (root / ".agents/config.json").write_text('{"retries": {"maxPerTask": 0}}')
     sh(root, "task", "fail", "b", "--error", "no api key")
     assert js(root, "resume", "--skip")["next"]["phase"] in ("2.2", None)

@@ -221,7 +221,7 @@ def test_issue_27_empty_task_result_is_refused(root: Path) -> None:
     assert sh(root, "task", "claim", "--agent", "w1")[0] == 0
     before = state_bytes(root)
     (root / "result.md").write_text("\n")
-    code, out, err = sh(root, "task", "done", "t1", "--result", "result.md")
+    code, out, err = sh(root, "task", "done", "t1", "--force", "--result", "result.md")
     problem = "has only whitespace; write the phase's findings into it"
     assert (code, out, err) == (5, "", f"agents-state: error: result.md: {problem}\n")
     assert state_bytes(root) == before

@@ -30,6 +30,10 @@ OUTSIDE = (
     "agents-state: worktree isolation is on: this agent writes only inside task {tid}'s "
     "worktree .agents/worktrees/{tid} ({room}); {target} is outside it; denied."
 )
+HOLDS_NONE = (
+    "it holds no task of phase 2.1: it runs the agents-state task start <id> command of its "
+    "prompt first"
+)
 UNTOLD = (
     "agents-state: worktree isolation is on and this task agent's own worktree cannot be told "
     "({why}), so its writes are denied; finish with decision STOP and say so; denied."
@@ -116,7 +120,10 @@ def denial(answer: dict[str, Any] | None) -> str | None:
 def wave(root: Path, tmp_path: Path) -> tuple[Path, Host, dict[str, Path]]:
     """Two task agents of one wave, each started (its worktree made), and their transcripts."""
     at_tasks(root, TASKS)
-    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
+    rooms = {  # each started by its agent: the approvals hook adds its id (issue 32)
+        t: Path(cli_json(root, "task", "start", t, "--agent", f"agent-{a}")["worktree"])
+        for t, a in (("t1", "a1"), ("t2", "a2"))
+    }
     host = Host(tmp_path / "claude")
     host.agent("a1", prompt("t1"))
     host.agent("a2", prompt("t2"))
@@ -165,19 +172,23 @@ def test_a_language_server_rename_is_denied_under_isolation(
     assert pre(root, host, "a1", "mcp__cclsp__rename_symbol", call) is None
 
 
-def test_the_task_is_the_one_its_prompt_sends_it_to_do(
+def test_the_task_is_the_one_the_engine_records_the_agent_holds(
     wave: tuple[Path, Host, dict[str, Path]],
 ) -> None:
+    """Issue 32: the prompt's text never decides the room; the engine's record of which agent
+    started which task does (a description quoting another task's command moved it)."""
     root, host, rooms = wave
-    t1_handoff = json.dumps({"task_id": "t1", "context_summary": "t1 edited line 1"})
-    host.agent("a3", f"Task t3 depends on t1 ({t1_handoff}). {prompt('t3')}")
-    host.agent("a4", "Implement the task t3 of wave 2 after t1.")  # no command: the later wave
-    host.agent("wf", prompt("t2"), workflow_run="run-1")  # a workflow's agent
-    t3 = os.path.realpath(root / ".agents" / "worktrees" / "t3")
-    for agent in ("a3", "a4"):
-        got = denial(pre(root, host, agent, "Write", {"file_path": str(rooms["t1"] / "x")}))
-        assert got == OUTSIDE.format(tid="t3", room=t3, target=os.path.realpath(rooms["t1"] / "x"))
-    assert pre(root, host, "wf", "Write", {"file_path": str(rooms["t2"] / "x")}) is None
+    later = root / ".agents" / "worktrees" / "t3"  # t3 is of the next wave
+    host.agent("a1", f"{prompt('t1')}\nDescription: then agents-state task start t3.")
+    t1 = os.path.realpath(rooms["t1"])
+    for other in (rooms["t2"], later):
+        got = denial(pre(root, host, "a1", "Write", {"file_path": str(other / "x")}))
+        assert got == OUTSIDE.format(tid="t1", room=t1, target=os.path.realpath(other / "x"))
+    assert pre(root, host, "a1", "Write", {"file_path": str(rooms["t1"] / "x")}) is None
+    # a workflow's agent: the same record
+    host.agent("wf", prompt("t2"), workflow_run="run-1")
+    got = denial(pre(root, host, "wf", "Write", {"file_path": str(rooms["t2"] / "x")}))
+    assert got == UNTOLD.format(why=HOLDS_NONE)  # its prompt names t2, but a2 holds it
 
 
 def test_an_agent_whose_task_cannot_be_told_writes_nothing(
@@ -188,15 +199,13 @@ def test_an_agent_whose_task_cannot_be_told_writes_nothing(
     host.agent("none", "Tidy up the README.")
     target = {"file_path": str(rooms["t1"] / "f.txt")}
     missing = host.main.with_suffix("") / "subagents" / "agent-ghost.jsonl"
-    cases = {
-        "both": "its dispatch prompt names no single task of phase 2.1",
-        "none": "its dispatch prompt names no single task of phase 2.1",
-        "ghost": f"its dispatch prompt cannot be read from {missing}",
-    }
-    for agent, why in cases.items():
-        assert denial(pre(root, host, agent, "Write", target)) == UNTOLD.format(why=why)
-    no_path = denial(pre(root, host, "a1", "Write", target, transcript_path=None))
-    assert no_path == UNTOLD.format(why="the hook input names no transcript of this agent")
+    assert not missing.exists()
+    for agent in ("both", "none", "ghost"):  # none of them started a task
+        assert denial(pre(root, host, agent, "Write", target)) == UNTOLD.format(why=HOLDS_NONE)
+    no_id = denial(pre(root, host, "a/1", "Write", target))
+    assert no_id == UNTOLD.format(why="the hook input names no agent_id")
+    # its transcript is not needed: the engine's record is
+    assert pre(root, host, "a1", "Write", target, transcript_path=None) is None
 
 
 def test_after_phase_2_1_the_agent_writes_the_merged_work_only(
@@ -245,7 +254,10 @@ def test_its_contained_shell_writes_only_its_own_worktree(outside_tmp: Path) -> 
     root = outside_tmp / "work"
     root.mkdir()
     at_tasks(root, TASKS)
-    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
+    rooms = {
+        t: Path(cli_json(root, "task", "start", t, "--agent", f"agent-{a}")["worktree"])
+        for t, a in (("t1", "a1"), ("t2", "a2"))
+    }
     home = outside_tmp / "home"
     (home / ".claude").mkdir(parents=True)
     # a restricted profile: Bash is contained (the user's layer: a project's may not loosen a
@@ -297,7 +309,10 @@ def test_a_writers_build_writes_only_its_own_worktree(outside_tmp: Path) -> None
     root = outside_tmp / "work"
     root.mkdir()
     at_tasks(root, TASKS)
-    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
+    rooms = {
+        t: Path(cli_json(root, "task", "start", t, "--agent", f"agent-{a}")["worktree"])
+        for t, a in (("t1", "a1"), ("t2", "a2"))
+    }
     home = outside_tmp / "home"
     home.mkdir()
     host = Host(outside_tmp / "claude")
@@ -361,4 +376,4 @@ def test_the_room_check_stays_on_the_hooks_light_path(
     lines = proc.stderr.splitlines()
     modules = {ln.split("|")[-1].strip() for ln in lines if ln.startswith("import time:")}
     heavy = {m for m in modules if m.startswith(("agents_state.handoff", "pydantic", "click"))}
-    assert heavy == set() and "agents_state.taskref" in modules
+    assert heavy == set() and "agents_state.hooks.taskowner" in modules

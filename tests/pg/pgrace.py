@@ -86,7 +86,7 @@ def torture(
     store = PgStore(url, hosts[0])  # connects on the reader's first load, in its thread
 
     def command(k: int, task: str) -> tuple[list[str], Path | None]:
-        return [CLI, "task", "done", task, "--summary", "ok"], hosts[k % len(hosts)]
+        return [CLI, "task", "done", task, "--force", "--summary", "ok"], hosts[k % len(hosts)]
 
     def revision() -> int:
         state = store.load()

@@ -190,7 +190,7 @@ def test_server_stopped_mid_run_writers_fail_with_7_then_carry_on(
             for t in mine:
                 for _ in range(200):
                     p = subprocess.run(
-                        [CLI, "task", "done", t, "--summary", "ok"],
+                        [CLI, "task", "done", t, "--force", "--summary", "ok"],
                         cwd=host,
                         env=env,
                         capture_output=True,

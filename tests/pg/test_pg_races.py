@@ -55,7 +55,7 @@ def test_50_concurrent_claims_from_two_hosts_get_50_distinct_tasks_then_50_dones
     assert {tasks[t].owner for t in ids} == {f"a{i}" for i in range(50)}
     assert _gap_free(store) == rev0 + 50
     results = pgrace.spawn_all(
-        hosts, [["task", "done", t, "--summary", f"did {t}"] for t in ids], env
+        hosts, [["task", "done", t, "--force", "--summary", f"did {t}"] for t in ids], env
     )
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
     tasks = pgrace.tasks_of(store.load())
@@ -88,5 +88,7 @@ def test_kill9_torture_on_postgresql_loses_nothing(
     assert res.acked <= done  # every acknowledged update is there
     assert done <= res.attempted  # and nothing that was never asked for
     _gap_free(store)  # a kill never leaves a state without its event: one transaction
-    proc = pgrace.spawn_all(hosts, [["task", "done", ids[-1]]], pgrace.env_for(pg_url))[0]
+    proc = pgrace.spawn_all(hosts, [["task", "done", ids[-1], "--force"]], pgrace.env_for(pg_url))[
+        0
+    ]
     assert proc.returncode == 0, proc.stderr

@@ -36,7 +36,9 @@ def test_a_whole_wave_runs_the_same_on_both_stores(root: Path, store_env: str | 
     assert sorted(claimed) == ids
     (root / "res.md").write_text("# result\n")
     for t in ids:
-        proc = run_cli(root, "task", "done", t, "--summary", f"did {t}", "--result", "res.md")
+        proc = run_cli(
+            root, "task", "done", t, "--force", "--summary", f"did {t}", "--result", "res.md"
+        )
         assert proc.returncode == 0, proc.stderr
     status = cli_json(root, "status")
     assert status["workflow"]["task"] == "login"
@@ -104,7 +106,7 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     root: Path, pg_url: str, tmp_path: Path
 ) -> None:
     wave_of(root, 2, "move me")
-    assert run_cli(root, "task", "done", "t0", "--summary", "ok").returncode == 0
+    assert run_cli(root, "task", "done", "t0", "--force", "--summary", "ok").returncode == 0
     assert (
         run_cli(
             root,
@@ -136,7 +138,12 @@ def test_store_copy_there_and_back_keeps_revision_events_artifacts(
     proc = run_cli(root, "store", "copy", "--from", str(root), "--to", pg_url)
     assert proc.returncode == 5 and "pass --replace" in proc.stderr
     # work goes on in the database, then back to a fresh folder
-    assert run_cli(root, "--store", pg_url, "task", "done", "t1", "--summary", "ok").returncode == 0
+    assert (
+        run_cli(
+            root, "--store", pg_url, "task", "done", "t1", "--force", "--summary", "ok"
+        ).returncode
+        == 0
+    )
     back = tmp_path / "back"
     back.mkdir()
     proc = run_cli(root, "store", "copy", "--from", pg_url, "--to", str(back))

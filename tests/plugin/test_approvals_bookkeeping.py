@@ -286,6 +286,7 @@ LEFT_OUT_OPTIONS = {
     ("budget", "--raise"),
     ("budget", "--once"),
     ("resume", "--skip"),
+    ("done", "--force"),  # a person's completion of a task nobody started (issue 32)
 }
 
 

@@ -250,7 +250,7 @@ def walk_actions(root: Path, config: dict[str, Any]) -> Iterator[tuple[str, dict
             yield f"{label} claimed", w, _run(root, "next")
             yield f"{label} resume", {"kind": "resume", "instructions": ""}, _run(root, "resume")
             for t in a["tasks"]:
-                _run(root, "task", "done", t["id"], "--summary", "done")
+                _run(root, "task", "done", t["id"], "--summary", "done", "--force")
         elif cmd.startswith("agents-state tasks load"):
             (root / a["write"]).write_text(json.dumps(TASKS))
             _run(root, *shlex.split(cmd)[1:])

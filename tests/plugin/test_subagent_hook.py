@@ -216,6 +216,7 @@ def test_a_task_answer_completes_its_own_task_only(root: Path) -> None:
     }
     sent = root.parent / "agent-a1.jsonl"  # issue 23: its dispatch prompt names t1
     sent.write_text(json.dumps({"type": "user", "message": {"content": "Do task t1."}}) + "\n")
+    assert cli(root, "task", "start", "t1", "--agent", "agent-a1").returncode == 0  # issue 32
     hook(
         root,
         "subagent-stop",

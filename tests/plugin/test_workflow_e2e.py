@@ -218,7 +218,9 @@ class Workflow:
             )
         task = re.search(r"task (t\d)", first)
         tid = task.group(1) if task else "t?"
-        if not results:
+        if not results:  # it starts its task first: only its holder may report it (issue 32)
+            return [bash(f"agents-state task start {tid}")]
+        if any("claimed and started" in r for r in results.values()):
             return [bash(f'agents-state task done {tid} --summary "Implemented {tid}"')]
         self.engine_results.append((f"task done {tid}", "\n".join(results.values())))
         return text(

@@ -29,7 +29,7 @@ def test_issue_7_kill9_torture_loses_nothing(
     assert result.log_disorder == 0
     assert 0 <= result.log_gaps <= result.kills  # a kill after the rename costs a log line
     # nothing left behind blocks the next command
-    proc = run_cli(root, "task", "done", ids[-1])
+    proc = run_cli(root, "task", "done", ids[-1], "--force")
     assert proc.returncode == 0, proc.stderr
     agents = root / ".agents"
     assert [n for n in os.listdir(agents) if n.startswith(".tmp-")] == []

@@ -74,7 +74,7 @@ def run(
     full_env = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600", **(env or {})}
 
     def command(_k: int, task: str) -> tuple[list[str], Path | None]:
-        argv = ["--root", str(root), "task", "done", task, "--summary", "ok"]
+        argv = ["--root", str(root), "task", "done", task, "--force", "--summary", "ok"]
         return ([CLI, *argv] if lock else seams.command(*argv, lock=False)), None
 
     def going() -> bool:

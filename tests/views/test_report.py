@@ -48,7 +48,7 @@ def walked(root: Path) -> None:
     agent = str(DATA / "usage" / "agent.jsonl")  # its prompt names t2
     assert record_agent(str(root), state(root), "a7", "subagents:task-agent", agent)
     for t in ("t1", "t2"):
-        assert run_cli(root, "task", "done", t, "--summary", "ok").returncode == 0
+        assert run_cli(root, "task", "done", t, "--force", "--summary", "ok").returncode == 0
     walk_on(root, "4.3")
 
 

@@ -122,7 +122,7 @@ def _burst(root: Path, n: int) -> int:
     env = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"}  # a busy machine queues them
     procs = [
         subprocess.Popen(
-            [CLI, "--root", str(root), "task", "done", f"t{i}", "--summary", "ok"],
+            [CLI, "--root", str(root), "task", "done", f"t{i}", "--force", "--summary", "ok"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
@@ -188,7 +188,7 @@ def test_watch_in_a_pseudo_terminal(
     w = Watch(root, tty=True, env=env)
     try:
         w.wait_for("wave 1/1 [")
-        assert run_cli(root, "task", "done", "t0").returncode == 0
+        assert run_cli(root, "task", "done", "t0", "--force").returncode == 0
         state = json.loads((root / ".agents/state.json").read_text())
         w.wait_for(f"watch · revision {state['revision']} ·")
         assert b"\x1b[H\x1b[2J" in w.raw  # redraws in place

@@ -431,7 +431,7 @@ def test_each_event_type_has_one_handler() -> None:
 
     events = {c for c in vars(ev).values() if isinstance(c, type) and issubclass(c, ev.Event)}
     tasks = {ev.TasksLoad, ev.TaskClaim, ev.TaskStart, ev.TaskDone, ev.TaskFail}
-    tasks |= {ev.MergeBegin, ev.MergeRecord}  # worktree isolation (issue 22)
+    tasks |= {ev.MergeBegin, ev.MergeRecord, ev.MergeResolve}  # worktree isolation (issue 22)
     assert HANDLERS.kinds == events - tasks - {ev.Event, ev.Start}
 
 

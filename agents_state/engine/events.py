@@ -280,6 +280,17 @@ class MergeRecord(Event):
 
 
 @event_class(eq=False, repr=False)
+class MergeResolve(Event):
+    """``merge --resolve`` merged the integration branch into a conflicted task's ``worktree``,
+    leaving the conflicts in ``files`` to fix there (issue 33: the next step says so)."""
+
+    name: ClassVar[str] = "merge_resolve"
+    task_id: str
+    worktree: str
+    files: tuple[str, ...]
+
+
+@event_class(eq=False, repr=False)
 class TaskFail(Event):
     """A task failed with ``error``; the retry policy decides what follows."""
 

@@ -240,11 +240,10 @@ def commit_leftovers(path: Path, message: str) -> bool:
     g.run("add", "-A")
     left = g.run("diff", "--cached", "--check", ok=(0, 2)).stdout
     if g.rev("MERGE_HEAD") is not None and "conflict marker" in left:
+        from agents_state.errors import ConflictLeftError
+
         files = sorted({ln.split(":", 1)[0] for ln in left.splitlines() if "conflict marker" in ln})
-        raise GitError(
-            ["commit", str(path)],
-            f"conflict markers are still in {', '.join(files)}; resolve them first",
-        )
+        raise ConflictLeftError(str(path), files)
     if g.rev("MERGE_HEAD") is not None:
         g.run("commit", "--quiet", "--no-edit", "--no-verify")
     else:

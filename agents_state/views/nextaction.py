@@ -231,6 +231,18 @@ def _resolve(f: dict[str, Any]) -> str:
     )
 
 
+def _resolve_there(f: dict[str, Any]) -> str:
+    """Issue 33: after ``merge --resolve`` the step is the fix itself, not the same command."""
+    files = ", ".join(f["files"]) or "(the files git names as unmerged)"
+    return (
+        f"Fix the merge conflict of task {f['task']} in its worktree {f['worktree']}: in "
+        f"{files} there, replace each <<<<<<< ... ======= ... >>>>>>> block with text that "
+        "keeps both changes (or ask the user which to keep); leave no marker line. Then run "
+        "the command: it commits the fix and merges the task. If it still finds markers it "
+        "exits 9 and names the files."
+    )
+
+
 def _completed(f: dict[str, Any]) -> str:
     from agents_state.engine.outcomes import final_summary
 
@@ -352,6 +364,7 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "the command, then run: agents-state next"
     ),
     "resolve_conflict": _resolve,
+    "resolve_in_worktree": _resolve_there,
     "tasks_wait": lambda f: (
         f"Nothing to dispatch: {f['reason']}. Wait for the running task "
         "agents (or until the time), then run the command."

@@ -321,11 +321,15 @@ def _isolation_lines(state: State, ph: PhaseState) -> list[str]:
     ]
     if state.git is not None and state.git.intent is not None:
         lines.append("        a merge run was interrupted: agents-state merge finishes it")
+    tasks = state.phase("2.1").tasks or {}
     for tid, files in iso["conflicts"].items():
-        lines.append(
-            f"        ⚡ {escape(tid)} conflicts in {escape(', '.join(files))} "
-            f"(resolve: agents-state merge --resolve {escape(tid)})"
+        where = tasks[tid].resolveIn if tid in tasks else None
+        todo = (  # issue 33: once prepared, the step is the fix in that folder
+            f"fix it in {escape(where)}, then: agents-state merge"
+            if where
+            else f"resolve: agents-state merge --resolve {escape(tid)}"
         )
+        lines.append(f"        ⚡ {escape(tid)} conflicts in {escape(', '.join(files))} ({todo})")
     return lines
 
 

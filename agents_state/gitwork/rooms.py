@@ -39,15 +39,17 @@ __all__ = [
 @contextmanager
 def git_lock(app: App) -> Iterator[None]:
     from agents_state.errors import LockTimeoutError
-    from agents_state.store.lock import env_lock_timeout
+    from agents_state.store.lock import env_lock_timeout, holder_of, notice_wait
     from agents_state.store.lockfile import LockTimeout, acquire
 
     path = app.root / ".agents" / "git.lock"
     timeout = max(env_lock_timeout(), 120.0)
     try:
-        release = acquire(path, timeout)
+        release = acquire(
+            path, timeout, lambda: notice_wait(str(path), timeout, ".agents/git.lock")
+        )
     except LockTimeout:
-        raise LockTimeoutError(str(path), timeout, "another agents-state process") from None
+        raise LockTimeoutError(str(path), timeout, holder_of(str(path))) from None
     try:
         yield
     finally:

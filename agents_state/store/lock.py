@@ -74,11 +74,16 @@ class StoreLock:
         self.release: Callable[[], None] | None = None
 
     def __enter__(self) -> None:
+        from agents_state.deadline import remaining
         from agents_state.store.lockfile import LockTimeout, acquire
 
         agents, timeout = self.store.agents, self.store.lock_timeout
+        # a hook (it runs on a budget) waits silently: its stderr is the host's, not a person's
+        quiet = remaining() is not None
         try:
-            self.release = acquire(agents, timeout, lambda: notice_wait(agents, timeout))
+            self.release = acquire(
+                agents, timeout, None if quiet else lambda: notice_wait(agents, timeout)
+            )
         except LockTimeout:
             raise LockTimeoutError(f"{AGENTS_DIR}/", timeout, holder_of(agents)) from None
         except OSError as e:

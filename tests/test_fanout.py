@@ -284,3 +284,44 @@ def test_under_worktree_isolation_each_task_prompt_names_its_worktree() -> None:
         " Worktree isolation is on: each prompt names its task worktree."
     )
     assert all("isolation" not in a for a in call["args"]["agents"])  # ours, not the host's
+
+
+def test_issue_33_the_plan_fan_out_is_sized_by_the_brainstorms_areas(root: Path) -> None:
+    """The 1.1 command carries the estimate from the task's wording (here 4); a brainstorm that
+    lists 2 areas ran 4 plan agents, and agents 3 and 4 were told to plan an area not there."""
+    from clitools import cli_json, run_cli, walk_to
+
+    task = (
+        "Add OAuth login with Google and GitHub, sessions, a settings page, audit logging and docs"
+    )
+    walk_to(root, "1.1", task)
+    action = cli_json(root, "next")
+    command = action["command"].split()
+    assert command[-2] == "--plan-agents" and int(command[-1]) > 2, command
+    brainstorm = (
+        "# Brainstorm\n\n## Approach\nOne OAuth library.\n\n## Areas\n"
+        "- auth: the OAuth flow\n  - callbacks and tokens\n- ui: the settings page\n\n"
+        "## Risks\n- rate limits\n"
+    )
+    args = [*command[1:3], "1.1", "--artifact", "-", *command[-2:]]  # as printed
+    proc = run_cli(root, *args, stdin=brainstorm)
+    assert proc.returncode == 0, proc.stderr
+    plan = cli_json(root, "next")
+    assert (plan["phase"], plan["agents"]["count"]) == ("1.2", 2)
+    state = json.loads((root / ".agents" / "state.json").read_text())
+    assert state["stages"]["PLAN"]["phases"]["1.2"]["agentCount"] == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "areas"),
+    [
+        ("## Plan areas\n1. api\n2. ui\n3. docs\n", ["api", "ui", "docs"]),
+        ("# Areas\n* one\n\n# Next\n* not an area\n", ["one"]),
+        ('```json\n{"findings": {"areas": ["a", "b"]}}\n```\n', ["a", "b"]),
+        ("No list of areas here.\n", []),
+    ],
+)
+def test_issue_33_the_areas_a_brainstorm_lists(text: str, areas: list[str]) -> None:
+    from agents_state.engine.areas import brainstorm_areas
+
+    assert brainstorm_areas(text) == areas

@@ -145,9 +145,9 @@ def _phase_prompt(fan: str, key: str, k: int, n: int, task: str, phase: Phase) -
     area = f"area {k} of {n}"
     if phase.id == SIZED_PHASE:
         where = (
-            f"Plan {area}: the {k}. area listed in .agents/phases/1.1-brainstorm.md (its "
-            "findings.areas, in order); plan only that area, from the explore findings in "
-            ".agents/phases/0-explore.md and the brainstorm."
+            f"Plan {area}: the {k}. area listed in .agents/phases/1.1-brainstorm.md (under its "
+            "Areas heading, or its findings.areas, in order); plan only that area, from the "
+            "explore findings in .agents/phases/0-explore.md and the brainstorm."
         )
         role = "write"
     else:

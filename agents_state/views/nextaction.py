@@ -179,9 +179,10 @@ _FINISH = {
 
 _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
     "plan_agents": lambda f: (
-        f"When the brainstorm finds the plan areas, put their number in place of {f['estimate']} "
-        f"after --plan-agents on the command (1 to {f['most']}; {f['estimate']} is the estimate "
-        "from the task's wording)."
+        "List the plan areas in the brainstorm under a heading `## Areas`, one top-level list "
+        "item per area: the engine runs one plan agent per area (at most "
+        f"{f['most']}). --plan-agents {f['estimate']} is the estimate from the task's wording, "
+        "used only when the brainstorm lists no areas."
     ),
     "review_found": lambda f: (
         f"Review {f['review']} found blocking issues: address every issue "

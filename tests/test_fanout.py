@@ -275,9 +275,9 @@ def test_under_worktree_isolation_each_task_prompt_names_its_worktree() -> None:
     assert call is not None
     prompt = call["args"]["agents"][0]["prompt"]
     assert (
-        "First run: agents-state task start a (worktree isolation is on: it prints the folder "
-        "to work in; work only there, with absolute paths, and cd into it for every shell "
-        "command)." in prompt.split("\n")
+        "First run: agents-state task start a (worktree isolation is on: it makes your worktree "
+        ".agents/worktrees/a and prints its folder; work only there, with absolute paths, and "
+        "cd into it for every shell command)." in prompt.split("\n")
     )
     native = next_action(state, Config(), T0, native=True)
     assert native["instructions"].endswith(
@@ -325,3 +325,30 @@ def test_issue_33_the_areas_a_brainstorm_lists(text: str, areas: list[str]) -> N
     from agents_state.engine.areas import brainstorm_areas
 
     assert brainstorm_areas(text) == areas
+
+
+def test_issue_33_a_task_on_the_agent_path_gets_task_start_and_its_worktree() -> None:
+    """With Workflow off (or a task dispatched again after a crash) the orchestrator wrote the
+    prompt itself, without task start and the worktree: the agent wrote in the user's tree."""
+    from agents_state.models import GitInfo
+
+    state = _at_tasks({"a": [], "b": []})
+    state.git = GitInfo(branch="agents/wf", base="0" * 40)
+    action = next_action(state, Config(), T0, native=False)
+    assert "workflow" not in action
+    a = next(t for t in action["tasks"] if t["id"] == "a")
+    lines = a["prompt"].split("\n")
+    assert lines[:2] == ["Workflow task: t", "Your task: a"]
+    assert (
+        "First run: agents-state task start a (worktree isolation is on: it makes your worktree "
+        ".agents/worktrees/a and prints its folder; work only there, with absolute paths, and "
+        "cd into it for every shell command)." in lines
+    )
+    assert lines[-2].startswith("When done, record it: agents-state task done a --summary")
+    assert lines[-1].startswith("End your answer with your handoff response as a JSON block")
+    assert "[agents-state fanout" not in a["prompt"]  # no fan-out answer on this path
+    assert "each with its task's prompt (tasks[].prompt" in action["instructions"]
+    from agents_state.views.render import render_action
+
+    text = render_action(action)
+    assert "    | First run: agents-state task start a (worktree isolation is on:" in text

@@ -67,6 +67,11 @@ def _clean(value: Any) -> Any:
 
 def render_action(a: dict[str, Any]) -> str:
     call = workflow_line(a.get("workflow"))
+    prompts = {  # one escaped line per line of each Agent-path prompt (issue 33)
+        str(t.get("id")): str(t["prompt"]).split("\n")
+        for t in a.get("tasks") or []
+        if isinstance(t, dict) and t.get("prompt") and not call
+    }
     a = _clean(a)
     head = _VERBS.get(a["kind"], a["kind"])
     agents = a.get("agents")
@@ -83,6 +88,7 @@ def render_action(a: dict[str, Any]) -> str:
             f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}"
             + (f' (Agent model "{t["agentModel"]}")' if t.get("agentModel") else "")
         )
+        lines += [f"    | {escape(line)}" for line in prompts.get(str(t["id"]), [])]
     for q in a.get("questions") or []:
         lines.append(f"  question: {q}")
     if a.get("options"):
@@ -396,5 +402,8 @@ def render_status(
     ]
     lines += _stage_lines(state, now, lease, verbose)
     lines += _failure_lines(state) + _notes(state)
+    if action.get("tasks"):  # a person reads status: the agents' prompts are next's
+        tasks = [{k: v for k, v in t.items() if k != "prompt"} for t in action["tasks"]]
+        action = {**action, "tasks": tasks}
     lines.append(render_action(action))
     return "\n".join(lines)

@@ -347,7 +347,7 @@ def test_issue_33_a_task_on_the_agent_path_gets_task_start_and_its_worktree() ->
     assert lines[-2].startswith("When done, record it: agents-state task done a --summary")
     assert lines[-1].startswith("End your answer with your handoff response as a JSON block")
     assert "[agents-state fanout" not in a["prompt"]  # no fan-out answer on this path
-    assert "each with its task's prompt (tasks[].prompt" in action["instructions"]
+    assert "each with its task's prompt (tasks[].prompt) verbatim" in action["instructions"]
     from agents_state.views.render import render_action
 
     text = render_action(action)

@@ -355,10 +355,8 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "wave": lambda f: (
         f"Wave {f['wave']}: dispatch one task agent per task below, in parallel "
         "(ONE message, one Agent call each, subagent_type subagents:task-agent, the task's Agent "
-        "model), each with its task's prompt (tasks[].prompt; in the text, the lines after "
-        "'|'), verbatim (its first step is the agents-state task start command). Each agent "
-        "records its own result with the command (or: agents-state task fail <task-id> --error "
-        "TEXT). "
+        "model), each with its task's prompt (tasks[].prompt) verbatim: the agent starts its "
+        "task and records it with the command. "
         "Background agents answer one by one as task notifications: when all have answered, "
         "run: agents-state next" + (ISOLATED if f.get("isolated") else "")
     ),

@@ -24,6 +24,7 @@ __all__ = [
     "progress_bar",
     "render_action",
     "render_status",
+    "without_prompts",
     "workflow_line",
 ]
 
@@ -402,8 +403,14 @@ def render_status(
     ]
     lines += _stage_lines(state, now, lease, verbose)
     lines += _failure_lines(state) + _notes(state)
-    if action.get("tasks"):  # a person reads status: the agents' prompts are next's
-        tasks = [{k: v for k, v in t.items() if k != "prompt"} for t in action["tasks"]]
-        action = {**action, "tasks": tasks}
-    lines.append(render_action(action))
+    lines.append(render_action(without_prompts(action)))  # a person reads status
     return "\n".join(lines)
+
+
+def without_prompts(action: dict[str, Any]) -> dict[str, Any]:
+    """The action without its tasks' Agent-path prompts (``next`` prints them; ``status`` and
+    the session's context, which say what to run next, stay short)."""
+    if not action.get("tasks"):
+        return action
+    tasks = [{k: v for k, v in t.items() if k != "prompt"} for t in action["tasks"]]
+    return {**action, "tasks": tasks}

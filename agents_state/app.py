@@ -316,6 +316,7 @@ class App:
                 check_markdown(data, name)
             issues, blocking = self._review_counts(phase_id, data, name)
             run = self._test_run(phase_id, data, name)
+            sized = _areas_count(phase_id, data) or next_agents
             same = artifact is not None and self._stored(spec.artifact) == artifact
             return ev.PhaseComplete(
                 phase=phase_id,
@@ -324,7 +325,7 @@ class App:
                 tests_passed=run.passed if run else None,
                 failed_commands=run.failed if run else (),
                 same_artifact=same,
-                next_agent_count=next_agents,
+                next_agent_count=sized,
             )
 
         def write(state: State, out: Outcome) -> None:
@@ -390,3 +391,16 @@ def context_text(root: Path) -> str | None:
         return None
     server = app.store if app.store_url is not None else None
     return render_context(state, app.next_action(state), load_excerpts(root, state, server))
+
+
+def _areas_count(phase_id: str, data: bytes) -> int | None:
+    """1.1: how many areas the brainstorm lists (issue 33: they size the plan fan-out, over the
+    estimate on the command); None when it lists none the engine can read."""
+    from agents_state.workflow import SIZING_PHASE
+
+    if phase_id != SIZING_PHASE:
+        return None
+    from agents_state.engine.areas import brainstorm_areas
+
+    areas = brainstorm_areas(data.decode("utf-8", "replace"))
+    return min(len(areas), 10) if areas else None

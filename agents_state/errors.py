@@ -15,6 +15,7 @@ __all__ = [
     "EXIT_CODES",
     "AgentsStateError",
     "ConfigError",
+    "ConflictLeftError",
     "ExitCode",
     "InvalidInputError",
     "LockTimeoutError",
@@ -38,6 +39,7 @@ class ExitCode(enum.IntEnum):
     LOCK_TIMEOUT = 6
     IO = 7
     NOT_REPORTED = 8
+    CONFLICT = 9
 
 
 EXIT_CODES: dict[ExitCode, str] = {
@@ -51,6 +53,8 @@ EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.IO: "I/O failure (disk full, permission denied, write or fsync failed)",
     ExitCode.NOT_REPORTED: "the update WAS saved, but reporting it failed afterwards (writing "
     "the output, unlocking, a log); do not repeat it: check with agents-state status",
+    ExitCode.CONFLICT: "merge conflict not resolved yet (conflict markers left in a task's "
+    "worktree); nothing was merged: fix the files it names, then run agents-state merge",
 }
 
 
@@ -131,6 +135,22 @@ class LockTimeoutError(AgentsStateError):
         super().__init__(
             f"{lock_path}: lock still held after {timeout:g}s by {holder}; "
             "retry, or run 'agents-state doctor' if that process is gone"
+        )
+
+
+class ConflictLeftError(AgentsStateError):
+    """A resolve step not finished: conflict markers are still in the task's worktree (issue 33:
+    its own exit code, not the I/O one; nothing was merged or committed)."""
+
+    code = "conflict"
+    exit_code = ExitCode.CONFLICT
+
+    def __init__(self, worktree: str, files: list[str]) -> None:
+        self.worktree, self.files = worktree, files
+        super().__init__(
+            f"{worktree}: conflict markers are still in {', '.join(files)}; edit them there so "
+            "that both changes survive (no <<<<<<<, ======= or >>>>>>> line left), then run: "
+            "agents-state merge"
         )
 
 

@@ -85,6 +85,8 @@ class TaskState(_Model):
     merge: Literal["pending", "merged", "nochange", "conflict"] | None = None
     mergeCommit: str | None = None
     conflictFiles: list[str] | None = None
+    # issue 33: the folder where ``merge --resolve`` left the conflict to fix (the next step)
+    resolveIn: str | None = None
 
 
 class Wave(_Model):

@@ -8,6 +8,17 @@ from pathlib import Path
 
 import pytest
 
+# Variables of a development shell that change what a user's run does (buffering, bytecode,
+# the streams' encoding); .ci/run unsets them too.
+_DEV_ENVIRONMENT = (
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONIOENCODING",
+    "PYTHONUTF8",
+    "PYTHONWARNINGS",
+    "PYTHONDEVMODE",
+)
+
 
 @pytest.fixture(autouse=True)
 def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
@@ -21,6 +32,10 @@ def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("CLAUDECODE", raising=False)  # set in Claude Code's commands
     # issue 25: a run under Claude Code (AI_AGENT) or with its switches would choose the path
     for name in ("AI_AGENT", "CLAUDE_CODE_DISABLE_WORKFLOWS", "CLAUDE_CODE_WORKFLOWS"):
+        monkeypatch.delenv(name, raising=False)
+    # issue 33: a user's shell has none of the development environment's switches; with them the
+    # installed CLI's output is unbuffered and hid exit 120 for a failed flush at exit
+    for name in _DEV_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
     work = tmp_path / "work"
     work.mkdir()

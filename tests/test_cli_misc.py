@@ -66,3 +66,21 @@ def test_inside_claude_code_no_workflow_names_the_plugin_command(root: Path) -> 
     for cmd in (["status"], ["stop"], ["resume"], ["dispatch", "--task-file", "-"]):
         proc = run_cli(root, *cmd, stdin="", env={"CLAUDECODE": "1"})
         assert (proc.returncode, proc.stdout) == (0, line), cmd
+
+
+def test_issue_33_a_missing_root_is_an_error(root: Path, tmp_path: Path) -> None:
+    """A mistyped --root printed "No active workflow" with exit 0, and dispatch made the
+    folder."""
+    gone = tmp_path / "no-such-project"
+    for args in (["--root", str(gone), "status"], ["status", "--root", str(gone)]):
+        proc = run_cli(root, *args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            3,
+            "",
+            f"agents-state: error: --root {gone}: no such folder; give the folder that holds "
+            ".agents/ (or the project's folder), or leave --root out to use the nearest one\n",
+        )
+    from clitools import invoke
+
+    assert invoke(["dispatch", "x"], env={"AGENTS_STATE_ROOT": str(gone)}).returncode == 3
+    assert not gone.exists()

@@ -176,3 +176,42 @@ def test_a_fresh_compaction_is_not_asked_for_again_at_the_boundary(root: Path) -
         "window": 200_000,
         "advice": 70,
     }
+
+
+def _calls(root: Path, n: int) -> None:
+    """``n`` tool calls of the main conversation, as the PostToolUse hook logs them."""
+    with open(root / ".agents" / "toolcalls.log", "a") as log:
+        log.write("main\n" * n)
+
+
+def test_issue_33_many_tool_calls_in_a_small_conversation_ask_nothing(root: Path) -> None:
+    """50 tool calls at 5% of the window asked for /compact, `compact` recorded a skip, and the
+    next `next` asked again: the count decides only where no size is known."""
+    _explore_done(root)
+    _context(root, 10_000)
+    a = cli_json(root, "next")
+    (root / a["write"]).write_text("ideas")
+    assert run_cli(root, *a["command"].split()[1:]).returncode == 0
+    _calls(root, 60)
+    assert cli_json(root, "next")["kind"] != "compact"
+    line = _first_line(root, "compact")  # a model that compacts anyway: recorded as skipped
+    assert line.startswith("no compaction needed after ")
+    assert cli_json(root, "next")["kind"] != "compact"
+
+
+def test_issue_33_a_skipped_boundary_resets_the_tool_call_count(root: Path) -> None:
+    _explore_done(root)
+    _context(root, 10_000)
+    _calls(root, 60)
+    assert _first_line(root, "compact").startswith("no compaction needed after EXPLORE")
+    assert (root / ".agents" / "toolcalls.log").read_text() == ""
+
+
+def test_issue_33_the_count_still_asks_when_no_size_is_known(root: Path) -> None:
+    _explore_done(root)
+    assert run_cli(root, "compact").returncode == 0  # the boundary, asked (size unknown)
+    a = cli_json(root, "next")
+    assert a["kind"] != "compact"
+    _calls(root, 60)
+    a = cli_json(root, "next")
+    assert (a["kind"], a["toolCalls"]) == ("compact", 60)

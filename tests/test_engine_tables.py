@@ -431,7 +431,7 @@ def test_each_event_type_has_one_handler() -> None:
 
     events = {c for c in vars(ev).values() if isinstance(c, type) and issubclass(c, ev.Event)}
     tasks = {ev.TasksLoad, ev.TaskClaim, ev.TaskStart, ev.TaskDone, ev.TaskFail}
-    tasks |= {ev.MergeBegin, ev.MergeRecord}  # worktree isolation (issue 22)
+    tasks |= {ev.MergeBegin, ev.MergeRecord, ev.MergeResolve}  # worktree isolation (issue 22)
     assert HANDLERS.kinds == events - tasks - {ev.Event, ev.Start}
 
 
@@ -451,3 +451,21 @@ def test_an_outcome_and_a_context_stay_as_built() -> None:
     c = Ctx(None, "ts", None, None)  # type: ignore[arg-type]
     with pytest.raises(AttributeError, match="cannot assign to field 'ts'"):
         c.ts = "x"
+
+
+def test_issue_33_a_phase_nobody_started_is_timed_from_when_it_became_current() -> None:
+    """Phases completed without `phase start` read 0 s: their start was their completion."""
+    t0 = datetime(2026, 11, 28, 12, 0, 0, tzinfo=T0.tzinfo)
+    state = new_state(ev.Start(task="t"), t0)
+    state = apply(state, ev.PhaseComplete(phase="0"), t0 + timedelta(minutes=5)).state
+    state = apply(state, ev.PhaseComplete(phase="1.1"), t0 + timedelta(minutes=12)).state
+    explore, ideas = state.phase("0"), state.phase("1.1")
+    assert (explore.startedAt, explore.completedAt) == (
+        "2026-11-28T12:00:00Z",
+        "2026-11-28T12:05:00Z",
+    )
+    assert (ideas.startedAt, ideas.completedAt) == ("2026-11-28T12:05:00Z", "2026-11-28T12:12:00Z")
+    # an explicit start still counts from itself
+    state = apply(state, ev.PhaseStart(phase="1.2"), t0 + timedelta(minutes=20)).state
+    state = apply(state, ev.PhaseComplete(phase="1.2"), t0 + timedelta(minutes=30)).state
+    assert state.phase("1.2").startedAt == "2026-11-28T12:20:00Z"

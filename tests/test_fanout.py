@@ -294,12 +294,80 @@ def test_under_worktree_isolation_each_task_prompt_names_its_worktree() -> None:
     assert call is not None
     prompt = call["args"]["agents"][0]["prompt"]
     assert (
-        "First run: agents-state task start a (worktree isolation is on: it prints the folder "
-        "to work in; work only there, with absolute paths, and cd into it for every shell "
-        "command)." in prompt.split("\n")
+        "First run: agents-state task start a (worktree isolation is on: it makes your worktree "
+        ".agents/worktrees/a and prints its folder; work only there, with absolute paths, and "
+        "cd into it for every shell command)." in prompt.split("\n")
     )
     native = next_action(state, Config(), T0, native=True)
     assert native["instructions"].endswith(
         " Worktree isolation is on: each prompt names its task worktree."
     )
     assert all("isolation" not in a for a in call["args"]["agents"])  # ours, not the host's
+
+
+def test_issue_33_the_plan_fan_out_is_sized_by_the_brainstorms_areas(root: Path) -> None:
+    """The 1.1 command carries the estimate from the task's wording (here 4); a brainstorm that
+    lists 2 areas ran 4 plan agents, and agents 3 and 4 were told to plan an area not there."""
+    from clitools import cli_json, run_cli, walk_to
+
+    task = (
+        "Add OAuth login with Google and GitHub, sessions, a settings page, audit logging and docs"
+    )
+    walk_to(root, "1.1", task)
+    action = cli_json(root, "next")
+    command = action["command"].split()
+    assert command[-2] == "--plan-agents" and int(command[-1]) > 2, command
+    brainstorm = (
+        "# Brainstorm\n\n## Approach\nOne OAuth library.\n\n## Areas\n"
+        "- auth: the OAuth flow\n  - callbacks and tokens\n- ui: the settings page\n\n"
+        "## Risks\n- rate limits\n"
+    )
+    args = [*command[1:3], "1.1", "--artifact", "-", *command[-2:]]  # as printed
+    proc = run_cli(root, *args, stdin=brainstorm)
+    assert proc.returncode == 0, proc.stderr
+    plan = cli_json(root, "next")
+    assert (plan["phase"], plan["agents"]["count"]) == ("1.2", 2)
+    state = json.loads((root / ".agents" / "state.json").read_text())
+    assert state["stages"]["PLAN"]["phases"]["1.2"]["agentCount"] == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "areas"),
+    [
+        ("## Plan areas\n1. api\n2. ui\n3. docs\n", ["api", "ui", "docs"]),
+        ("# Areas\n* one\n\n# Next\n* not an area\n", ["one"]),
+        ('```json\n{"findings": {"areas": ["a", "b"]}}\n```\n', ["a", "b"]),
+        ("No list of areas here.\n", []),
+    ],
+)
+def test_issue_33_the_areas_a_brainstorm_lists(text: str, areas: list[str]) -> None:
+    from agents_state.engine.areas import brainstorm_areas
+
+    assert brainstorm_areas(text) == areas
+
+
+def test_issue_33_a_task_on_the_agent_path_gets_task_start_and_its_worktree() -> None:
+    """With Workflow off (or a task dispatched again after a crash) the orchestrator wrote the
+    prompt itself, without task start and the worktree: the agent wrote in the user's tree."""
+    from agents_state.models import GitInfo
+
+    state = _at_tasks({"a": [], "b": []})
+    state.git = GitInfo(branch="agents/wf", base="0" * 40)
+    action = next_action(state, Config(), T0, native=False)
+    assert "workflow" not in action
+    a = next(t for t in action["tasks"] if t["id"] == "a")
+    lines = a["prompt"].split("\n")
+    assert lines[:2] == ["Workflow task: t", "Your task: a"]
+    assert (
+        "First run: agents-state task start a (worktree isolation is on: it makes your worktree "
+        ".agents/worktrees/a and prints its folder; work only there, with absolute paths, and "
+        "cd into it for every shell command)." in lines
+    )
+    assert lines[-2].startswith("When done, record it: agents-state task done a --summary")
+    assert lines[-1].startswith("End your answer with your handoff response as a JSON block")
+    assert "[agents-state fanout" not in a["prompt"]  # no fan-out answer on this path
+    assert "each with its task's prompt (tasks[].prompt) verbatim" in action["instructions"]
+    from agents_state.views.render import render_action
+
+    text = render_action(action)
+    assert "    | First run: agents-state task start a (worktree isolation is on:" in text

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,86 @@ def test_a_bad_lock_timeout_is_refused_in_one_line(root: Path, value: str) -> No
         "e.g. 10)\n"
     )
     assert (root / A / "state.json").read_bytes() == before
+
+
+def _silent_holder(root: Path, seconds: float) -> subprocess.Popen[str]:
+    """A process that takes the lock without writing ``lock-owner`` (as the session-start
+    hook and the refusal log do)."""
+    script = (
+        "import os, time, fcntl\n"
+        f"fd = os.open({str(root / A)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        f"print('held', flush=True)\ntime.sleep({seconds})\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+    return proc
+
+
+def _dead_pid() -> int:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    return gone.pid
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="the kernel's lock table")
+def test_issue_33_a_timeout_names_the_holder_not_the_last_dead_owner(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    dead = _dead_pid()
+    (root / A / "lock-owner").write_text(f"{dead:<10} {int(time.time()):<12}\n")
+    holder = _silent_holder(root, 30)
+    try:
+        proc = run_cli(root, "compact", env={"AGENTS_STATE_LOCK_TIMEOUT": "0.5"})
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (proc.returncode, proc.stderr) == (
+        6,
+        f"agents-state: error: .agents/: lock still held after 0.5s by pid {holder.pid} "
+        "(running); retry, or run 'agents-state doctor' if that process is gone\n",
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="the kernel's lock table")
+def test_issue_33_a_wait_past_a_second_says_who_holds_the_lock(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    holder = _holder(root, 2)
+    try:
+        proc = run_cli(root, "compact", env={"AGENTS_STATE_LOCK_TIMEOUT": "30"})
+    finally:
+        holder.wait()
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        f"agents-state: waiting for the lock on .agents/, held by pid {holder.pid} (running, "
+        "took it "
+    )
+    assert lines[0].endswith("s ago); waiting up to 30s")
+
+
+def test_issue_33_a_short_wait_says_nothing(root: Path) -> None:
+    assert run_cli(root, "dispatch", "x").returncode == 0
+    holder = _holder(root, 0.2)
+    try:
+        proc = run_cli(root, "compact", env={"AGENTS_STATE_LOCK_TIMEOUT": "30"})
+    finally:
+        holder.wait()
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_issue_33_the_command_line_names_an_agents_state_holder(tmp_path: Path) -> None:
+    """The console script runs as ``python3 /venv/bin/agents-state compact``."""
+    from agents_state.store.lock import _command
+
+    script = tmp_path / "agents-state"
+    script.write_text("import time\nprint('up', flush=True)\ntime.sleep(30)\n")
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "compact"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "up\n"
+        assert _command(proc.pid) == "agents-state compact"
+        assert _command(_dead_pid()) == ""
+    finally:
+        proc.kill()
+        proc.wait()

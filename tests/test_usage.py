@@ -601,3 +601,133 @@ def test_a_session_started_in_the_second_a_phase_moved_books_its_first_responses
     again = read_book(str(root))
     assert again is not None and set(again["main"]) == {"1.2"}
     assert again["transcripts"][str(fresh)]["phase"] == "1.3"
+
+
+# -- usage that cannot be stopped (issue 32, item 6) --------------------------------------------
+
+_DEEP = b'{"type":"assistant","message":{"usage":' + b"[" * 1500 + b"]" * 1500 + b"}}\n"
+
+
+def _with_line_inside(tmp_path: Path, odd: bytes) -> Path:
+    """agent.jsonl with ``odd`` between its first and second responses."""
+    lines = (USAGE / "agent.jsonl").read_bytes().splitlines(keepends=True)
+    cut = next(i for i, ln in enumerate(lines) if b"msg_stub_3" in ln)
+    path = tmp_path / "agent-odd-line.jsonl"
+    path.write_bytes(b"".join(lines[:cut]) + odd + b"".join(lines[cut:]))
+    return path
+
+
+def test_issue_32_a_line_nested_too_deep_is_skipped_and_booking_goes_on(
+    root: Path, tmp_path: Path
+) -> None:
+    path = _with_line_inside(tmp_path, _DEEP)
+    chunk = read_new(str(path))  # raised RecursionError: the transcript was never booked again
+    assert (chunk.too_deep, [m.id for m in chunk.msgs]) == (1, list(AGENT_IDS))
+    assert chunk.offset == path.stat().st_size
+    s = _at_phase_0(root)
+    who = {"agent_id": "d1", "agent_type": "subagents:explore-agent"}
+    stop = {
+        "hook_event_name": "SubagentStop",
+        **who,
+        "agent_transcript_path": str(path),
+        "last_assistant_message": "done",
+        "stop_hook_active": False,
+    }
+    proc = hook(root, "subagent-stop", stop)
+    note = (
+        f"{path}: line(s) skipped (1 nested too deep to parse); the usage in them is not "
+        "counted, later lines are booked"
+    )
+    assert proc.stderr == f"agents-state: warning: {note}\n"
+    book = read_book(str(root))
+    assert book is not None and note in book["notes"]
+    assert book["agents"]["d1"]["tokens"] == {"claude-opus-5-5": tokens(*AGENT_IDS)}
+    assert book["transcripts"][str(path)]["offset"] == path.stat().st_size
+    assert record_agent(str(root), s, "d1", "x", str(path))["messages"] == 3  # type: ignore[index]
+
+
+def test_issue_32_a_huge_line_is_skipped_without_being_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents_state.usage import transcript
+
+    monkeypatch.setattr(transcript, "MAX_LINE", 64_000)
+    monkeypatch.setattr(transcript, "_BLOCK", 4096)  # the long line spans several reads
+    huge = b'{"type":"assistant","message":{"usage":"' + b"x" * 200_000 + b'"}}\n'
+    path = _with_line_inside(tmp_path, huge)
+    chunk = read_new(str(path))
+    assert (chunk.too_long, [m.id for m in chunk.msgs]) == (1, list(AGENT_IDS))
+    assert chunk.offset == path.stat().st_size and not chunk.partial
+    # still being written: left for the next read, as any unfinished line
+    path.write_bytes((USAGE / "agent.jsonl").read_bytes() + huge[:-1])
+    first = read_new(str(path))
+    assert first.partial and first.offset == (USAGE / "agent.jsonl").stat().st_size
+    with path.open("ab") as f:
+        f.write(b"\n")
+    rest = read_new(str(path), first.offset, first.ids)
+    assert (rest.too_long, rest.msgs, rest.offset) == (1, [], path.stat().st_size)
+
+
+def _session(tmp_path: Path, agent: str) -> tuple[Path, Path]:
+    """A main transcript and, beside it as the host keeps it, the agent's own."""
+    main = tmp_path / "sess.jsonl"
+    main.write_bytes((USAGE / "main.jsonl").read_bytes())
+    own = tmp_path / "sess" / "subagents" / f"agent-{agent}.jsonl"
+    own.parent.mkdir(parents=True)
+    own.write_bytes((USAGE / "agent.jsonl").read_bytes())
+    return main, own
+
+
+def test_issue_32_an_agent_whose_stop_never_came_is_booked_at_next(
+    root: Path, tmp_path: Path
+) -> None:
+    _at_phase_0(root)
+    main, own = _session(tmp_path, "k1")
+    who = {"agent_id": "k1", "agent_type": "subagents:plan-agent"}
+    hook(
+        root,
+        "subagent-start",
+        {"hook_event_name": "SubagentStart", **who, "transcript_path": str(main)},
+    )
+    # killed mid fan-out: no SubagentStop
+    assert run_cli(root, "next").returncode == 0
+    book = read_book(str(root))
+    assert book is not None
+    entry = book["agents"]["k1"]
+    assert (entry["phase"], entry["messages"]) == ("1.1", len(AGENT_IDS))
+    assert entry["tokens"] == {"claude-opus-5-5": tokens(*AGENT_IDS)}
+    assert "stopped" not in entry
+    # a late stop (the agent was still running) counts nothing twice
+    stop = {
+        "hook_event_name": "SubagentStop",
+        **who,
+        "agent_transcript_path": str(own),
+        "last_assistant_message": "done",
+        "stop_hook_active": False,
+    }
+    hook(root, "subagent-stop", stop)
+    assert run_cli(root, "next").returncode == 0
+    after = read_book(str(root))
+    assert after is not None
+    assert (after["agents"]["k1"]["messages"], after["agents"]["k1"]["stopped"]) == (3, True)
+
+
+def test_issue_32_an_agent_whose_stop_never_came_is_booked_at_session_start(
+    root: Path, tmp_path: Path
+) -> None:
+    _at_phase_0(root)
+    main, _own = _session(tmp_path, "k2")
+    who = {"agent_id": "k2", "agent_type": "subagents:plan-agent"}
+    hook(
+        root,
+        "subagent-start",
+        {"hook_event_name": "SubagentStart", **who, "transcript_path": str(main)},
+    )
+    start = {
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "transcript_path": str(tmp_path / "new.jsonl"),
+    }
+    hook(root, "session-start", start)
+    book = read_book(str(root))
+    assert book is not None and book["agents"]["k2"]["messages"] == len(AGENT_IDS)

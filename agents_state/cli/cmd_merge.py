@@ -23,7 +23,8 @@ def merge(ctx: click.Context, resolve_id: str | None, as_json: bool) -> int:
     """Merge the done tasks of the current wave into the integration branch, in order.
 
     Runs by itself when the last task of a wave is done; run it after a crash or after
-    resolving a conflict.  A conflict leaves the integration branch as it was.
+    resolving a conflict.  A conflict leaves the integration branch as it was; conflict
+    markers still in a task's worktree exit 9 and merge nothing.
 
     \b
     Example:
@@ -36,17 +37,8 @@ def merge(ctx: click.Context, resolve_id: str | None, as_json: bool) -> int:
     if resolve_id is not None:
         from agents_state.gitwork.queue import prepare_resolve
 
-        where, files = prepare_resolve(app, resolve_id)
-        message = (
-            f"{resolve_id}: the integration branch is merged into {where}; "
-            + (
-                f"resolve the conflicts in {', '.join(files)} keeping both changes, "
-                if files
-                else "no conflict is left, "
-            )
-            + "then run: agents-state merge"
-        )
-        print_outcome(app, message, as_json, worktree=where, files=files)
+        prepared = prepare_resolve(app, resolve_id)
+        print_outcome(app, prepared.message, as_json, state=prepared.state, **prepared.data)
         return 0
     from agents_state.gitwork.queue import run_queue
 

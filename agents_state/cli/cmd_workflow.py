@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option, print_outcome
+
+if TYPE_CHECKING:
+    from agents_state.app import App
+    from agents_state.models import State
 
 __all__ = ["dispatch", "next_cmd", "resume", "stop"]
 
@@ -84,12 +88,30 @@ def next_cmd(ctx: click.Context, as_json: bool) -> int:
     from agents_state.views.render import render_action
 
     app = app_from(ctx)
-    action = app.next_action(app.state())
+    state = app.state()
+    if state is not None and state.active:
+        _book_unstopped(app, state)
+    action = app.next_action(state)
     if as_json:
         emit_json(action)
     else:
         click.echo(render_action(action))
     return 0
+
+
+def _book_unstopped(app: App, state: State) -> None:
+    """Book agents whose SubagentStop never came (killed mid fan-out), issue 32; a failure is a
+    warning: the next action comes whatever happens."""
+    from agents_state.usage.record import catch_up
+
+    try:
+        catch_up(app.root_dir, lambda: state.model_dump(mode="json", exclude_none=True))
+    except Exception as e:
+        click.echo(
+            f"agents-state: warning: the usage of agents that never stopped was not recorded "
+            f"({getattr(e, 'message', None) or e}); the workflow goes on",
+            err=True,
+        )
 
 
 @click.command()

@@ -154,9 +154,24 @@ def app_from(ctx: click.Context) -> App:
     from agents_state.app import App
 
     obj = ctx.find_root().obj or {}
-    return App.open(
-        obj.get("root"), obj.get("store"), obj.get("commits"), tuple(obj.get("set", ()))
-    )
+    root = obj.get("root")
+    if root is not None:
+        _check_root(root)
+    return App.open(root, obj.get("store"), obj.get("commits"), tuple(obj.get("set", ())))
+
+
+def _check_root(root: str) -> None:
+    """A mistyped ``--root`` (or ``AGENTS_STATE_ROOT``) is an error, never "No active workflow"
+    with exit 0, and never a new folder made by ``dispatch`` (issue 33)."""
+    import os
+
+    if not os.path.isdir(root):
+        from agents_state.errors import NotFoundError
+
+        raise NotFoundError(  # a file is refused by click already (ROOT_DIR), exit 2
+            f"--root {root}: no such folder; give the folder that holds .agents/ (or the project's "
+            "folder), or leave --root out to use the nearest one"
+        )
 
 
 def emit_json(data: Any) -> None:

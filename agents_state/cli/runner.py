@@ -97,13 +97,25 @@ def _escaped(arg: str) -> bool:
     return True
 
 
-def _silence_stdout() -> None:
-    """After stdout failed, point it at /dev/null so that the exit's flush cannot fail again."""
+def _settle(stream: Any, fd: int) -> None:
+    """Flush what a failed command left in a stream's buffer, or drop it.  With a buffered
+    stream (any shell without ``PYTHONUNBUFFERED``) a write that failed inside the command
+    keeps its text there, and the interpreter's own flush at exit would fail again and turn the
+    exit code into 120 (issue 33).  After a failure the descriptor points at /dev/null, so the
+    kept text goes nowhere and the exit's flush cannot fail."""
+    if stream is None:  # the process started without that descriptor
+        return
+    try:
+        stream.flush()
+        return
+    except (OSError, ValueError):
+        pass
     try:
         null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 1)
+        os.dup2(null, fd)
         os.close(null)
-    except OSError:
+        stream.flush()
+    except (OSError, ValueError):
         pass
 
 
@@ -140,6 +152,13 @@ def _not_reported(json_mode: bool, what: str, err: BaseException) -> int:
 
 
 def run(cli: click.Group, argv: list[str]) -> int:
+    try:
+        return _handled(cli, argv)
+    finally:
+        _settle(sys.stderr, 2)
+
+
+def _handled(cli: click.Group, argv: list[str]) -> int:
     from agents_state.store.commits import CommitLog
 
     json_mode = "--json" in argv
@@ -155,13 +174,11 @@ def run(cli: click.Group, argv: list[str]) -> int:
     except BaseException as e:
         if isinstance(e, SystemExit):
             raise
-        if isinstance(e, OSError) and stage == "flush":
-            _silence_stdout()
+        _settle(sys.stdout, 1)
         what = commits.last
         if what is not None:
             return _not_reported(json_mode, what, e)
         if isinstance(e, BrokenPipeError):
-            _silence_stdout()
             return 0
         if isinstance(e, OSError):
             where = "standard output" if stage == "flush" or e.filename is None else str(e.filename)

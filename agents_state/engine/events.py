@@ -18,7 +18,7 @@ else:
 
     def event_class(**options: Any) -> Any:
         """``dataclass(**options)``, applied when the class is first instantiated (see
-        ``Event.__new__``): a command makes one or two of the 21 events, and each ``dataclass``
+        ``Event.__new__``): a command makes one or two of the 22 events, and each ``dataclass``
         costs ~0.15 ms at import, mostly the ``compile`` of its ``__init__`` (issue 26)."""
 
         def defer(cls: type) -> type:
@@ -278,6 +278,17 @@ class MergeRecord(Event):
 
     def record(self) -> dict[str, Any]:
         return {"event": self.name, "merges": {r[0]: r[1] for r in self.results}}
+
+
+@event_class(eq=False, repr=False)
+class MergeResolve(Event):
+    """``merge --resolve`` merged the integration branch into a conflicted task's ``worktree``,
+    leaving the conflicts in ``files`` to fix there (issue 33: the next step says so)."""
+
+    name: ClassVar[str] = "merge_resolve"
+    task_id: str
+    worktree: str
+    files: tuple[str, ...]
 
 
 @event_class(eq=False, repr=False)

@@ -28,12 +28,14 @@ __all__ = [
     "FANOUT_WORDS",
     "HANDOFF_SCHEMA",
     "WORKFLOW_NAME",
+    "agent_task_prompt",
     "fanout_id",
     "marker",
     "marker_of",
     "note_answer",
     "note_launch",
     "recorded",
+    "task_brief",
     "workflow_call",
 ]
 
@@ -178,9 +180,9 @@ def _phase_prompt(fan: str, key: str, k: int, n: int, task: str, phase: Phase) -
     area = f"area {k} of {n}"
     if phase.id == SIZED_PHASE:
         where = (
-            f"Plan {area}: the {k}. area listed in .agents/phases/1.1-brainstorm.md (its "
-            "findings.areas, in order); plan only that area, from the explore findings in "
-            ".agents/phases/0-explore.md and the brainstorm."
+            f"Plan {area}: the {k}. area listed in .agents/phases/1.1-brainstorm.md (under its "
+            "Areas heading, or its findings.areas, in order); plan only that area, from the "
+            "explore findings in .agents/phases/0-explore.md and the brainstorm."
         )
         role = "write"
     else:
@@ -221,9 +223,33 @@ def _review_prompt(fan: str, key: str, task: str, phase: Phase, severity: str) -
 
 
 def _task_prompt(fan: str, t: dict[str, Any], task: str, detail: Any) -> str:
+    return "\n".join(
+        (
+            marker(fan, t["id"]),
+            *task_brief(t, task, detail),
+            _ANSWER.format(task_id=t["id"], role="write"),
+        )
+    )
+
+
+def agent_task_prompt(t: dict[str, Any], task: str, detail: Any) -> str:
+    """The prompt of a task agent launched with the Agent tool (Workflow off, or a task
+    dispatched again after a crash): the same brief as a fan-out's, so it too starts with
+    ``agents-state task start`` and, under isolation, names its worktree (issue 33)."""
+    return "\n".join(
+        (
+            *task_brief(t, task, detail),
+            f'End your answer with your handoff response as a JSON block (task_id "{t["id"]}", '
+            'phase "write", decision, status, context_summary, findings).',
+        )
+    )
+
+
+def task_brief(t: dict[str, Any], task: str, detail: Any) -> list[str]:
+    """What a task agent is told on either path: its task, its files, where and how to start,
+    and how to record the result."""
     tid = t["id"]
     lines = [
-        marker(fan, tid),
         f"Workflow task: {task}",
         f"Your task: {tid}" + (f": {t['title']}" if t.get("title") else ""),
     ]
@@ -237,20 +263,19 @@ def _task_prompt(fan: str, t: dict[str, Any], task: str, detail: Any) -> str:
         lines.append(f"Done before it: {', '.join(deps)}")
     if t.get("worktree"):
         lines.append(
-            f"First run: agents-state task start {tid} (worktree isolation is on: it prints the "
-            "folder to work in; work only there, with absolute paths, and cd into it for every "
-            "shell command)."
+            f"First run: agents-state task start {tid} (worktree isolation is on: it makes your "
+            f"worktree {t['worktree']} and prints its folder; work only there, with absolute "
+            "paths, and cd into it for every shell command)."
         )
     else:
         lines.append(f"First run: agents-state task start {tid}")
     if t.get("consult"):
         lines.append(f"Consult the MCP tool {t['consult']} when it is available in this session.")
-    lines += [
-        f"When done, record it: agents-state task done {tid} --summary '<one line>' (or: "
-        f"agents-state task fail {tid} --error TEXT).",
-        _ANSWER.format(task_id=tid, role="write"),
-    ]
-    return "\n".join(lines)
+    lines.append(
+        f"When done, record it: agents-state task done {tid} --summary '<one line>'; if you "
+        f"cannot finish it: agents-state task fail {tid} --error TEXT"
+    )
+    return lines
 
 
 def _spec(key: str, label: str, agent_type: str, model: str | None, prompt: str) -> dict[str, Any]:

@@ -33,6 +33,16 @@ def merge_step(state: State, pstate: PhaseState, wave_no: int) -> MergeStep | No
     tid = queue[0]
     task = tasks[tid]
     files = task.conflictFiles or []
+    if task.resolveIn is not None:  # merge --resolve ran: fix the files there, then merge
+        return (
+            "work_inline",
+            ("resolve_in_worktree", {"task": tid, "files": files, "worktree": task.resolveIn}),
+            "agents-state merge",
+            {
+                "wave": wave_no,
+                "conflict": {"task": tid, "files": files, "worktree": task.resolveIn},
+            },
+        )
     return (
         "work_inline",
         ("resolve_conflict", {"task": tid, "files": files, "branch": state.git.branch}),

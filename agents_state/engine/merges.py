@@ -24,7 +24,10 @@ _OUTCOMES = ("merged", "nochange", "conflict", "pending")
 
 
 def apply_merge_event(
-    state: State, phase: PhaseState, event: ev.MergeBegin | ev.MergeRecord, now: datetime
+    state: State,
+    phase: PhaseState,
+    event: ev.MergeBegin | ev.MergeRecord | ev.MergeResolve,
+    now: datetime,
 ) -> tuple[Outcome, str | None]:
     """The outcome, and the task whose wave may now be complete (for ``tasks``, which closes
     the wave and opens the next), or None."""
@@ -35,6 +38,8 @@ def apply_merge_event(
             event.name.replace("_", " "),
             hint="there is no integration branch to merge into",
         )
+    if isinstance(event, ev.MergeResolve):
+        return _resolve(state, phase, event), None
     git = state.git = state.git.model_copy()
     if isinstance(event, ev.MergeBegin):
         git.intent = MergeIntent(tasks=list(event.tasks), head=event.head, at=format_time(now))
@@ -54,6 +59,7 @@ def apply_merge_event(
         task.head = head or task.head
         task.branch = task.branch or f"{git.branch}-{tid}"
         task.conflictFiles = list(files) if outcome == "conflict" else None
+        task.resolveIn = None  # a conflict found again is offered to resolve again
         (conflicts if outcome == "conflict" else merged).append(tid)
         if outcome == "nochange":
             unchanged.append(tid)
@@ -61,7 +67,35 @@ def apply_merge_event(
     if unchanged:
         message += f"; without change (nothing to merge): {', '.join(unchanged)}"
     if conflicts:
-        message += f"; conflict: {', '.join(conflicts)} (resolve: agents-state merge --resolve ID)"
+        message += (
+            f"; conflict: {', '.join(conflicts)} (resolve "
+            + ("one at a time, first " if len(conflicts) > 1 else "")
+            + f"with: agents-state merge --resolve {conflicts[0]})"
+        )
     data = {"merged": merged, "conflicts": conflicts}
     last = event.results[-1][0] if event.results else None
     return Outcome(state, message, True, data, data), last
+
+
+def _resolve(state: State, phase: PhaseState, event: ev.MergeResolve) -> Outcome:
+    """Record where a conflict waits to be fixed: the next step is then to fix it there."""
+    tasks = phase.tasks or {}
+    task = tasks.get(event.task_id)
+    if task is None or task.merge != "conflict":
+        raise TransitionNotAllowedError(
+            f"task {event.task_id}",
+            f"merge {(task.merge if task else None) or 'not due'}",
+            "resolve",
+        )
+    task = tasks[event.task_id] = task.model_copy()  # copy on write: tasks are shared
+    task.resolveIn = event.worktree
+    task.conflictFiles = list(event.files) or task.conflictFiles
+    files = event.files
+    message = f"{event.task_id}: the integration branch is merged into {event.worktree}; " + (
+        f"resolve the conflicts in {', '.join(files)} there, keeping both changes, "
+        if files
+        else "no conflict is left, "
+    )
+    message += "then run: agents-state merge"
+    data = {"worktree": event.worktree, "files": list(files)}
+    return Outcome(state, message, True, data, data)

@@ -98,8 +98,9 @@ def decide(
             contextTokens=context_tokens,
             contextWindow=window,
         )
+    # the count of tool calls stands in for a size nobody measured, never overrides one (issue 33)
     limit = comp.toolCallThreshold
-    if tool_calls >= limit and action.kind not in _NOT_NOW:
+    if context_tokens is None and tool_calls >= limit and action.kind not in _NOT_NOW:
         return Decision(
             "compact",
             current,

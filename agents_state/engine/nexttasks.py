@@ -62,6 +62,10 @@ def tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> D
             }
             for t in ready
         ]
+        from agents_state.engine.fanout import agent_task_prompt
+
+        for entry in listed:  # the Agent path's prompt, as the fan-out's (issue 33)
+            entry["prompt"] = agent_task_prompt(entry, state.task, tasks[entry["id"]])
         models = sorted({str(x["model"]) for x in listed})
         return Decision(
             "dispatch_agents",

@@ -112,7 +112,7 @@ def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     if spec.kind is PhaseKind.REVIEW and e.blocking_issues > 0:
         return _send_back(state, e, ts, c.policy.review_rounds(e.phase))
     phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_complete")
-    phase.startedAt = phase.startedAt or ts
+    phase.startedAt = phase.startedAt or became_current(state, e.phase, ts)
     phase.completedAt = ts
     phase.error = None
     state.files[spec.file_key] = f".agents/phases/{spec.artifact}"
@@ -122,6 +122,16 @@ def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
         if back is not None:
             return back
     return advance(c, e.phase, message)
+
+
+def became_current(state: State, phase_id: str, ts: str) -> str:
+    """When a phase nobody started explicitly began: its first event is the one that made it
+    current, the completion of the phase before it (the workflow's start for the first), not
+    its own completion, which timed it 0 s (issue 33).  Never later than ``ts``."""
+    before = PHASE_IDS[: PHASE_IDS.index(phase_id)]
+    done = [t for p in before if (t := state.phase(p).completedAt) is not None]
+    since = max(done, default=None) or state.startedAt or ts
+    return min(since, ts)
 
 
 def _check_tasks_done(state: State, phase_id: str) -> None:

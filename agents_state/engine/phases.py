@@ -57,7 +57,7 @@ __all__ = [
     "new_state",
 ]
 
-_MERGES = {"merge_begin", "merge_record"}
+_MERGES = {"merge_begin", "merge_record", "merge_resolve"}
 _TASK_EVENTS = {"tasks_load", "task_claim", "task_start", "task_done", "task_fail"} | _MERGES
 _LATE_REPORTS = {"task_done", "task_fail", "task_start"}
 _RESUME = {"retry", "skip", "abort"}

@@ -57,7 +57,7 @@ def apply_task_event(state: State, event: ev.Event, now: datetime, policy: Polic
         return _done(state, phase, event, now, policy)
     if isinstance(event, ev.TaskFail):
         return _fail(state, phase, event, now, policy)
-    if isinstance(event, ev.MergeBegin | ev.MergeRecord):
+    if isinstance(event, ev.MergeBegin | ev.MergeRecord | ev.MergeResolve):
         from agents_state.engine.merges import apply_merge_event
 
         out, last = apply_merge_event(state, phase, event, now)

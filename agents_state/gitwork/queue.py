@@ -189,9 +189,11 @@ def _tidy(app: App, git: GitInfo, results: list[Result]) -> None:
             Git(app.root).run("branch", "-D", *gone, ok=(0, 1))
 
 
-def prepare_resolve(app: App, task_id: str) -> tuple[str, list[str]]:
+def prepare_resolve(app: App, task_id: str) -> Outcome:
     """Merge the integration branch into a conflicted task's branch, in its worktree, leaving
-    the conflict markers for an agent to resolve; returns the worktree and the files."""
+    the conflict markers for an agent to resolve; records where (``merge_resolve``: the next
+    step is to fix them there, issue 33)."""
+    from agents_state.engine import events as ev
     from agents_state.errors import NotFoundError, TransitionNotAllowedError
     from agents_state.gitwork.rooms import ensure_task_worktree, work_dir
 
@@ -210,4 +212,5 @@ def prepare_resolve(app: App, task_id: str) -> tuple[str, list[str]]:
             commit_leftovers(path, commit_message(task_id, task))
             g.run("merge", "--no-edit", state.git.branch, ok=(0, 1))
         files = g.out("diff", "--name-only", "--diff-filter=U").splitlines()
-        return str(work_dir(app, state.git, task_id)), files
+        where = str(work_dir(app, state.git, task_id))
+        return app.run(ev.MergeResolve(task_id, where, tuple(files)))

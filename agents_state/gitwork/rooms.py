@@ -39,15 +39,17 @@ __all__ = [
 @contextmanager
 def git_lock(app: App) -> Iterator[None]:
     from agents_state.errors import LockTimeoutError
-    from agents_state.store.lock import env_lock_timeout
+    from agents_state.store.lock import env_lock_timeout, holder_of, notice_wait
     from agents_state.store.lockfile import LockTimeout, acquire
 
     path = app.root / ".agents" / "git.lock"
     timeout = max(env_lock_timeout(), 120.0)
     try:
-        release = acquire(path, timeout)
+        release = acquire(
+            path, timeout, lambda: notice_wait(str(path), timeout, ".agents/git.lock")
+        )
     except LockTimeout:
-        raise LockTimeoutError(str(path), timeout, "another agents-state process") from None
+        raise LockTimeoutError(str(path), timeout, holder_of(str(path))) from None
     try:
         yield
     finally:
@@ -245,11 +247,10 @@ def commit_leftovers(path: Path, message: str) -> bool:
     g.run("add", "-A")
     left = g.run("diff", "--cached", "--check", ok=(0, 2)).stdout
     if g.rev("MERGE_HEAD") is not None and "conflict marker" in left:
+        from agents_state.errors import ConflictLeftError
+
         files = sorted({ln.split(":", 1)[0] for ln in left.splitlines() if "conflict marker" in ln})
-        raise GitError(
-            ["commit", str(path)],
-            f"conflict markers are still in {', '.join(files)}; resolve them first",
-        )
+        raise ConflictLeftError(str(path), files)
     if g.rev("MERGE_HEAD") is not None:
         g.run("commit", "--quiet", "--no-edit", "--no-verify")
     else:

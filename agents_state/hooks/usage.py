@@ -12,7 +12,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["handle", "on_main", "on_subagent_start", "on_subagent_stop"]
+__all__ = [
+    "handle",
+    "on_main",
+    "on_session",
+    "on_subagent_start",
+    "on_subagent_stop",
+    "on_unstopped",
+]
 
 
 def _warn(what: str, e: BaseException) -> None:
@@ -43,7 +50,14 @@ def on_subagent_start(root: str, payload: dict[str, Any], state: dict[str, Any])
     try:
         from agents_state.usage.record import record_start
 
-        return record_start(root, state, agent, str(payload.get("agent_type") or ""))
+        session = payload.get("transcript_path")
+        return record_start(
+            root,
+            state,
+            agent,
+            str(payload.get("agent_type") or ""),
+            session if isinstance(session, str) and session.endswith(".jsonl") else None,
+        )
     except Exception as e:
         _warn("the phase this sub-agent started in was", e)
         return None
@@ -98,6 +112,17 @@ def on_session(root: str, transcript: str, state: dict[str, Any]) -> None:
         record_session(root, state, transcript)
     except Exception as e:
         _warn("the conversation's token usage was", e)
+    on_unstopped(root, state)
+
+
+def on_unstopped(root: str, state: dict[str, Any]) -> None:
+    """Book the agents whose SubagentStop never came (session start and ``next``, issue 32)."""
+    try:
+        from agents_state.usage.record import record_unstopped
+
+        record_unstopped(root, state)
+    except Exception as e:
+        _warn("the usage of agents that never stopped was", e)
 
 
 def handle(event: str, explicit_root: str | None) -> None:

@@ -1,6 +1,8 @@
 """The store's lock as a context manager: the kernel lock on the ``.agents/`` directory itself
 (``lockfile``: nothing inside it can be removed or replaced to split writers), a bounded wait
-(``AGENTS_STATE_LOCK_TIMEOUT``) and ``lock-owner``, which names the holder in a timeout message.
+(``AGENTS_STATE_LOCK_TIMEOUT``) and the holder named: after a second of waiting (one line on
+stderr) and in a timeout message, from the kernel's lock table where there is one, else from
+``lock-owner`` (issue 33: that file names only the last process that wrote it).
 """
 
 from __future__ import annotations
@@ -25,7 +27,14 @@ if TYPE_CHECKING:
         holding: bool
 
 
-__all__ = ["DEFAULT_LOCK_TIMEOUT", "MAX_LOCK_TIMEOUT", "StoreLock", "env_lock_timeout"]
+__all__ = [
+    "DEFAULT_LOCK_TIMEOUT",
+    "MAX_LOCK_TIMEOUT",
+    "StoreLock",
+    "env_lock_timeout",
+    "holder_of",
+    "notice_wait",
+]
 
 DEFAULT_LOCK_TIMEOUT = 30.0
 MAX_LOCK_TIMEOUT = 86400.0
@@ -65,13 +74,18 @@ class StoreLock:
         self.release: Callable[[], None] | None = None
 
     def __enter__(self) -> None:
+        from agents_state.deadline import remaining
         from agents_state.store.lockfile import LockTimeout, acquire
 
+        agents, timeout = self.store.agents, self.store.lock_timeout
+        # a hook (it runs on a budget) waits silently: its stderr is the host's, not a person's
+        quiet = remaining() is not None
         try:
-            self.release = acquire(self.store.agents, self.store.lock_timeout)
+            self.release = acquire(
+                agents, timeout, None if quiet else lambda: notice_wait(agents, timeout)
+            )
         except LockTimeout:
-            holder = _holder(os.path.join(self.store.agents, "lock-owner"))
-            raise LockTimeoutError(f"{AGENTS_DIR}/", self.store.lock_timeout, holder) from None
+            raise LockTimeoutError(f"{AGENTS_DIR}/", timeout, holder_of(agents)) from None
         except OSError as e:
             raise StorageIOError(f"{AGENTS_DIR}/", "lock", e.strerror or str(e)) from None
         self.store.holding = True
@@ -100,18 +114,70 @@ class StoreLock:
             release()
 
 
-def _holder(owner_path: str) -> str:
+def notice_wait(locked: str, timeout: float, shown: str = f"{AGENTS_DIR}/") -> None:
+    """One line on stderr once a wait passes a second: who holds the lock (issue 33: a silent
+    wait of 11 s looked like a hang)."""
+    import sys
+
     try:
-        pid_s, since = fsops.read_regular(owner_path, "", 200).decode().split()[:2]
-        pid = int(pid_s)
-        age = time.time() - float(since)
+        sys.stderr.write(
+            f"agents-state: waiting for the lock on {shown}, held by {holder_of(locked)}; "
+            f"waiting up to {timeout:g}s\n"
+        )
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def holder_of(locked: str) -> str:
+    """Who holds the lock on ``locked``: the kernel's holder with its command line (Linux),
+    else ``lock-owner``'s last writer when it still runs."""
+    from agents_state.store.lockfile import holder_pid
+
+    pid = holder_pid(locked)
+    owner = os.path.join(locked, "lock-owner") if os.path.isdir(locked) else None
+    written = _owner_line(owner) if owner else None
+    if pid is None:
+        if written is None or not _alive(written[0]):
+            return "an unknown process"
+        pid = written[0]
+    facts = [_command(pid) or "running"]
+    if written is not None and written[0] == pid:
+        facts.append(f"took it {written[1]:.0f}s ago")
+    return f"pid {pid} ({', '.join(facts)})"
+
+
+def _owner_line(path: str) -> tuple[int, float] | None:
+    try:
+        pid_s, since = fsops.read_regular(path, "", 200).decode().split()[:2]
+        return int(pid_s), time.time() - float(since)
     except (OSError, ValueError, InvalidInputError):
-        return "an unknown process"
+        return None
+
+
+def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-        alive = "running"
     except (ProcessLookupError, OverflowError):
-        alive = "no longer running"
+        return False
     except PermissionError:
-        alive = "running"
-    return f"pid {pid} ({alive}, took it {age:.0f}s ago)"
+        pass
+    return True
+
+
+def _command(pid: int) -> str:
+    """``agents-state compact`` for ``/venv/bin/python3 /venv/bin/agents-state compact``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read(4096).decode("utf-8", "replace").split("\0")
+    except OSError:
+        return ""
+    argv = [a for a in argv if a]
+    if len(argv) > 1 and os.path.basename(argv[0]).startswith("python"):
+        argv = argv[1:]
+        while len(argv) > 1 and argv[0].startswith("-"):  # -P, -c CODE, -m MOD: keep it short
+            argv = argv[2:] if argv[0] in ("-c", "-m") else argv[1:]
+    if not argv:
+        return ""
+    text = " ".join([os.path.basename(argv[0]), *argv[1:]])
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -24,9 +24,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["LockTimeout", "acquire", "is_held"]
+__all__ = ["WAIT_NOTICE_AFTER", "LockTimeout", "acquire", "holder_pid", "is_held"]
 
 Release = Callable[[], None]
+WAIT_NOTICE_AFTER = 1.0  # seconds of waiting before ``waiting`` is called (issue 33)
 
 
 class LockTimeout(Exception):
@@ -39,9 +40,10 @@ def _open(path: Path | str) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
 
 
-def acquire(path: Path | str, timeout: float) -> Release:
+def acquire(path: Path | str, timeout: float, waiting: Callable[[], None] | None = None) -> Release:
     """Lock ``path`` (a directory, or a file) within ``timeout`` seconds; returns the function
-    that releases it."""
+    that releases it.  ``waiting`` is called once when the wait passes ``WAIT_NOTICE_AFTER``
+    (to say who holds the lock, issue 33)."""
     import threading
 
     if os.name != "posix":
@@ -57,9 +59,9 @@ def acquire(path: Path | str, timeout: float) -> Release:
             if timeout <= 0:
                 raise LockTimeout from None
             if threading.current_thread() is threading.main_thread():
-                _wait(fd, timeout)
+                _wait(fd, timeout, waiting)
             else:
-                _poll(fd, timeout)
+                _poll(fd, timeout, waiting)
     except BaseException as e:
         os.close(fd)
         if isinstance(e, _Expired):  # the timer fired as the lock was granted: let it go
@@ -83,12 +85,20 @@ def _expire(signum: int, frame: object) -> None:
     raise _Expired
 
 
-def _wait(fd: int, timeout: float) -> None:
+def _wait(fd: int, timeout: float, waiting: Callable[[], None] | None) -> None:
     import fcntl
     import signal
 
     previous = signal.signal(signal.SIGALRM, _expire)
     try:
+        if waiting is not None and timeout > WAIT_NOTICE_AFTER:
+            try:  # a first wait, then the notice, then the rest of the timeout
+                signal.setitimer(signal.ITIMER_REAL, WAIT_NOTICE_AFTER)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                return
+            except _Expired:
+                timeout -= WAIT_NOTICE_AFTER
+            waiting()  # held still (a lock granted as the timer fired is granted again below)
         signal.setitimer(signal.ITIMER_REAL, timeout)
         fcntl.flock(fd, fcntl.LOCK_EX)
     except _Expired:
@@ -98,18 +108,45 @@ def _wait(fd: int, timeout: float) -> None:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _poll(fd: int, timeout: float) -> None:
+def _poll(fd: int, timeout: float, waiting: Callable[[], None] | None) -> None:
     import fcntl
 
-    deadline = time.monotonic() + timeout
+    start = time.monotonic()
+    deadline = start + timeout
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now >= deadline:
                 raise LockTimeout from None
+            if waiting is not None and now - start >= WAIT_NOTICE_AFTER:
+                notice, waiting = waiting, None
+                notice()
             time.sleep(0.005)
+
+
+def holder_pid(path: Path | str) -> int | None:
+    """The process that holds the ``flock`` on ``path`` now, from the kernel's own table
+    (``/proc/locks``, Linux); None when unknown.  Not ``lock-owner``: a process that takes the
+    lock without writing it (a hook) would leave the last, perhaps dead, writer named there."""
+    try:
+        st = os.stat(path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            table = f.read()
+    except OSError:
+        return None
+    key = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in table.splitlines():
+        parts = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 4242 fe:00:2179778 0 EOF"; waiters have "->" after the id
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == key:
+            try:
+                return int(parts[4])
+            except ValueError:
+                return None
+    return None
 
 
 def is_held(path: Path | str) -> bool:

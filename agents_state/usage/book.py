@@ -44,6 +44,8 @@ __all__ = [
     "start_agent",
     "summary",
     "total",
+    "unreadable_lines",
+    "unstopped",
 ]
 
 KINDS = ("input", "output", "cacheRead", "cacheWrite")
@@ -120,6 +122,23 @@ def remember(book: dict[str, Any], path: str, chunk: Chunk, phase: str | None = 
             book,
             f"{path}: skipped {chunk.odd_usage + chunk.bad_lines} line(s) of an unknown shape",
         )
+    if chunk.too_deep or chunk.too_long:
+        note(book, unreadable_lines(path, chunk))
+
+
+def unreadable_lines(path: str, chunk: Chunk) -> str:
+    """What was skipped as too deep or too long to parse (issue 32); later lines are booked."""
+    from agents_state.usage.transcript import MAX_LINE
+
+    parts = []
+    if chunk.too_deep:
+        parts.append(f"{chunk.too_deep} nested too deep to parse")
+    if chunk.too_long:
+        parts.append(f"{chunk.too_long} over {MAX_LINE // (1024 * 1024)} MiB")
+    return (
+        f"{path}: line(s) skipped ({', '.join(parts)}); the usage in them is not counted, "
+        "later lines are booked"
+    )
 
 
 TIME_NOTE = (
@@ -128,9 +147,13 @@ TIME_NOTE = (
 )
 
 
-def start_agent(book: dict[str, Any], agent_id: str, agent_type: str, phase: str) -> bool:
+def start_agent(
+    book: dict[str, Any], agent_id: str, agent_type: str, phase: str, session: str | None = None
+) -> bool:
     """The entry of an agent that starts now, in ``phase`` (its usage comes when it stops);
-    whether it is new (a start seen twice changes nothing)."""
+    whether it is new (a start seen twice changes nothing).  ``session``: the main
+    conversation's transcript, beside which the host keeps the agent's own: an agent whose stop
+    never comes (killed mid fan-out) is booked from there later (issue 32)."""
     if isinstance(book["agents"].get(agent_id), dict):
         return False
     book["agents"][agent_id] = {
@@ -141,7 +164,20 @@ def start_agent(book: dict[str, Any], agent_id: str, agent_type: str, phase: str
         "messages": 0,
         "tokens": {},
     }
+    if session:
+        book["agents"][agent_id]["session"] = session
     return True
+
+
+def unstopped(book: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Agents that started and whose stop was never booked: (id, type, session transcript)."""
+    out = []
+    for aid, entry in (book.get("agents") or {}).items():
+        if isinstance(entry, dict) and not entry.get("stopped"):
+            session = entry.get("session")
+            if isinstance(session, str) and session:
+                out.append((aid, str(entry.get("type") or ""), session))
+    return out
 
 
 def add_agent(

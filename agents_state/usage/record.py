@@ -38,15 +38,26 @@ if TYPE_CHECKING:
 __all__ = [
     "PG_NAME",
     "USAGE_FILE",
+    "catch_up",
     "read_book",
     "record_agent",
     "record_main",
     "record_session",
     "record_start",
+    "record_unstopped",
     "task_in",
 ]
 
 TASK_PHASE = "2.1"  # workflow.TASK_PHASE, not imported on the hook path
+
+
+def _warn(text: str) -> None:
+    import sys
+
+    try:
+        sys.stderr.write(f"agents-state: warning: {text}\n")
+    except (OSError, ValueError):
+        pass
 
 
 def _fresh_if_needed(book: dict[str, Any] | None, state: dict[str, Any], present: bool) -> Any:
@@ -123,6 +134,8 @@ class _Reader:
         seen = _seen(book, self.path)
         got = self.early if seen == self.seen else _read_from(seen, self.path)
         if isinstance(got, Chunk):
+            if got.too_deep or got.too_long:  # said on stderr too: the host shows hook warnings
+                _warn(bk.unreadable_lines(self.path, got))
             return got
         text = f"{self.path}: not read ({got.strerror or got}); its usage is not counted"
         return text if bk.note(book, text) else ""
@@ -153,14 +166,69 @@ def _current(state: dict[str, Any]) -> str | None:
     return current if isinstance(current, str) and current else None
 
 
-def record_start(root: str, state: dict[str, Any], agent_id: str, agent_type: str) -> str | None:
+def record_start(
+    root: str,
+    state: dict[str, Any],
+    agent_id: str,
+    agent_type: str,
+    session: str | None = None,
+) -> str | None:
     """A sub-agent starts (SubagentStart): its entry, in the phase current now, which its usage
-    is booked to when it stops; returns that phase (``None``: no current phase)."""
+    is booked to when it stops; returns that phase (``None``: no current phase).  ``session``:
+    the main conversation's transcript (``record_unstopped`` finds the agent's beside it)."""
     phase = _current(state)
     if phase is None:
         return None
-    _update(root, state, lambda book: bk.start_agent(book, agent_id, agent_type, phase))
+    _update(root, state, lambda book: bk.start_agent(book, agent_id, agent_type, phase, session))
     return phase
+
+
+def record_unstopped(root: str, state: dict[str, Any]) -> int:
+    """Book what agents whose SubagentStop never came (killed mid fan-out, a crashed session)
+    have spent, from their transcripts; how many were read (issue 32: a resumed run otherwise
+    spent again on top, unseen).  An agent still running is booked so far: its stop books the
+    rest, from the offset the book keeps."""
+    book = read_book(root)
+    if book is None:
+        return 0
+    read = 0
+    for aid, agent_type, session in bk.unstopped(book):
+        path = _agent_file(session, aid)
+        if path is not None:
+            record_agent(root, state, aid, agent_type, path, stopped=False)
+            read += 1
+    return read
+
+
+def catch_up(root: str, state: Callable[[], dict[str, Any] | None]) -> int:
+    """``next``: ``record_unstopped`` when the book has agents that never stopped (``state``,
+    the raw state, is built only then: one read of the book otherwise)."""
+    book = read_book(root)
+    if book is None or not bk.unstopped(book):
+        return 0
+    raw = state()
+    return record_unstopped(root, raw) if raw is not None else 0
+
+
+def _agent_file(session: str, agent: str) -> str | None:
+    """Where the host keeps an agent's transcript beside its session's (2.1.330):
+    ``<session>/subagents/agent-<id>.jsonl``, a workflow's under ``workflows/<run>/`` (as
+    ``hooks.ownroom.agent_transcript`` finds it for a live call)."""
+    if not session.endswith(".jsonl") or not re.fullmatch(r"[A-Za-z0-9_.-]+", agent):
+        return None
+    folder = os.path.join(session[: -len(".jsonl")], "subagents")
+    name = f"agent-{agent}.jsonl"
+    try:
+        runs = sorted(os.listdir(os.path.join(folder, "workflows")))
+    except OSError:
+        runs = []
+    for path in (
+        os.path.join(folder, name),
+        *(os.path.join(folder, "workflows", r, name) for r in runs),
+    ):
+        if os.path.isfile(path):
+            return path
+    return None
 
 
 def _time_phase(book: dict[str, Any], state: dict[str, Any], chunk: Chunk) -> str:
@@ -182,8 +250,10 @@ def record_agent(
     agent_type: str,
     transcript: str,
     named_task: str | None = None,
+    stopped: bool = True,
 ) -> dict[str, Any] | None:
-    """Book a sub-agent's new usage on its entry; returns the entry (``None``: nothing read)."""
+    """Book a sub-agent's new usage on its entry; returns the entry (``None``: nothing read).
+    ``stopped``: its SubagentStop (else a catch-up by ``record_unstopped``)."""
     out: list[dict[str, Any]] = []
     read = _Reader(root, transcript)
 
@@ -197,7 +267,10 @@ def record_agent(
         # an agent that started in another phase (a reviewer naming a task) is not a task's
         task = task_in(state, named_task, chunk.prompt) if began in (None, TASK_PHASE) else None
         phase = began or (TASK_PHASE if task else _time_phase(book, state, chunk))
-        out.append(bk.add_agent(book, agent_id, agent_type, phase, task, chunk))
+        entry = bk.add_agent(book, agent_id, agent_type, phase, task, chunk)
+        if stopped:
+            entry["stopped"] = True
+        out.append(entry)
         bk.remember(book, transcript, chunk)
         return True
 

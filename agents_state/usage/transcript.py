@@ -6,7 +6,9 @@ A transcript is a JSON-lines file; each assistant line carries ``message.usage``
 lines with the same ``message.id`` and the same usage: a sum counts each id once.  A reader
 starts at a remembered byte offset, so that a hook's cost does not grow with the transcript, and
 never moves past a line that has no newline yet (the host may still be writing it).  Lines that
-are not JSON, or whose usage has an unknown shape, are skipped and counted.
+are not JSON, or whose usage has an unknown shape, are skipped and counted; so are lines nested
+too deep to parse (``RecursionError``) or longer than ``MAX_LINE`` (never parsed, never held
+whole): the offset moves past them and later lines are booked (issue 32).
 
 Plain ``json`` and ``os`` only: this runs in hooks.
 """
@@ -20,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["FIELDS", "Chunk", "Msg", "read_new"]
+__all__ = ["FIELDS", "MAX_LINE", "Chunk", "Msg", "read_new"]
 
 # our name -> the API's name
 FIELDS = (
@@ -30,6 +32,7 @@ FIELDS = (
     ("cacheWrite", "cache_creation_input_tokens"),
 )
 _BLOCK = 4 * 1024 * 1024
+MAX_LINE = 16 * 1024 * 1024  # a response line is some kilobytes; past this it is skipped
 _KEEP_IDS = 32  # ids of one response are adjacent; a few dozen cover any interleaving
 
 
@@ -62,6 +65,8 @@ class Chunk:
         self.prompt: str | None = None  # the first user message's text (from offset 0 only)
         self.bad_lines = 0  # not JSON
         self.odd_usage = 0  # usage of an unknown shape
+        self.too_deep = 0  # nested past the parser's recursion limit
+        self.too_long = 0  # longer than MAX_LINE
         self.partial = False  # a last line without its newline was left for next time
 
 
@@ -112,6 +117,9 @@ def _line(line: bytes, out: Chunk, seen: set[str]) -> None:
         entry = json.loads(line)
     except ValueError:
         out.bad_lines += 1
+        return
+    except RecursionError:  # uncaught, it stopped this transcript's booking for good
+        out.too_deep += 1
         return
     if not isinstance(entry, dict):
         out.bad_lines += 1
@@ -171,6 +179,8 @@ def read_new(path: str, offset: int = 0, ids: list[str] | None = None) -> Chunk:
             offset = out.offset = 0
         os.lseek(fd, offset, os.SEEK_SET)
         rest = b""
+        skipping = False  # inside a line longer than MAX_LINE: dropped up to its newline
+        dropped = 0  # its bytes read so far, not yet counted in the offset
         while True:
             block = os.read(fd, _BLOCK)
             if not block:
@@ -178,14 +188,24 @@ def read_new(path: str, offset: int = 0, ids: list[str] | None = None) -> Chunk:
             data = rest + block
             end = data.rfind(b"\n")
             if end < 0:
-                rest = data
+                if skipping or len(data) > MAX_LINE:  # never held whole
+                    skipping, dropped, rest = True, dropped + len(data), b""
+                else:
+                    rest = data
                 continue
-            for line in data[:end].split(b"\n"):
-                if line.strip():
+            lines = data[:end].split(b"\n")
+            if skipping:  # the end of the long line
+                out.too_long += 1
+                lines = lines[1:]
+            for line in lines:
+                if len(line) > MAX_LINE:
+                    out.too_long += 1
+                elif line.strip():
                     _line(line, out, seen)
-            out.offset += end + 1
+            out.offset += dropped + end + 1
             rest = data[end + 1 :]
-        out.partial = bool(rest.strip())
+            skipping, dropped = False, 0
+        out.partial = bool(rest.strip()) or skipping
     finally:
         os.close(fd)
     out.ids = out.ids[-_KEEP_IDS:]

@@ -73,7 +73,7 @@ def render_context(
     state: State, action: dict[str, object], excerpts: dict[str, str] | None = None
 ) -> str:
     from agents_state.engine.outcomes import final_summary
-    from agents_state.views.render import render_action
+    from agents_state.views.render import render_action, without_prompts
     from agents_state.workflow import get_phase
 
     done = [
@@ -109,7 +109,8 @@ def render_context(
         + (", ".join(map(escape, reads)) if isinstance(reads, list) and reads else "none")
     )
     call = action.get("workflow")  # issue 25: a fan-out's call is long; `next` prints it whole
-    lines.append(render_action({k: v for k, v in action.items() if k != "workflow"}))
+    brief = without_prompts({k: v for k, v in action.items() if k != "workflow"})
+    lines.append(render_action(brief))
     if call:
         lines.append(
             "  call:  this fan-out is ONE Workflow call: run agents-state next, which prints it "

@@ -179,9 +179,10 @@ _FINISH = {
 
 _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
     "plan_agents": lambda f: (
-        f"When the brainstorm finds the plan areas, put their number in place of {f['estimate']} "
-        f"after --plan-agents on the command (1 to {f['most']}; {f['estimate']} is the estimate "
-        "from the task's wording)."
+        "List the plan areas in the brainstorm under a heading `## Areas`, one top-level list "
+        "item per area: the engine runs one plan agent per area (at most "
+        f"{f['most']}). --plan-agents {f['estimate']} is the estimate from the task's wording, "
+        "used only when the brainstorm lists no areas."
     ),
     "review_found": lambda f: (
         f"Review {f['review']} found blocking issues: address every issue "
@@ -228,6 +229,18 @@ def _resolve(f: dict[str, Any]) -> str:
         "merges the integration branch into the task's worktree and names the files. Edit them "
         "there so that both changes survive (or ask the user which to keep), then run: "
         "agents-state merge"
+    )
+
+
+def _resolve_there(f: dict[str, Any]) -> str:
+    """Issue 33: after ``merge --resolve`` the step is the fix itself, not the same command."""
+    files = ", ".join(f["files"]) or "(the files git names as unmerged)"
+    return (
+        f"Fix the merge conflict of task {f['task']} in its worktree {f['worktree']}: in "
+        f"{files} there, replace each <<<<<<< ... ======= ... >>>>>>> block with text that "
+        "keeps both changes (or ask the user which to keep); leave no marker line. Then run "
+        "the command: it commits the fix and merges the task. If it still finds markers it "
+        "exits 9 and names the files."
     )
 
 
@@ -342,16 +355,17 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "wave": lambda f: (
         f"Wave {f['wave']}: dispatch one task agent per task below, in parallel "
         "(ONE message, one Agent call each, subagent_type subagents:task-agent, the task's Agent "
-        "model), each with its task id. Each agent records its own result with the command (or: "
-        "agents-state task fail <task-id> --error TEXT). Background agents answer one by one as "
-        "task notifications: when all have answered, run: agents-state next"
-        + (ISOLATED if f.get("isolated") else "")
+        "model), each with its task's prompt (tasks[].prompt) verbatim: the agent starts its "
+        "task and records it with the command. "
+        "Background agents answer one by one as task notifications: when all have answered, "
+        "run: agents-state next" + (ISOLATED if f.get("isolated") else "")
     ),
     "merge_wave": lambda f: (
         f"Wave {f['wave']} is done; merge its tasks into {f['branch']} (in task id order) with "
         "the command, then run: agents-state next"
     ),
     "resolve_conflict": _resolve,
+    "resolve_in_worktree": _resolve_there,
     "tasks_wait": lambda f: (
         f"Nothing to dispatch: {f['reason']}. Wait for the running task "
         "agents (or until the time), then run the command."

@@ -24,6 +24,7 @@ __all__ = [
     "progress_bar",
     "render_action",
     "render_status",
+    "without_prompts",
     "workflow_line",
 ]
 
@@ -67,6 +68,11 @@ def _clean(value: Any) -> Any:
 
 def render_action(a: dict[str, Any]) -> str:
     call = workflow_line(a.get("workflow"))
+    prompts = {  # one escaped line per line of each Agent-path prompt (issue 33)
+        str(t.get("id")): str(t["prompt"]).split("\n")
+        for t in a.get("tasks") or []
+        if isinstance(t, dict) and t.get("prompt") and not call
+    }
     a = _clean(a)
     head = _VERBS.get(a["kind"], a["kind"])
     agents = a.get("agents")
@@ -83,6 +89,7 @@ def render_action(a: dict[str, Any]) -> str:
             f"  task {t['id']} [{t['complexity']}, {t['model']}]: {t['title']}"
             + (f' (Agent model "{t["agentModel"]}")' if t.get("agentModel") else "")
         )
+        lines += [f"    | {escape(line)}" for line in prompts.get(str(t["id"]), [])]
     for q in a.get("questions") or []:
         lines.append(f"  question: {q}")
     if a.get("options"):
@@ -321,11 +328,15 @@ def _isolation_lines(state: State, ph: PhaseState) -> list[str]:
     ]
     if state.git is not None and state.git.intent is not None:
         lines.append("        a merge run was interrupted: agents-state merge finishes it")
+    tasks = state.phase("2.1").tasks or {}
     for tid, files in iso["conflicts"].items():
-        lines.append(
-            f"        ⚡ {escape(tid)} conflicts in {escape(', '.join(files))} "
-            f"(resolve: agents-state merge --resolve {escape(tid)})"
+        where = tasks[tid].resolveIn if tid in tasks else None
+        todo = (  # issue 33: once prepared, the step is the fix in that folder
+            f"fix it in {escape(where)}, then: agents-state merge"
+            if where
+            else f"resolve: agents-state merge --resolve {escape(tid)}"
         )
+        lines.append(f"        ⚡ {escape(tid)} conflicts in {escape(', '.join(files))} ({todo})")
     return lines
 
 
@@ -392,5 +403,14 @@ def render_status(
     ]
     lines += _stage_lines(state, now, lease, verbose)
     lines += _failure_lines(state) + _notes(state)
-    lines.append(render_action(action))
+    lines.append(render_action(without_prompts(action)))  # a person reads status
     return "\n".join(lines)
+
+
+def without_prompts(action: dict[str, Any]) -> dict[str, Any]:
+    """The action without its tasks' Agent-path prompts (``next`` prints them; ``status`` and
+    the session's context, which say what to run next, stay short)."""
+    if not action.get("tasks"):
+        return action
+    tasks = [{k: v for k, v in t.items() if k != "prompt"} for t in action["tasks"]]
+    return {**action, "tasks": tasks}

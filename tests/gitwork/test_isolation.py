@@ -117,7 +117,7 @@ def test_conflict_is_recorded_and_offered_for_resolution(root: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == (
         f"b completed; merged 1 task(s) into {integration(root)}; "
-        "conflict: b (resolve: agents-state merge --resolve ID)"
+        "conflict: b (resolve with: agents-state merge --resolve b)"
     )
     b = task_of(root, "b")
     assert (b["merge"], b["conflictFiles"]) == ("conflict", ["f.txt"])
@@ -148,9 +148,24 @@ def test_conflict_is_recorded_and_offered_for_resolution(root: Path) -> None:
     assert res["files"] == ["f.txt"]
     wt = Path(res["worktree"])
     assert "<<<<<<<" in (wt / "f.txt").read_text()
+    # issue 33: the next step is the fix in that folder, not `merge --resolve` again
+    for step in (res["next"], cli_json(root, "next")):
+        assert (step["kind"], step["command"]) == ("work_inline", "agents-state merge")
+        assert step["conflict"] == {"task": "b", "files": ["f.txt"], "worktree": str(wt)}
+        assert step["instructions"].startswith(
+            f"Fix the merge conflict of task b in its worktree {wt}: in f.txt there, replace "
+        )
     refused = run_cli(root, "merge")
-    assert refused.returncode == 7
-    assert "conflict markers are still in f.txt; resolve them first" in refused.stderr
+    assert (refused.returncode, refused.stderr) == (
+        9,
+        f"agents-state: error: {wt}: conflict markers are still in f.txt; edit them there so "
+        "that both changes survive (no <<<<<<<, ======= or >>>>>>> line left), then run: "
+        "agents-state merge\n",
+    )
+    assert cli_json(root, "next")["command"] == "agents-state merge"  # still the fix
+    assert f"⚡ b conflicts in f.txt (fix it in {wt}, then: agents-state merge)" in (
+        run_cli(root, "status").stdout
+    )
     edit_line(wt / "f.txt", 3, "from a and b")
     text = (wt / "f.txt").read_text()
     keep = [

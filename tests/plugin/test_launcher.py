@@ -111,14 +111,17 @@ def test_plugin_data_venv(lone_launcher: Path, root: Path, tmp_path: Path) -> No
 
 def test_package_next_to_the_launcher(root: Path) -> None:
     # python3 -m agents_state with the plugin root on PYTHONPATH, when python3 has the
-    # dependencies (here: the test venv's python, found first on PATH)
+    # dependencies (here: the test venv's python, found first on PATH; issue 33)
     plugin_like = root.parent / "plugin-src"
     (plugin_like / "bin").mkdir(parents=True)
     shutil.copy2(LAUNCHER, plugin_like / "bin" / "agents-state")
     os.symlink(PLUGIN_ROOT / "agents_state", plugin_like / "agents_state")
+    # a script, not a link: a link to the venv's python outside the venv is the base
+    # interpreter, which has the dependencies only by chance (not Debian's /usr/bin/python3)
     shim = root.parent / "shim"
     shim.mkdir()
-    os.symlink(sys.executable, shim / "python3")
+    (shim / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (shim / "python3").chmod(0o755)
     proc = run([str(plugin_like / "bin" / "agents-state"), "status"], root, f"{shim}:{SYSTEM_PATH}")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("No active workflow")

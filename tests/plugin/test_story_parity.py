@@ -297,7 +297,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     for name, walk in walks:
         for label, a, text in walk:
             where = f"next action ({name}) {label}"
-            c.texts[where] = text + "\n" + json.dumps(a)
+            # an Agent-path task prompt is text with lines of its own: checked as such, not as
+            # one JSON string whose escaped newlines would join its commands (issue 33)
+            prompts = [t.pop("prompt") for t in a.get("tasks") or [] if "prompt" in t]
+            c.texts[where] = "\n".join((text, json.dumps(a), *prompts))
             if a["kind"] != "resume":
                 c.actions.append((where, a))
     return c

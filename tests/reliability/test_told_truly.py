@@ -106,6 +106,34 @@ def test_issue_16_stdout_to_dev_full_without_a_commit_exits_7(root: Path) -> Non
     assert _files(root) == before
 
 
+def test_issue_33_buffered_streams_keep_the_exit_code(root: Path) -> None:
+    """Without ``PYTHONUNBUFFERED`` (an ordinary shell) a failed write left its text in the
+    buffer and the interpreter's flush at exit turned the code into 120."""
+    _workflow(root)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        out = subprocess.run(
+            [CLI, "--root", str(root), "status"], stdout=full, env=env, timeout=30, check=False
+        )
+        err = subprocess.run(
+            [CLI, "--root", str(root), "phase", "complete", "9"],
+            stdout=subprocess.DEVNULL,
+            stderr=full,
+            env=env,
+            timeout=30,
+            check=False,
+        )
+        saved = subprocess.run(
+            [CLI, "--root", str(root), "compact"],
+            stdout=full,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            timeout=30,
+            check=False,
+        )
+    assert (out.returncode, err.returncode, saved.returncode) == (7, 3, 8)
+
+
 def test_issue_16_json_warning_after_a_commit(root: Path) -> None:
     _workflow(root)
     with open("/dev/full", "w") as full:

@@ -90,8 +90,16 @@ def complete(
     shown = None if artifact in (None, "-") else artifact
     if artifact == "-":
         shown = "<stdin>"
-    out = app.complete_phase(phase_id, _artifact_bytes(artifact, app.root), shown, plan_agents)
-    print_outcome(app, out.message, as_json, state=out.state)
+    body = _artifact_bytes(artifact, app.root)
+    from agents_state.gitwork import isolated
+
+    said = ""
+    if isolated(app.root_dir):  # issue 33: the phase's work is on the branch, not only on disk
+        from agents_state.gitwork.steps import settle_integration
+
+        said = settle_integration(app, phase_id)
+    out = app.complete_phase(phase_id, body, shown, plan_agents)
+    print_outcome(app, out.message + said, as_json, state=out.state)
     return 0
 
 
@@ -153,13 +161,15 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
             hint="run: agents-state resume",
         )
     cfg = app.config.stages.TEST
-    where = app.root
+    where, said = app.root, ""
     if state.git is not None:  # the TEST gate judges the merged result (issue 22)
         from agents_state.engine.worktrees import INTEGRATION_DIR
         from agents_state.gitwork.rooms import work_dir
+        from agents_state.gitwork.steps import settle_integration
 
+        said = settle_integration(app, TEST_RUN)  # issue 33: the branch's files, committed
         where = work_dir(app, state.git, INTEGRATION_DIR)
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, where)
     out = app.complete_phase(TEST_RUN, data)
-    print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message + said, as_json, state=out.state)
     return 0

@@ -22,6 +22,7 @@ from agents_state.gitwork.git import Git, GitError
 from agents_state.gitwork.rooms import (
     commit_leftovers,
     ensure_integration,
+    excludes_of,
     git_lock,
     worktree_path,
 )
@@ -79,7 +80,8 @@ def run_queue(app: App) -> Outcome | None:
         for tid in queue:  # first, so that a refusal (conflict markers) writes nothing
             task = tasks[tid]
             if task.head is None or task.merge == "conflict":  # not committed by task done
-                commit_leftovers(worktree_path(app, state.git, tid), commit_message(tid, task))
+                path = worktree_path(app, state.git, tid)
+                commit_leftovers(path, commit_message(tid, task), excludes_of(app))
         intent = state.git.intent
         if intent is None or intent.tasks != queue:
             app.run(ev.MergeBegin(tuple(queue), head))
@@ -207,7 +209,7 @@ def prepare_resolve(app: App, task_id: str) -> tuple[str, list[str]]:
         path = ensure_task_worktree(app, state.git, task_id)
         g = Git(path)
         if g.rev("MERGE_HEAD") is None:
-            commit_leftovers(path, commit_message(task_id, task))
+            commit_leftovers(path, commit_message(task_id, task), excludes_of(app))
             g.run("merge", "--no-edit", state.git.branch, ok=(0, 1))
         files = g.out("diff", "--name-only", "--diff-filter=U").splitlines()
         return str(work_dir(app, state.git, task_id)), files

@@ -11,7 +11,7 @@ taken under ``.agents/git.lock`` (never while holding the state's lock).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from agents_state.gitwork.git import Git, GitError, find_repo
 
 if TYPE_CHECKING:
     from agents_state.app import App
+    from agents_state.gitwork.clean import Staged
     from agents_state.models import GitInfo, State
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "discard_worktrees",
     "ensure_integration",
     "ensure_task_worktree",
+    "excludes_of",
     "git_lock",
     "load_git",
     "repo_of",
@@ -56,6 +58,11 @@ def git_lock(app: App) -> Iterator[None]:
 
 def repo_of(app: App) -> Path | None:
     return find_repo(app.root)
+
+
+def excludes_of(app: App) -> list[str]:
+    """What no commit of the engine takes besides the built-in list (``excludePatterns``)."""
+    return list(app.config.stages.FINAL.git.excludePatterns)
 
 
 def worktree_path(app: App, git: GitInfo, name: str) -> Path:
@@ -226,30 +233,36 @@ def _worktree_record(path: Path, records: Path | None) -> Path | None:
     return record
 
 
-def commit_leftovers(path: Path, message: str) -> bool:
-    """Commit what the agent left uncommitted in its worktree; True if a commit was made.
+def commit_leftovers(path: Path, message: str, excludes: Sequence[str] = ()) -> Staged:
+    """Commit what the agent left uncommitted in its worktree, the clean way (``gitwork.clean``:
+    no generated file, no credential, nothing ``excludes`` names); what it took and left out.
 
     A resolved merge (``task resolve``) is committed as that merge; conflict markers still in a
     file refuse it."""
+    from agents_state.gitwork.clean import Staged, stage_clean
+
     if not (path / ".git").exists():
-        return False
+        return Staged(False, [], [])
     g = Git(path)
     _clear_stale(g.git_dir())
-    if not g.dirty() and g.rev("MERGE_HEAD") is None:
-        return False
-    g.run("add", "-A")
+    merging = g.rev("MERGE_HEAD") is not None
+    if not g.dirty() and not merging:
+        return Staged(False, [], [])
+    staged = stage_clean(g, excludes)
     left = g.run("diff", "--cached", "--check", ok=(0, 2)).stdout
-    if g.rev("MERGE_HEAD") is not None and "conflict marker" in left:
+    if merging and "conflict marker" in left:
         files = sorted({ln.split(":", 1)[0] for ln in left.splitlines() if "conflict marker" in ln})
         raise GitError(
             ["commit", str(path)],
             f"conflict markers are still in {', '.join(files)}; resolve them first",
         )
-    if g.rev("MERGE_HEAD") is not None:
+    if merging:
         g.run("commit", "--quiet", "--no-edit", "--no-verify")
-    else:
+    elif g.run("diff", "--cached", "--quiet", ok=(0, 1)).returncode == 1:
         g.run("commit", "--quiet", "--no-verify", "-m", message)
-    return True
+    else:  # only left-out files changed: nothing to commit
+        return staged
+    return staged._replace(made=True)
 
 
 def _clear_stale(git_dir: Path, *more: Path) -> bool:

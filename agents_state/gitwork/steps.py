@@ -7,7 +7,7 @@ of a wave, runs the merge queue.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agents_state.workflow import TASK_PHASE
 
@@ -17,11 +17,13 @@ if TYPE_CHECKING:
     from agents_state.models import State
 
 __all__ = [
+    "Committed",
     "after_claim",
     "after_done",
     "after_load",
     "before_done",
     "dispatch_note",
+    "done_notes",
     "isolation_note",
 ]
 
@@ -81,35 +83,77 @@ def after_claim(app: App, state: State, task_id: str) -> dict[str, Any]:
     }
 
 
-def before_done(app: App, task_id: str, summary: str | None) -> tuple[str | None, str | None, bool]:
-    """Commit what the agent left in its worktree; the task's branch and head (or None), and
-    whether that head is already in the integration branch (the task changed nothing)."""
+class Committed(NamedTuple):
+    """What ``task done`` committed in the task's worktree (issue 22, 33)."""
+
+    branch: str | None = None
+    head: str | None = None
+    unchanged: bool = False  # the head is already in the integration branch
+    outside: tuple[str, ...] = ()  # new files outside the task's ``files``
+    left: tuple[tuple[str, str], ...] = ()  # paths no commit takes, and why
+
+
+def before_done(app: App, task_id: str, summary: str | None) -> Committed:
+    """Commit what the agent left in its worktree (the clean way: ``gitwork.clean``)."""
     from agents_state.gitwork import isolated
 
     if not isolated(app.root_dir):
-        return None, None, False
+        return Committed()
     state = app.state()
     if state is None or state.git is None:
-        return None, None, False
+        return Committed()
     tasks = state.phase(TASK_PHASE).tasks or {}
     task = tasks.get(task_id)
     if task is None or task.status not in ("in_progress", "pending"):
-        return None, None, False
+        return Committed()
     from agents_state.engine.worktrees import commit_message, task_branch
     from agents_state.gitwork.git import Git
-    from agents_state.gitwork.rooms import commit_leftovers, git_lock, worktree_path
+    from agents_state.gitwork.rooms import commit_leftovers, excludes_of, git_lock, worktree_path
 
     branch = task_branch(state.git, task_id)
     path = worktree_path(app, state.git, task_id)
     if not (path / ".git").exists():
-        return None, None, False
+        return Committed()
     with git_lock(app):
         done = task.model_copy()
         done.summary = summary or task.summary
-        commit_leftovers(path, commit_message(task_id, done))
+        staged = commit_leftovers(path, commit_message(task_id, done), excludes_of(app))
         g = Git(path)
         head = g.rev("HEAD")
-        return branch, head, head is not None and g.is_ancestor(head, state.git.branch)
+        unchanged = head is not None and g.is_ancestor(head, state.git.branch)
+    outside = tuple(f for f in staged.new if not _listed(f, task.files))
+    return Committed(branch, head, unchanged, outside, tuple(staged.left))
+
+
+def _listed(path: str, files: list[str]) -> bool:
+    """Whether a task's ``files`` entry (a path, a folder or a glob) names ``path``."""
+    import fnmatch
+
+    for f in files:
+        f = f.strip()
+        f = f[2:] if f.startswith("./") else f
+        if not f:
+            continue
+        if path == f or path.startswith(f.rstrip("/") + "/") or fnmatch.fnmatchcase(path, f):
+            return True
+    return False
+
+
+def done_notes(c: Committed) -> str:
+    """What ``task done`` adds to its message about the commit (issue 33)."""
+    notes = ""
+    if c.outside:
+        notes += f"; new files outside its files: {_few([p for p in c.outside])}"
+    if c.left:
+        notes += "; left out of its commit (generated, credential or excluded; still in the " + (
+            f"worktree): {_few([p for p, _ in c.left])}"
+        )
+    return notes
+
+
+def _few(paths: list[str], most: int = 8) -> str:
+    more = f" and {len(paths) - most} more" if len(paths) > most else ""
+    return ", ".join(paths[:most]) + more
 
 
 def after_done(app: App, out: Outcome) -> Outcome | None:
@@ -124,3 +168,31 @@ def after_done(app: App, out: Outcome) -> Outcome | None:
     from agents_state.gitwork.queue import run_queue
 
     return run_queue(app)
+
+
+def settle_integration(app: App, phase_id: str) -> str:
+    """Commit what a phase after 2.1 left uncommitted in the integration worktree (issue 33:
+    a fix made there must be on the branch before 3.1 judges it and before the completion);
+    the words for the command's message ("" when there was nothing)."""
+    state = app.state()
+    if state is None or state.git is None:
+        return ""
+    from agents_state.workflow import PHASE_INDEX, get_phase
+
+    if PHASE_INDEX.get(phase_id, 0) <= PHASE_INDEX[TASK_PHASE]:
+        return ""
+    from agents_state.engine.worktrees import INTEGRATION_DIR
+    from agents_state.gitwork.rooms import commit_leftovers, excludes_of, git_lock, worktree_path
+
+    path = worktree_path(app, state.git, INTEGRATION_DIR)
+    if not (path / ".git").exists():
+        return ""
+    message = f"agents-state: phase {phase_id} ({get_phase(phase_id).name})"
+    with git_lock(app):
+        staged = commit_leftovers(path, message, excludes_of(app))
+    said = f"; committed the changes in {path} on {state.git.branch}" if staged.made else ""
+    if staged.left:
+        said += "; left out of the commit (generated, credential or excluded): " + _few(
+            [p for p, _ in staged.left]
+        )
+    return said

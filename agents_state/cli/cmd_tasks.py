@@ -269,14 +269,15 @@ def done(
         said += f"; no change on its branch {c.branch} (nothing to merge)"
     if out.changed:
         said += done_notes(c)
-    merged = None
-    if out.state.git is not None:  # the merge queue, when this done finished a wave
-        from agents_state.gitwork.steps import after_done
+    if out.changed and out.state.git is not None:
+        from agents_state.gitwork.steps import merge_due
 
-        merged = after_done(app, out)
-    if merged is None:
-        return _report(out, as_json, {"message": said} if said != out.message else None)
-    return _report(merged, as_json, {"message": f"{said}; {merged.message}"})
+        if merge_due(out.state):  # issue 33: never here, under the running agent's feet
+            said += (
+                f"; the wave is done: it is merged into {out.state.git.branch} once its agents "
+                "have stopped (this worktree stays until then)"
+            )
+    return _report(out, as_json, {"message": said} if said != out.message else None)
 
 
 @task.command()

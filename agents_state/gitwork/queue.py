@@ -62,11 +62,12 @@ def repair_integration(intg: Git, branch: str, interrupted: bool) -> str:
     return intg.out("rev-parse", "HEAD") if moved else head
 
 
-def run_queue(app: App) -> Outcome | None:
-    """Merge what is due; None when nothing is (or there is no isolation)."""
+def run_queue(app: App, wait: float | None = None) -> Outcome | None:
+    """Merge what is due; None when nothing is (or there is no isolation).  ``wait``: the
+    seconds to wait for the git lock (a hook waits less)."""
     from agents_state.engine import events as ev
 
-    with git_lock(app):
+    with git_lock(app, wait):
         state = app.require()
         if state.git is None:
             return None

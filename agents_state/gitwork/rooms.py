@@ -39,13 +39,14 @@ __all__ = [
 
 
 @contextmanager
-def git_lock(app: App) -> Iterator[None]:
+def git_lock(app: App, wait: float | None = None) -> Iterator[None]:
+    """``.agents/git.lock``; ``wait``: the seconds to wait for it (default: 120, or more)."""
     from agents_state.errors import LockTimeoutError
     from agents_state.store.lock import env_lock_timeout
     from agents_state.store.lockfile import LockTimeout, acquire
 
     path = app.root / ".agents" / "git.lock"
-    timeout = max(env_lock_timeout(), 120.0)
+    timeout = max(env_lock_timeout(), 120.0) if wait is None else wait
     try:
         release = acquire(path, timeout)
     except LockTimeout:

@@ -1,12 +1,14 @@
 """What the task commands add under worktree isolation (the shell; each a no-op without it).
 
 ``tasks load`` makes the integration branch, ``task claim`` / ``start`` make the task's
-worktree and say where to work, ``task done`` commits what the agent left and, for the last task
-of a wave, runs the merge queue.
+worktree and say where to work, ``task done`` commits what the agent left (the clean way); the
+wave is merged once its agents have stopped (``merge_after_stop``: the SubagentStop hook, and
+``next``), never inside an agent's own ``task done`` (issue 33: the merge removes its worktree).
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agents_state.workflow import TASK_PHASE
@@ -19,12 +21,14 @@ if TYPE_CHECKING:
 __all__ = [
     "Committed",
     "after_claim",
-    "after_done",
     "after_load",
     "before_done",
     "dispatch_note",
     "done_notes",
     "isolation_note",
+    "merge_after_stop",
+    "merge_due",
+    "running_agents",
 ]
 
 
@@ -156,18 +160,59 @@ def _few(paths: list[str], most: int = 8) -> str:
     return ", ".join(paths[:most]) + more
 
 
-def after_done(app: App, out: Outcome) -> Outcome | None:
-    """Run the merge queue when this done finished the tasks of a wave."""
-    state = out.state
-    if state.git is None or not out.changed:
-        return None
+def merge_due(state: State) -> bool:
+    """Whether the merge queue has work now: a wave whose tasks are all done, not merged, and
+    not only waiting for a person to resolve a conflict."""
+    if state.git is None:
+        return False
     from agents_state.engine.worktrees import merge_queue
 
-    if not merge_queue(state, state.phase(TASK_PHASE)):
+    phase = state.phase(TASK_PHASE)
+    queue = merge_queue(state, phase)
+    tasks = phase.tasks or {}
+    return bool(queue) and (
+        state.git.intent is not None or any(tasks[t].merge != "conflict" for t in queue)
+    )
+
+
+def running_agents(root_dir: str, stopped: str | None = None) -> list[str]:
+    """The plugin's sub-agents that started and have not stopped, as ``.agents/subagents.jsonl``
+    (the SubagentStart/Stop log) says; ``stopped``: one more agent known to have stopped."""
+    import orjson
+
+    started: dict[str, None] = {}
+    try:
+        with open(os.path.join(root_dir, ".agents", "subagents.jsonl"), "rb") as f:
+            for line in f:
+                try:
+                    entry = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                agent = entry.get("agent_id") if isinstance(entry, dict) else None
+                if not isinstance(agent, str):
+                    continue
+                if entry.get("event") == "start":
+                    started[agent] = None
+                elif entry.get("event") == "stop":
+                    started.pop(agent, None)
+    except OSError:
+        return []
+    started.pop(stopped or "", None)
+    return list(started)
+
+
+def merge_after_stop(app: App, stopped: str | None, wait: float | None = None) -> Outcome | None:
+    """Issue 33: the wave merges once its agents have stopped (never inside an agent's own
+    ``task done``, whose worktree the merge removes): run the queue when it is due and no other
+    sub-agent is running; None when it did not run."""
+    state = app.state()
+    if state is None or not merge_due(state):
+        return None
+    if running_agents(app.root_dir, stopped):
         return None
     from agents_state.gitwork.queue import run_queue
 
-    return run_queue(app)
+    return run_queue(app, wait)
 
 
 def settle_integration(app: App, phase_id: str) -> str:

@@ -215,8 +215,8 @@ ISOLATED = (
     ". Worktree isolation is on: give each agent the command agents-state task start "
     "<task-id> to run first; it makes the task's own git worktree and prints the folder to "
     "work in. The agent works only there (absolute paths; cd into it for every shell "
-    "command) and may commit there; task done commits what is left, and the last done of a "
-    "wave merges the wave into the integration branch"
+    "command) and may commit there; task done commits what is left, and the wave is merged "
+    "into the integration branch once its agents have stopped"
 )
 
 

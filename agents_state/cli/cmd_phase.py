@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from agents_state.cli.options import app_from, complete_phase_ids, json_option, print_outcome
 from agents_state.workflow import SIZING_PHASE, TEST_RUN
+
+if TYPE_CHECKING:
+    from agents_state.app import App
+    from agents_state.models import State
 
 __all__ = ["phase"]
 
@@ -99,8 +105,20 @@ def complete(
 
         said = settle_integration(app, phase_id)
     out = app.complete_phase(phase_id, body, shown, plan_agents)
+    if out.changed and out.state.status == "completed" and out.state.git is not None:
+        said += _hand_over(app, out.state)
     print_outcome(app, out.message + said, as_json, state=out.state)
     return 0
+
+
+def _hand_over(app: App, state: State) -> str:
+    """Issue 33: the completion says where the work is; with the ``commit`` git workflow it is
+    brought into the user's branch when their checkout allows it untouched."""
+    from agents_state.gitwork.handover import bring_in, facts, sentence
+
+    brought = bring_in(app, state) if app.config.stages.FINAL.git.workflow == "commit" else ""
+    f = facts(app, state)
+    return "" if f is None else " " + sentence(f, brought)
 
 
 @phase.command()

@@ -154,9 +154,16 @@ def app_from(ctx: click.Context) -> App:
     from agents_state.app import App
 
     obj = ctx.find_root().obj or {}
-    return App.open(
-        obj.get("root"), obj.get("store"), obj.get("commits"), tuple(obj.get("set", ()))
-    )
+    app = App.open(obj.get("root"), obj.get("store"), obj.get("commits"), tuple(obj.get("set", ())))
+    app.isolated_action = _isolated_action
+    return app
+
+
+def _isolated_action(app: App, state: State, action: dict[str, Any]) -> dict[str, Any]:
+    """Issue 33: under worktree isolation, absolute paths and where the work is (from git)."""
+    from agents_state.gitwork.handover import with_handover
+
+    return with_handover(app, state, action)
 
 
 def emit_json(data: Any) -> None:

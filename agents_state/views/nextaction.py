@@ -171,8 +171,9 @@ def _skipped_tasks(f: dict[str, Any]) -> str:
 _FINISH = {
     "branch+PR": "push {branch} and open the pull request from it (it is the PR's branch)",
     "branch": "leave the work on {branch} and tell the user its name",
-    "commit": "bring {branch} into the user's branch (git merge --ff-only {branch} when they "
-    "have not moved on; ask the user before touching their uncommitted changes)",
+    "commit": "record this phase: the engine then brings {branch} into the user's branch itself "
+    "when their checkout allows it untouched (a fast-forward, no uncommitted change) and says "
+    "so, else it names the command for them; never touch their uncommitted changes yourself",
     "none": "leave {branch} as it is and tell the user its name",
 }
 

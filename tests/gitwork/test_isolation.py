@@ -229,7 +229,7 @@ def test_later_phases_and_the_test_gate_work_on_the_merged_result(root: Path) ->
         seen.add(action["phase"])
         assert (
             f"Worktree isolation: the merged work is on branch {integration(root)}, checked "
-            "out in .agents/worktrees/_integration; read, change and commit there"
+            f"out in {root}/.agents/worktrees/_integration; read, change and commit there"
         ) in action["instructions"]
         body = artifact_body(action["write"])
         proc = run_cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from agents_state.gitwork.git import Git
 
-__all__ = ["GENERATED_DIRS", "GENERATED_FILES", "Staged", "left_out", "stage_clean"]
+__all__ = [
+    "GENERATED_DIRS",
+    "GENERATED_FILES",
+    "Staged",
+    "drop_committed",
+    "left_out",
+    "stage_clean",
+]
 
 # folders whose whole content is generated (a path with one of them as a folder is left out)
 GENERATED_DIRS = (
@@ -147,3 +154,18 @@ def stage_clean(g: Git, excludes: Sequence[str]) -> Staged:
     if keep:
         _each(g, ("add", "-A"), keep)
     return Staged(False, sorted(set(new)), sorted(set(left)))
+
+
+DROP_MESSAGE = "agents-state: leave out generated, credential and excluded files"
+
+
+def drop_committed(g: Git, since: str, excludes: Sequence[str]) -> list[str]:
+    """Files added since ``since`` that no commit takes but an agent committed itself (``git
+    add -A && git commit`` in its worktree): removed from the branch in one more commit, kept
+    in the worktree; the paths."""
+    raw = g.run("diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", since, "HEAD")
+    gone = [p for p in raw.stdout.split("\0") if p and left_out(p, excludes) is not None]
+    if gone:
+        _each(g, ("rm", "-r", "--cached", "--quiet", "--ignore-unmatch"), gone)
+        g.run("commit", "--quiet", "--no-verify", "-m", DROP_MESSAGE)
+    return gone

@@ -82,7 +82,8 @@ def run_queue(app: App, wait: float | None = None) -> Outcome | None:
             task = tasks[tid]
             if task.head is None or task.merge == "conflict":  # not committed by task done
                 path = worktree_path(app, state.git, tid)
-                commit_leftovers(path, commit_message(tid, task), excludes_of(app))
+                message = commit_message(tid, task)
+                commit_leftovers(path, message, excludes_of(app), state.git.base)
         intent = state.git.intent
         if intent is None or intent.tasks != queue:
             app.run(ev.MergeBegin(tuple(queue), head))

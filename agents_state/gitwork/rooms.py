@@ -234,9 +234,13 @@ def _worktree_record(path: Path, records: Path | None) -> Path | None:
     return record
 
 
-def commit_leftovers(path: Path, message: str, excludes: Sequence[str] = ()) -> Staged:
+def commit_leftovers(
+    path: Path, message: str, excludes: Sequence[str] = (), since: str | None = None
+) -> Staged:
     """Commit what the agent left uncommitted in its worktree, the clean way (``gitwork.clean``:
     no generated file, no credential, nothing ``excludes`` names); what it took and left out.
+    ``since``: the commit the work began from; such files an agent committed itself since are
+    taken out of the branch too (they stay in the worktree).
 
     A resolved merge (``task resolve``) is committed as that merge; conflict markers still in a
     file refuse it."""
@@ -248,7 +252,7 @@ def commit_leftovers(path: Path, message: str, excludes: Sequence[str] = ()) -> 
     _clear_stale(g.git_dir())
     merging = g.rev("MERGE_HEAD") is not None
     if not g.dirty() and not merging:
-        return Staged(False, [], [])
+        return _drop(g, since, excludes, Staged(False, [], []))
     staged = stage_clean(g, excludes)
     left = g.run("diff", "--cached", "--check", ok=(0, 2)).stdout
     if merging and "conflict marker" in left:
@@ -262,8 +266,24 @@ def commit_leftovers(path: Path, message: str, excludes: Sequence[str] = ()) -> 
     elif g.run("diff", "--cached", "--quiet", ok=(0, 1)).returncode == 1:
         g.run("commit", "--quiet", "--no-verify", "-m", message)
     else:  # only left-out files changed: nothing to commit
+        return _drop(g, since, excludes, staged)
+    return _drop(g, since, excludes, staged._replace(made=True))
+
+
+def _drop(g: Git, since: str | None, excludes: Sequence[str], staged: Staged) -> Staged:
+    """``staged`` with the left-out files an agent committed itself since ``since`` taken out
+    of the branch (never during a merge: a resolution is committed first)."""
+    if since is None or g.rev("MERGE_HEAD") is not None:
         return staged
-    return staged._replace(made=True)
+    from agents_state.gitwork.clean import drop_committed
+
+    gone = drop_committed(g, since, excludes)
+    if not gone:
+        return staged
+    from agents_state.gitwork.clean import left_out
+
+    left = sorted({*staged.left, *((p, left_out(p, excludes) or "") for p in gone)})
+    return staged._replace(made=True, left=left)
 
 
 def _clear_stale(git_dir: Path, *more: Path) -> bool:

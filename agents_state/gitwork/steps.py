@@ -121,7 +121,8 @@ def before_done(app: App, task_id: str, summary: str | None) -> Committed:
     with git_lock(app):
         done = task.model_copy()
         done.summary = summary or task.summary
-        staged = commit_leftovers(path, commit_message(task_id, done), excludes_of(app))
+        message = commit_message(task_id, done)
+        staged = commit_leftovers(path, message, excludes_of(app), state.git.base)
         g = Git(path)
         head = g.rev("HEAD")
         unchanged = head is not None and g.is_ancestor(head, state.git.branch)
@@ -234,7 +235,7 @@ def settle_integration(app: App, phase_id: str) -> str:
         return ""
     message = f"agents-state: phase {phase_id} ({get_phase(phase_id).name})"
     with git_lock(app):
-        staged = commit_leftovers(path, message, excludes_of(app))
+        staged = commit_leftovers(path, message, excludes_of(app), state.git.base)
     said = f"; committed the changes in {path} on {state.git.branch}" if staged.made else ""
     if staged.left:
         said += "; left out of the commit (generated, credential or excluded): " + _few(

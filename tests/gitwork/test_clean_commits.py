@@ -148,3 +148,59 @@ def test_a_fix_in_the_integration_worktree_is_on_the_branch_before_the_tests(roo
     assert "LINE_7 = 'fixed'" in git(root, "show", f"{branch}:mod.py")
     assert _files(root, branch) == ["mod.py"]
     assert git(intg, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_generated_files_an_agent_committed_itself_leave_the_branch(root: Path) -> None:
+    """``git add -A && git commit`` in the worktree (the agent may commit there): the bytecode
+    it committed is taken out of its branch at done, so the wave still merges cleanly."""
+    _project(root)
+    walk_to(root, "2.1")
+    load(root, [{"id": t, "title": f"edit {t}", "files": ["mod.py"]} for t in ("a", "b")])
+    for tid, line in (("a", 2), ("b", 70)):
+        where = Path(cli_json(root, "task", "start", tid)["worktree"])
+        _edit(where, line, f"LINE_{line} = '{tid}'")
+        _import_in(where)
+        git(where, "add", "-A")
+        git(where, "commit", "-qm", f"{tid}: my change")
+        out = cli_json(root, "task", "done", tid, "--summary", f"{tid} edits line {line}")
+        assert "left out of its commit" in out["message"]
+        assert "__pycache__/mod." in out["message"]
+        assert _files(root, task_of(root, tid)["head"]) == ["mod.py"]
+        assert list((where / "__pycache__").glob("mod.*.pyc"))  # still in the worktree
+    action = cli_json(root, "next")
+    assert action["merged"].startswith(f"merged 2 task(s) into {integration(root)}")
+    assert _files(root, integration(root)) == ["mod.py"]
+
+
+def test_plans_the_model_committed_in_the_integration_worktree_leave_the_branch(
+    root: Path,
+) -> None:
+    from clitools import artifact_body
+
+    _project(root)
+    walk_to(root, "2.1")
+    (root / ".agents" / "config.json").write_text(
+        json.dumps(
+            {"stages": {"FINAL": {"git": {"excludePatterns": [".agents/**", "docs/plans/**"]}}}}
+        )
+    )
+    load(root, [{"id": "a", "title": "edit a", "files": ["mod.py"]}])
+    where = Path(cli_json(root, "task", "start", "a")["worktree"])
+    _edit(where, 3, "LINE_3 = 'a'")
+    assert run_cli(root, "task", "done", "a", "--summary", "a").returncode == 0
+    action = _to_phase(root, "2.2")
+    intg = root / ".agents" / "worktrees" / "_integration"
+    (intg / "docs" / "plans").mkdir(parents=True)
+    (intg / "docs" / "plans" / "plan.md").write_text("# the plan\n")
+    _edit(intg, 9, "LINE_9 = 'simpler'")
+    git(intg, "add", "-A")
+    git(intg, "commit", "-qm", "simplify, with the plan")
+    body = artifact_body(action["write"])
+    done = run_cli(root, "phase", "complete", "2.2", "--artifact", "-", stdin=body)
+    assert done.returncode == 0, done.stderr
+    assert "left out of the commit (generated, credential or excluded): docs/plans/plan.md" in (
+        done.stdout
+    )
+    assert _files(root, integration(root)) == ["mod.py"]
+    assert "LINE_9 = 'simpler'" in git(root, "show", f"{integration(root)}:mod.py")
+    assert (intg / "docs" / "plans" / "plan.md").exists()

@@ -170,8 +170,12 @@ class App:
         action = next_action(
             state, self.config, utcnow(), calls, tokens, usage, window, native, advice
         )
-        if state.git is not None and self.isolated_action is not None:  # issue 33
-            action = self.isolated_action(self, state, action)
+        if state.git is not None:  # issue 33: the model may have cd'd into a worktree
+            from agents_state.views.abspaths import absolute_paths
+
+            action = absolute_paths(action, self.root_dir, state.git.worktrees)
+            if self.isolated_action is not None:  # where the work is, from git (the CLI)
+                action = self.isolated_action(self, state, action)
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest
             from agents_state.views.nextaction import with_refusal

@@ -160,7 +160,7 @@ def app_from(ctx: click.Context) -> App:
 
 
 def _isolated_action(app: App, state: State, action: dict[str, Any]) -> dict[str, Any]:
-    """Issue 33: under worktree isolation, absolute paths and where the work is (from git)."""
+    """Issue 33: under worktree isolation, once done, where the work is (from git)."""
     from agents_state.gitwork.handover import with_handover
 
     return with_handover(app, state, action)

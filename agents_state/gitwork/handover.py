@@ -100,36 +100,11 @@ def bring_in(app: App, state: State) -> str:
 
 
 def with_handover(app: App, state: State, action: dict[str, Any]) -> dict[str, Any]:
-    """The next action under isolation: its ``.agents/phases/`` and worktree paths absolute
-    (the Bash tool keeps a ``cd`` into a worktree, and every relative path then resolves
-    against it), and, once the workflow is done, where the work is (``handover``)."""
-    import os
-    import re
-
-    assert state.git is not None
-    root = os.path.abspath(app.root_dir)
-    rels = sorted(
-        {".agents/phases/", *([] if os.path.isabs(state.git.worktrees) else [state.git.worktrees])},
-        key=len,
-    )
-    rels = [r.rstrip("/") + "/" for r in rels]
-    found = re.compile(r"(?<![\w/.~-])(" + "|".join(re.escape(r) for r in reversed(rels)) + ")")
-
-    def fix(value: Any) -> Any:
-        if isinstance(value, str):
-            return (
-                found.sub(lambda m: f"{root}/{m.group(1)}", value) if ".agents" in value else value
-            )
-        if isinstance(value, list):
-            return [fix(v) for v in value]
-        if isinstance(value, dict):
-            return {k: fix(v) for k, v in value.items()}
-        return value
-
-    out: dict[str, Any] = fix(action)
-    if state.status == "completed":
-        f = facts(app, state)
-        if f is not None:
-            out["handover"] = f
-            out["instructions"] = f"{out['instructions']} {sentence(f)}"
-    return out
+    """Once the workflow is done under isolation, the action says where the work is
+    (``handover``, and a sentence of its instructions)."""
+    if state.status != "completed":
+        return action
+    f = facts(app, state)
+    if f is None:
+        return action
+    return {**action, "handover": f, "instructions": f"{action['instructions']} {sentence(f)}"}

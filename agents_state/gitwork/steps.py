@@ -176,9 +176,10 @@ def merge_due(state: State) -> bool:
     )
 
 
-def running_agents(root_dir: str, stopped: str | None = None) -> list[str]:
-    """The plugin's sub-agents that started and have not stopped, as ``.agents/subagents.jsonl``
-    (the SubagentStart/Stop log) says; ``stopped``: one more agent known to have stopped."""
+def running_agents(root_dir: str, stopped: str | None = None, since: str = "") -> list[str]:
+    """The plugin's sub-agents that started (at ``since`` or later: an ISO time) and have not
+    stopped, as ``.agents/subagents.jsonl`` (the SubagentStart/Stop log) says; ``stopped``: one
+    more agent known to have stopped."""
     import orjson
 
     started: dict[str, None] = {}
@@ -192,7 +193,7 @@ def running_agents(root_dir: str, stopped: str | None = None) -> list[str]:
                 agent = entry.get("agent_id") if isinstance(entry, dict) else None
                 if not isinstance(agent, str):
                     continue
-                if entry.get("event") == "start":
+                if entry.get("event") == "start" and str(entry.get("at", "")) >= since:
                     started[agent] = None
                 elif entry.get("event") == "stop":
                     started.pop(agent, None)
@@ -209,7 +210,8 @@ def merge_after_stop(app: App, stopped: str | None, wait: float | None = None) -
     state = app.state()
     if state is None or not merge_due(state):
         return None
-    if running_agents(app.root_dir, stopped):
+    since = state.phase(TASK_PHASE).startedAt or ""  # an agent killed before 2.1 never stops
+    if running_agents(app.root_dir, stopped, since):
         return None
     from agents_state.gitwork.queue import run_queue
 

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from clitools import walk_to
 from gitrepo import cli_json, git, integration, load, run_cli, state, task_of
@@ -98,7 +99,7 @@ def test_env_file_and_excluded_paths_stay_out_and_are_named(root: Path) -> None:
     assert state(root)["git"]["branch"]
 
 
-def _to_phase(root: Path, phase: str) -> dict[str, object]:
+def _to_phase(root: Path, phase: str) -> dict[str, Any]:
     from clitools import artifact_body
 
     for _ in range(30):

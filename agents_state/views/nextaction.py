@@ -349,8 +349,9 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         + (ISOLATED if f.get("isolated") else "")
     ),
     "merge_wave": lambda f: (
-        f"Wave {f['wave']} is done; merge its tasks into {f['branch']} (in task id order) with "
-        "the command, then run: agents-state next"
+        f"Wave {f['wave']} is done but not merged yet (an agent of it may still be running, or "
+        "a merge was interrupted): once its agents have answered, merge its tasks into "
+        f"{f['branch']} (in task id order) with the command, then run: agents-state next"
     ),
     "resolve_conflict": _resolve,
     "tasks_wait": lambda f: (

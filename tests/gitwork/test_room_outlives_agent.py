@@ -91,3 +91,25 @@ def test_the_next_next_merges_the_wave_and_removes_its_worktrees(root: Path) -> 
     assert [task_of(root, t)["merge"] for t in "ab"] == ["merged", "merged"]
     assert not any(p.exists() for p in rooms.values())
     trash_gone(root)
+
+
+def test_next_leaves_the_merge_while_an_agent_of_the_wave_still_runs(root: Path) -> None:
+    at_tasks(root, [{"id": t, "title": t.upper()} for t in ("a", "b")])
+    for agent in ("agent-a", "agent-b"):
+        _hook(root, "subagent-start", agent)
+    rooms = {}
+    for tid, line in (("a", 1), ("b", 9)):
+        rooms[tid] = Path(cli_json(root, "task", "start", tid)["worktree"])
+        edit_line(rooms[tid] / "f.txt", line, f"by {tid}")
+        assert run_cli(root, "task", "done", tid, "--summary", tid).returncode == 0
+    _hook(root, "subagent-stop", "agent-b")
+    action = cli_json(root, "next")
+    assert "merged" not in action
+    assert (action["kind"], action["command"]) == ("run_commands", "agents-state merge")
+    assert action["instructions"].startswith(
+        "Wave 1 is done but not merged yet (an agent of it may still be running, or a merge was "
+        "interrupted): once its agents have answered, merge its tasks"
+    )
+    assert all(p.is_dir() for p in rooms.values())
+    merged = cli_json(root, "merge")  # the explicit command always runs
+    assert merged["message"].startswith(f"merged 2 task(s) into {integration(root)}")

@@ -92,10 +92,11 @@ def load_git(app: App, state: State) -> dict[str, Any] | None:
     assert head is not None  # find_repo checked it
     stash = g.out("stash", "create")
     base, changes = head, False
-    if stash:  # the user's uncommitted changes, as an ordinary commit on top of HEAD
+    tree = _clean_tree(g, head, stash, excludes_of(app)) if stash else None
+    if tree:  # the user's uncommitted changes, as an ordinary commit on top of HEAD
         base = g.out(
             "commit-tree",
-            f"{stash}^{{tree}}",
+            tree,
             "-p",
             head,
             "-m",
@@ -114,6 +115,34 @@ def load_git(app: App, state: State) -> dict[str, Any] | None:
         "fromChanges": changes,
         "deleteMerged": app.config.stages.IMPLEMENT.tasks.deleteMergedBranches,
     }
+
+
+def _clean_tree(g: Git, head: str, stash: str, excludes: Sequence[str]) -> str | None:
+    """The tree of ``stash`` (the user's uncommitted changes to tracked files) without the
+    changes no commit of the engine takes (``gitwork.clean``: generated, credential, excluded),
+    which keep HEAD's version; None when no change is left.  Built in a temporary index: the
+    user's own index is never touched."""
+    import tempfile
+
+    from agents_state.gitwork.clean import left_out
+
+    tree = g.out("rev-parse", f"{stash}^{{tree}}")
+    raw = g.run("diff", "--name-only", "-z", "--no-renames", head, tree).stdout
+    changed = [p for p in raw.split("\0") if p]
+    left = [p for p in changed if left_out(p, excludes) is not None]
+    if not left:
+        return tree if changed else None
+    if len(left) == len(changed):
+        return None
+    with tempfile.TemporaryDirectory(prefix="agents-state-index-") as tmp:
+        index = Git(g.cwd)
+        index._env = {**g.env(), "GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        index.run("read-tree", tree)
+        for i in range(0, len(left), 1000):
+            index.run(
+                "reset", "--quiet", head, "--", *(f":(literal){p}" for p in left[i : i + 1000])
+            )
+        return index.out("write-tree")
 
 
 def ensure_integration(app: App, git: GitInfo) -> Git:

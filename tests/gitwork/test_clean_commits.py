@@ -205,3 +205,29 @@ def test_plans_the_model_committed_in_the_integration_worktree_leave_the_branch(
     assert _files(root, integration(root)) == ["mod.py"]
     assert "LINE_9 = 'simpler'" in git(root, "show", f"{integration(root)}:mod.py")
     assert (intg / "docs" / "plans" / "plan.md").exists()
+
+
+def test_the_users_uncommitted_plans_stay_out_of_the_integration_branch(root: Path) -> None:
+    """The engine's own commit of the user's uncommitted changes (the integration branch's base)
+    follows the rule too; the user's index and files are left as they were."""
+    _project(root)
+    (root / "docs" / "plans").mkdir(parents=True)
+    (root / "docs" / "plans" / "plan.md").write_text("# plan v1\n")
+    git(root, "add", "docs")
+    git(root, "commit", "-qm", "plans")
+    walk_to(root, "2.1")
+    (root / ".agents" / "config.json").write_text(
+        json.dumps(
+            {"stages": {"FINAL": {"git": {"excludePatterns": [".agents/**", "docs/plans/**"]}}}}
+        )
+    )
+    (root / "docs" / "plans" / "plan.md").write_text("# plan v2, the user's draft\n")
+    _edit(root, 4, "LINE_4 = 'the user'")
+    before = git(root, "status", "--porcelain")
+    out = load(root, [{"id": "a", "title": "edit a", "files": ["mod.py"]}])
+    assert "plus a commit of your uncommitted changes" in out["message"]
+    base = state(root)["git"]["base"]
+    assert git(root, "show", f"{base}:docs/plans/plan.md") == "# plan v1"
+    assert "LINE_4 = 'the user'" in git(root, "show", f"{base}:mod.py")
+    assert git(root, "status", "--porcelain") == before
+    assert (root / "docs" / "plans" / "plan.md").read_text() == "# plan v2, the user's draft\n"

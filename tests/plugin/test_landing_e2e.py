@@ -194,6 +194,7 @@ def test_two_tasks_importing_one_module_land_on_the_branch_done_names(
     p21 = state["stages"]["IMPLEMENT"]["phases"]["2.1"]
     assert {t: p21["tasks"][t]["merge"] for t in EDITS} == {"t1": "merged", "t2": "merged"}
     assert script.after is not None and script.after["phase"] == "2.2", script.after
+    assert "merged" not in script.after  # merged by the last agent's SubagentStop, before next
     done = _to_done(root)
     branch = done["handover"]["branch"]
     assert branch == state["git"]["branch"]

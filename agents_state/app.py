@@ -56,6 +56,9 @@ class App:
         self.store_url = store_url  # None: the files under .agents/ (store_api.open_store)
         self.commits = commits  # the command's log, given to every store this opens
         self.sets = sets  # --set KEY=VALUE pairs: the configuration's last layer
+        # what a shell above this layer adds to a next action under worktree isolation (the
+        # CLI: absolute paths and where the work is, from git; issue 33), or None
+        self.isolated_action: Callable[[App, State, dict[str, Any]], dict[str, Any]] | None = None
 
     def __repr__(self) -> str:
         return f"App(root={self.root_dir!r}, store_url={self.store_url!r})"
@@ -167,6 +170,12 @@ class App:
         action = next_action(
             state, self.config, utcnow(), calls, tokens, usage, window, native, advice
         )
+        if state.git is not None:  # issue 33: the model may have cd'd into a worktree
+            from agents_state.views.abspaths import absolute_paths
+
+            action = absolute_paths(action, self.root_dir, state.git.worktrees)
+            if self.isolated_action is not None:  # where the work is, from git (the CLI)
+                action = self.isolated_action(self, state, action)
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest
             from agents_state.views.nextaction import with_refusal

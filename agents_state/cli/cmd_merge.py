@@ -22,9 +22,9 @@ __all__ = ["merge"]
 def merge(ctx: click.Context, resolve_id: str | None, as_json: bool) -> int:
     """Merge the done tasks of the current wave into the integration branch, in order.
 
-    Runs by itself when the last task of a wave is done; run it after a crash or after
-    resolving a conflict.  A conflict leaves the integration branch as it was; conflict
-    markers still in a task's worktree exit 9 and merge nothing.
+    Runs by itself once a done wave's agents have stopped (or at the next ``next``); run it
+    after a crash or after resolving a conflict.  A conflict leaves the integration branch as
+    it was; conflict markers still in a task's worktree exit 9 and merge nothing.
 
     \b
     Example:

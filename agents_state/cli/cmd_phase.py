@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from agents_state.cli.options import app_from, complete_phase_ids, json_option, print_outcome
 from agents_state.workflow import SIZING_PHASE, TEST_RUN
+
+if TYPE_CHECKING:
+    from agents_state.app import App
+    from agents_state.models import State
 
 __all__ = ["phase"]
 
@@ -90,9 +96,29 @@ def complete(
     shown = None if artifact in (None, "-") else artifact
     if artifact == "-":
         shown = "<stdin>"
-    out = app.complete_phase(phase_id, _artifact_bytes(artifact, app.root), shown, plan_agents)
-    print_outcome(app, out.message, as_json, state=out.state)
+    body = _artifact_bytes(artifact, app.root)
+    from agents_state.gitwork import isolated
+
+    said = ""
+    if isolated(app.root_dir):  # issue 33: the phase's work is on the branch, not only on disk
+        from agents_state.gitwork.steps import settle_integration
+
+        said = settle_integration(app, phase_id)
+    out = app.complete_phase(phase_id, body, shown, plan_agents)
+    if out.changed and out.state.status == "completed" and out.state.git is not None:
+        said += _hand_over(app, out.state)
+    print_outcome(app, out.message + said, as_json, state=out.state)
     return 0
+
+
+def _hand_over(app: App, state: State) -> str:
+    """Issue 33: the completion says where the work is; with the ``commit`` git workflow it is
+    brought into the user's branch when their checkout allows it untouched."""
+    from agents_state.gitwork.handover import bring_in, facts, sentence
+
+    brought = bring_in(app, state) if app.config.stages.FINAL.git.workflow == "commit" else ""
+    f = facts(app, state)
+    return "" if f is None else " " + sentence(f, brought)
 
 
 @phase.command()
@@ -153,13 +179,15 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
             hint="run: agents-state resume",
         )
     cfg = app.config.stages.TEST
-    where = app.root
+    where, said = app.root, ""
     if state.git is not None:  # the TEST gate judges the merged result (issue 22)
         from agents_state.engine.worktrees import INTEGRATION_DIR
         from agents_state.gitwork.rooms import work_dir
+        from agents_state.gitwork.steps import settle_integration
 
+        said = settle_integration(app, TEST_RUN)  # issue 33: the branch's files, committed
         where = work_dir(app, state.git, INTEGRATION_DIR)
     data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, where)
     out = app.complete_phase(TEST_RUN, data, ran=True)
-    print_outcome(app, out.message, as_json, state=out.state)
+    print_outcome(app, out.message + said, as_json, state=out.state)
     return 0

@@ -266,34 +266,43 @@ def done(
             app.store.write_artifact(f"2.1-result-{task_id}.md", data)
 
     from agents_state.gitwork import isolated
+    from agents_state.gitwork.steps import Committed, done_notes
 
-    branch, head, unchanged = None, None, False
+    c = Committed()
     if isolated(app.root_dir):
         from agents_state.gitwork.steps import before_done
 
-        branch, head, unchanged = before_done(app, task_id, summary)
+        c = before_done(app, task_id, summary)
+    if c.outside:  # issue 33: later phases read the summary; a stray new file is named there
+        summary = (
+            summary or ""
+        ).rstrip() + f" (new files outside its files: {', '.join(c.outside)})"
+        summary = summary.lstrip()
     event = TaskDone(
         task_id=task_id,
         agent=agent,
         summary=summary,
         result=result,
         attempt=attempt,
-        branch=branch,
-        head=head,
+        branch=c.branch,
+        head=c.head,
         unstarted=force,
     )
     out = app.run(event, write)
     said = out.message
-    if unchanged and out.changed:  # issue 22: a task whose worktree has no change says so
-        said += f"; no change on its branch {branch} (nothing to merge)"
-    merged = None
-    if out.state.git is not None:  # the merge queue, when this done finished a wave
-        from agents_state.gitwork.steps import after_done
+    if c.unchanged and out.changed:  # issue 22: a task whose worktree has no change says so
+        said += f"; no change on its branch {c.branch} (nothing to merge)"
+    if out.changed:
+        said += done_notes(c)
+    if out.changed and out.state.git is not None:
+        from agents_state.gitwork.steps import merge_due
 
-        merged = after_done(app, out)
-    if merged is None:
-        return _report(out, as_json, {"message": said} if said != out.message else None)
-    return _report(merged, as_json, {"message": f"{said}; {merged.message}"})
+        if merge_due(out.state):  # issue 33: never here, under the running agent's feet
+            said += (
+                f"; the wave is done: it is merged into {out.state.git.branch} once its agents "
+                "have stopped (this worktree stays until then)"
+            )
+    return _report(out, as_json, {"message": said} if said != out.message else None)
 
 
 @task.command()

@@ -89,12 +89,28 @@ def next_cmd(ctx: click.Context, as_json: bool) -> int:
 
     app = app_from(ctx)
     state = app.state()
+    merged = None
+    if state is not None and state.git is not None:  # issue 33: the wave merges here, not in
+        from agents_state.gitwork.git import GitError
+        from agents_state.gitwork.steps import merge_after_stop  # an agent's task done
+
+        try:
+            merged = merge_after_stop(app, None)
+        except GitError:  # the action says to run agents-state merge, which shows why
+            merged = None
+        state = merged.state if merged is not None else app.state()
     if state is not None and state.active:
         _book_unstopped(app, state)
     action = app.next_action(state)
+    if merged is not None:
+        action = {"merged": merged.message, **action}
     if as_json:
         emit_json(action)
     else:
+        if merged is not None:
+            from agents_state.safetext import escape
+
+            click.echo(escape(merged.message))
         click.echo(render_action(action))
     return 0
 

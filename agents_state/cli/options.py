@@ -157,7 +157,16 @@ def app_from(ctx: click.Context) -> App:
     root = obj.get("root")
     if root is not None:
         _check_root(root)
-    return App.open(root, obj.get("store"), obj.get("commits"), tuple(obj.get("set", ())))
+    app = App.open(root, obj.get("store"), obj.get("commits"), tuple(obj.get("set", ())))
+    app.isolated_action = _isolated_action
+    return app
+
+
+def _isolated_action(app: App, state: State, action: dict[str, Any]) -> dict[str, Any]:
+    """Issue 33: under worktree isolation, once done, where the work is (from git)."""
+    from agents_state.gitwork.handover import with_handover
+
+    return with_handover(app, state, action)
 
 
 def _check_root(root: str) -> None:

@@ -22,6 +22,7 @@ from agents_state.gitwork.git import Git, GitError
 from agents_state.gitwork.rooms import (
     commit_leftovers,
     ensure_integration,
+    excludes_of,
     git_lock,
     worktree_path,
 )
@@ -61,11 +62,12 @@ def repair_integration(intg: Git, branch: str, interrupted: bool) -> str:
     return intg.out("rev-parse", "HEAD") if moved else head
 
 
-def run_queue(app: App) -> Outcome | None:
-    """Merge what is due; None when nothing is (or there is no isolation)."""
+def run_queue(app: App, wait: float | None = None) -> Outcome | None:
+    """Merge what is due; None when nothing is (or there is no isolation).  ``wait``: the
+    seconds to wait for the git lock (a hook waits less)."""
     from agents_state.engine import events as ev
 
-    with git_lock(app):
+    with git_lock(app, wait):
         state = app.require()
         if state.git is None:
             return None
@@ -79,7 +81,9 @@ def run_queue(app: App) -> Outcome | None:
         for tid in queue:  # first, so that a refusal (conflict markers) writes nothing
             task = tasks[tid]
             if task.head is None or task.merge == "conflict":  # not committed by task done
-                commit_leftovers(worktree_path(app, state.git, tid), commit_message(tid, task))
+                path = worktree_path(app, state.git, tid)
+                message = commit_message(tid, task)
+                commit_leftovers(path, message, excludes_of(app), state.git.base)
         intent = state.git.intent
         if intent is None or intent.tasks != queue:
             app.run(ev.MergeBegin(tuple(queue), head))
@@ -209,7 +213,7 @@ def prepare_resolve(app: App, task_id: str) -> Outcome:
         path = ensure_task_worktree(app, state.git, task_id)
         g = Git(path)
         if g.rev("MERGE_HEAD") is None:
-            commit_leftovers(path, commit_message(task_id, task))
+            commit_leftovers(path, commit_message(task_id, task), excludes_of(app))
             g.run("merge", "--no-edit", state.git.branch, ok=(0, 1))
         files = g.out("diff", "--name-only", "--diff-filter=U").splitlines()
         where = str(work_dir(app, state.git, task_id))

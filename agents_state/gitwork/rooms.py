@@ -11,7 +11,7 @@ taken under ``.agents/git.lock`` (never while holding the state's lock).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from agents_state.gitwork.git import Git, GitError, find_repo
 
 if TYPE_CHECKING:
     from agents_state.app import App
+    from agents_state.gitwork.clean import Staged
     from agents_state.models import GitInfo, State
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "discard_worktrees",
     "ensure_integration",
     "ensure_task_worktree",
+    "excludes_of",
     "git_lock",
     "load_git",
     "repo_of",
@@ -37,13 +39,14 @@ __all__ = [
 
 
 @contextmanager
-def git_lock(app: App) -> Iterator[None]:
+def git_lock(app: App, wait: float | None = None) -> Iterator[None]:
+    """``.agents/git.lock``; ``wait``: the seconds to wait for it (default: 120, or more)."""
     from agents_state.errors import LockTimeoutError
     from agents_state.store.lock import env_lock_timeout, holder_of, notice_wait
     from agents_state.store.lockfile import LockTimeout, acquire
 
     path = app.root / ".agents" / "git.lock"
-    timeout = max(env_lock_timeout(), 120.0)
+    timeout = max(env_lock_timeout(), 120.0) if wait is None else wait
     try:
         release = acquire(
             path, timeout, lambda: notice_wait(str(path), timeout, ".agents/git.lock")
@@ -58,6 +61,11 @@ def git_lock(app: App) -> Iterator[None]:
 
 def repo_of(app: App) -> Path | None:
     return find_repo(app.root)
+
+
+def excludes_of(app: App) -> list[str]:
+    """What no commit of the engine takes besides the built-in list (``excludePatterns``)."""
+    return list(app.config.stages.FINAL.git.excludePatterns)
 
 
 def worktree_path(app: App, git: GitInfo, name: str) -> Path:
@@ -91,10 +99,11 @@ def load_git(app: App, state: State) -> dict[str, Any] | None:
     assert head is not None  # find_repo checked it
     stash = g.out("stash", "create")
     base, changes = head, False
-    if stash:  # the user's uncommitted changes, as an ordinary commit on top of HEAD
+    tree = _clean_tree(g, head, stash, excludes_of(app)) if stash else None
+    if tree:  # the user's uncommitted changes, as an ordinary commit on top of HEAD
         base = g.out(
             "commit-tree",
-            f"{stash}^{{tree}}",
+            tree,
             "-p",
             head,
             "-m",
@@ -113,6 +122,34 @@ def load_git(app: App, state: State) -> dict[str, Any] | None:
         "fromChanges": changes,
         "deleteMerged": app.config.stages.IMPLEMENT.tasks.deleteMergedBranches,
     }
+
+
+def _clean_tree(g: Git, head: str, stash: str, excludes: Sequence[str]) -> str | None:
+    """The tree of ``stash`` (the user's uncommitted changes to tracked files) without the
+    changes no commit of the engine takes (``gitwork.clean``: generated, credential, excluded),
+    which keep HEAD's version; None when no change is left.  Built in a temporary index: the
+    user's own index is never touched."""
+    import tempfile
+
+    from agents_state.gitwork.clean import left_out
+
+    tree = g.out("rev-parse", f"{stash}^{{tree}}")
+    raw = g.run("diff", "--name-only", "-z", "--no-renames", head, tree).stdout
+    changed = [p for p in raw.split("\0") if p]
+    left = [p for p in changed if left_out(p, excludes) is not None]
+    if not left:
+        return tree if changed else None
+    if len(left) == len(changed):
+        return None
+    with tempfile.TemporaryDirectory(prefix="agents-state-index-") as tmp:
+        index = Git(g.cwd)
+        index._env = {**g.env(), "GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        index.run("read-tree", tree)
+        for i in range(0, len(left), 1000):
+            index.run(
+                "reset", "--quiet", head, "--", *(f":(literal){p}" for p in left[i : i + 1000])
+            )
+        return index.out("write-tree")
 
 
 def ensure_integration(app: App, git: GitInfo) -> Git:
@@ -233,29 +270,55 @@ def _worktree_record(path: Path, records: Path | None) -> Path | None:
     return record
 
 
-def commit_leftovers(path: Path, message: str) -> bool:
-    """Commit what the agent left uncommitted in its worktree; True if a commit was made.
+def commit_leftovers(
+    path: Path, message: str, excludes: Sequence[str] = (), since: str | None = None
+) -> Staged:
+    """Commit what the agent left uncommitted in its worktree, the clean way (``gitwork.clean``:
+    no generated file, no credential, nothing ``excludes`` names); what it took and left out.
+    ``since``: the commit the work began from; such files an agent committed itself since are
+    taken out of the branch too (they stay in the worktree).
 
     A resolved merge (``task resolve``) is committed as that merge; conflict markers still in a
     file refuse it."""
+    from agents_state.gitwork.clean import Staged, stage_clean
+
     if not (path / ".git").exists():
-        return False
+        return Staged(False, [], [])
     g = Git(path)
     _clear_stale(g.git_dir())
-    if not g.dirty() and g.rev("MERGE_HEAD") is None:
-        return False
-    g.run("add", "-A")
+    merging = g.rev("MERGE_HEAD") is not None
+    if not g.dirty() and not merging:
+        return _drop(g, since, excludes, Staged(False, [], []))
+    staged = stage_clean(g, excludes)
     left = g.run("diff", "--cached", "--check", ok=(0, 2)).stdout
-    if g.rev("MERGE_HEAD") is not None and "conflict marker" in left:
+    if merging and "conflict marker" in left:
         from agents_state.errors import ConflictLeftError
 
         files = sorted({ln.split(":", 1)[0] for ln in left.splitlines() if "conflict marker" in ln})
         raise ConflictLeftError(str(path), files)
-    if g.rev("MERGE_HEAD") is not None:
+    if merging:
         g.run("commit", "--quiet", "--no-edit", "--no-verify")
-    else:
+    elif g.run("diff", "--cached", "--quiet", ok=(0, 1)).returncode == 1:
         g.run("commit", "--quiet", "--no-verify", "-m", message)
-    return True
+    else:  # only left-out files changed: nothing to commit
+        return _drop(g, since, excludes, staged)
+    return _drop(g, since, excludes, staged._replace(made=True))
+
+
+def _drop(g: Git, since: str | None, excludes: Sequence[str], staged: Staged) -> Staged:
+    """``staged`` with the left-out files an agent committed itself since ``since`` taken out
+    of the branch (never during a merge: a resolution is committed first)."""
+    if since is None or g.rev("MERGE_HEAD") is not None:
+        return staged
+    from agents_state.gitwork.clean import drop_committed
+
+    gone = drop_committed(g, since, excludes)
+    if not gone:
+        return staged
+    from agents_state.gitwork.clean import left_out
+
+    left = sorted({*staged.left, *((p, left_out(p, excludes) or "") for p in gone)})
+    return staged._replace(made=True, left=left)
 
 
 def _clear_stale(git_dir: Path, *more: Path) -> bool:

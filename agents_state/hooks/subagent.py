@@ -20,6 +20,9 @@ An agent of a fan-out run as the host's Workflow (issue 25: its prompt holds the
 ``[agents-state fanout <id> agent <key>]``) answers through ``StructuredOutput``: its answer is
 read from its transcript and kept in the same commit as its handoff (``hooks.fanout_stop``), so
 ``next`` runs only the agents that have not answered.
+
+Under worktree isolation the stop of the last running agent merges a wave whose tasks are all
+done (issue 33: the merge removes the merged worktrees, so it waits until no agent works in one).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ __all__ = ["LOG_NAME", "handle"]
 
 LOG_NAME = "subagents.jsonl"
 _SETTLE = 3.0  # seconds a transcript may lag behind its agent's stop (the host flushes each 1 s)
+_GIT_WAIT = 5.0  # seconds the stop waits for the git lock before leaving the merge to next
 
 
 def _log(root: str, entry: dict[str, Any]) -> None:
@@ -245,3 +249,18 @@ def handle(event: str, explicit_root: str | None) -> None:
             if tokens is not None:
                 entry["tokens"] = tokens  # all its responses so far, from its transcript
         _log(root, entry)
+    if event == "subagent-stop" and state.get("git"):
+        _merge_wave(root, payload.get("agent_id"))
+
+
+def _merge_wave(root: str, agent: Any) -> None:
+    """Issue 33: a wave whose tasks are done merges once its agents have stopped (this one is
+    the last); a busy git lock or a failure leaves it to ``next``."""
+    try:
+        from agents_state.app import App
+        from agents_state.gitwork.steps import merge_after_stop
+
+        merge_after_stop(App.open(root), agent if isinstance(agent, str) else None, _GIT_WAIT)
+    except Exception as e:  # a hook never fails the host: one line, and next merges
+        why = getattr(e, "message", None) or str(e) or type(e).__name__
+        warn(f"the wave's merge waits for agents-state next: {why}")

@@ -171,8 +171,9 @@ def _skipped_tasks(f: dict[str, Any]) -> str:
 _FINISH = {
     "branch+PR": "push {branch} and open the pull request from it (it is the PR's branch)",
     "branch": "leave the work on {branch} and tell the user its name",
-    "commit": "bring {branch} into the user's branch (git merge --ff-only {branch} when they "
-    "have not moved on; ask the user before touching their uncommitted changes)",
+    "commit": "record this phase: the engine then brings {branch} into the user's branch itself "
+    "when their checkout allows it untouched (a fast-forward, no uncommitted change) and says "
+    "so, else it names the command for them; never touch their uncommitted changes yourself",
     "none": "leave {branch} as it is and tell the user its name",
 }
 
@@ -216,8 +217,8 @@ ISOLATED = (
     ". Worktree isolation is on: give each agent the command agents-state task start "
     "<task-id> to run first; it makes the task's own git worktree and prints the folder to "
     "work in. The agent works only there (absolute paths; cd into it for every shell "
-    "command) and may commit there; task done commits what is left, and the last done of a "
-    "wave merges the wave into the integration branch"
+    "command) and may commit there; task done commits what is left, and the wave is merged "
+    "into the integration branch once its agents have stopped"
 )
 
 
@@ -361,8 +362,9 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "run: agents-state next" + (ISOLATED if f.get("isolated") else "")
     ),
     "merge_wave": lambda f: (
-        f"Wave {f['wave']} is done; merge its tasks into {f['branch']} (in task id order) with "
-        "the command, then run: agents-state next"
+        f"Wave {f['wave']} is done but not merged yet (an agent of it may still be running, or "
+        "a merge was interrupted): once its agents have answered, merge its tasks into "
+        f"{f['branch']} (in task id order) with the command, then run: agents-state next"
     ),
     "resolve_conflict": _resolve,
     "resolve_in_worktree": _resolve_there,

@@ -28,6 +28,14 @@ def _work(root: Path, tid: str, line: int, text: str) -> None:
     edit_line(Path(out["worktree"]) / "f.txt", line, text)
     proc = run_cli(root, "task", "done", tid, "--summary", f"{tid} edits line {line}")
     assert proc.returncode == 0, proc.stderr
+    _next(root)
+
+
+def _next(root: Path) -> None:
+    """What the orchestrator runs once the agents have answered: ``next`` merges a done wave
+    (issue 33: never the agent's own ``task done``)."""
+    proc = run_cli(root, "next", "--json")
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_five_concurrent_processes_of_one_wave_all_land(root: Path) -> None:
@@ -62,6 +70,7 @@ def test_five_concurrent_processes_of_one_wave_all_land(root: Path) -> None:
     for t in threads:
         t.join()
     assert errors == []
+    _next(root)
     final = show(root, integration(root)).splitlines()
     assert [final[10 * k] for k in range(5)] == [f"by t{k}" for k in range(5)]
     for tid in ids:
@@ -115,8 +124,9 @@ def test_conflict_is_recorded_and_offered_for_resolution(root: Path) -> None:
     head_after_a = git(root, "rev-parse", integration(root))  # not merged yet: wave not done
     proc = run_cli(root, "task", "done", "b", "--summary", "b's line 3")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == (
-        f"b completed; merged 1 task(s) into {integration(root)}; "
+    merged = cli_json(root, "next")["merged"]
+    assert merged == (
+        f"merged 1 task(s) into {integration(root)}; "
         "conflict: b (resolve with: agents-state merge --resolve b)"
     )
     b = task_of(root, "b")
@@ -191,6 +201,7 @@ def test_a_task_without_change_says_so(root: Path) -> None:
     _work(root, "b", 1, "by b")
     proc = run_cli(root, "task", "done", "a", "--summary", "nothing needed")
     assert proc.returncode == 0, proc.stderr
+    _next(root)
     assert task_of(root, "a")["merge"] == "nochange"
     assert task_of(root, "b")["merge"] == "merged"
 
@@ -233,7 +244,7 @@ def test_later_phases_and_the_test_gate_work_on_the_merged_result(root: Path) ->
         seen.add(action["phase"])
         assert (
             f"Worktree isolation: the merged work is on branch {integration(root)}, checked "
-            "out in .agents/worktrees/_integration; read, change and commit there"
+            f"out in {root}/.agents/worktrees/_integration; read, change and commit there"
         ) in action["instructions"]
         body = artifact_body(action["write"])
         proc = run_cli(root, "phase", "complete", action["phase"], "--artifact", "-", stdin=body)
@@ -270,8 +281,8 @@ def test_graph_marks_a_conflict(root: Path) -> None:
 
 
 def test_a_task_completed_by_its_handoff_is_committed_and_merged_by_the_queue(root: Path) -> None:
-    """The SubagentStop path records done without the commit: ``next`` asks for the merge,
-    which commits what the agent left and merges it."""
+    """The SubagentStop path records done without the commit: ``next`` runs the merge, which
+    commits what the agent left and merges it."""
     at_tasks(root, [{"id": "a", "title": "A"}])
     out = cli_json(root, "task", "start", "a")
     edit_line(Path(out["worktree"]) / "f.txt", 2, "left uncommitted by a")
@@ -287,13 +298,8 @@ def test_a_task_completed_by_its_handoff_is_committed_and_merged_by_the_queue(ro
     assert proc.returncode == 0, proc.stderr
     assert task_of(root, "a")["merge"] == "pending"
     action = cli_json(root, "next")
-    assert (action["kind"], action["command"], action["merge"]) == (
-        "run_commands",
-        "agents-state merge",
-        ["a"],
-    )
-    merged = cli_json(root, "merge")
-    assert merged["message"].startswith(f"merged 1 task(s) into {integration(root)}; wave 1")
+    assert action["merged"].startswith(f"merged 1 task(s) into {integration(root)}; wave 1")
+    assert action["phase"] == "2.2"
     assert show(root, integration(root)).splitlines()[2] == "left uncommitted by a"
     a = task_of(root, "a")
     assert git(root, "log", "-1", "--format=%s", a["head"]) == "a: A"

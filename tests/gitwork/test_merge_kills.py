@@ -1,9 +1,10 @@
-"""Kill -9 at every step of a merge (issue 22): the engine process that runs the merge queue is
-killed right after its N-th git command, or while it runs, for N = 1, 2, ... until the run
-finishes unkilled.  After each kill the workflow is resumed as an orchestrator would (the task
-agent's ``task done`` again if it was not recorded, then what ``next`` says): every task's
-change is in the integration branch, every task is recorded merged once, and no commit that
-any branch ever pointed at (the reflogs) is lost.
+"""Kill -9 at every step of a merge (issue 22): the engine processes that commit the last task
+and run the merge queue (``task done``, then ``next``: issue 33) are killed right after their
+N-th git command, or while it runs, for N = 1, 2, ... until the run finishes unkilled.  After
+each kill the workflow is resumed as an orchestrator would (the task agent's ``task done`` again
+if it was not recorded, then what ``next`` says): every task's change is in the integration
+branch, every task is recorded merged once, and no commit that any branch ever pointed at (the
+reflogs) is lost.
 
 The kill comes from a ``git`` on PATH that runs the real one and then kills its caller (SIGKILL);
 git itself is not replaced.
@@ -82,15 +83,18 @@ def _killed_done(root: Path, shim_dir: Path, kill_at: int, mode: str) -> int:
         "KILL_MODE": mode,
         "REAL_GIT": str(REAL_GIT),
     }
-    proc = subprocess.run(
-        [CLI, "--root", str(root), "task", "done", "c", "--summary", "c done"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    return proc.returncode
+    for argv in (["task", "done", "c", "--summary", "c done"], ["next", "--json"]):
+        proc = subprocess.run(  # issue 33: the done commits, the next merges (one git count)
+            [CLI, "--root", str(root), *argv],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        if proc.returncode != 0:
+            return proc.returncode
+    return 0
 
 
 def _resume(root: Path) -> bool:

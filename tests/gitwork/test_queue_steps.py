@@ -34,6 +34,7 @@ def _work(root: Path, tid: str, line: int) -> Path:
 def _done(root: Path, tid: str) -> None:
     proc = run_cli(root, "task", "done", tid, "--summary", f"{tid} done")
     assert proc.returncode == 0, proc.stderr
+    assert run_cli(root, "next").returncode == 0  # issue 33: the wave merges at the next next
 
 
 def test_each_task_is_a_merge_commit_and_the_worktree_moves_once(root: Path) -> None:
@@ -74,8 +75,7 @@ def test_a_head_already_in_the_branch_is_nothing_new(root: Path) -> None:
     _work(root, "a", 1)
     _done(root, "a")
     wt = Path(cli_json(root, "task", "start", "b")["worktree"])
-    done = run_cli(root, "task", "done", "b", "--summary", "b: nothing")
-    assert done.returncode == 0, done.stderr
+    _done(root, "b")
     assert task_of(root, "b")["merge"] == "nochange"
     assert not wt.exists()
     assert git(root, "log", "-1", "--format=%s", integration(root)) == "Merge task a: task"
@@ -118,8 +118,9 @@ def test_a_task_without_change_says_so_at_done_and_at_the_merge(root: Path) -> N
         f"b completed; no change on its branch {branch}-b (nothing to merge)"
     )
     c = run_cli(root, "task", "done", "c", "--summary", "line 5")
-    assert c.stdout.strip() == (
-        f"c completed; merged 1 task(s) into {branch}; without change (nothing to merge): a, b; "
+    assert c.stdout.startswith("c completed; the wave is done")
+    assert cli_json(root, "next")["merged"] == (
+        f"merged 1 task(s) into {branch}; without change (nothing to merge): a, b; "
         "wave 1 completed; phase 2.1 completed"
     )
     assert [task_of(root, t)["merge"] for t in "abc"] == ["nochange", "nochange", "merged"]

@@ -92,5 +92,10 @@ def test_worktree_isolation_is_one_story() -> None:
     assert "`agents-state merge --resolve <id>`" in dispatcher
     assert '`stages.IMPLEMENT.tasks.isolation: "none"`' in dispatcher
     assert "If it prints `work in <folder>` (JSON: `worktree`)" in agent_text
-    assert "`task done` commits whatever you leave" in agent_text
-    assert "merges\n   your branch into the workflow's integration branch" in agent_text
+    assert "`task done` commits whatever you leave but generated files" in agent_text
+    # issue 33: the wave merges after its agents have stopped, in every text that says it
+    assert (
+        "merges your\n   branch into the workflow's integration branch once the wave's agents"
+        in (agent_text)
+    )
+    assert "once its agents have stopped" in ISOLATED

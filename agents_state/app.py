@@ -164,8 +164,19 @@ class App:
             usage = budget_usage(self.root_dir, state)
         if native is None:
             native = self.fanout_path().native if state.active else False
+        from agents_state.codexrun import installed_version
+
         action = next_action(
-            state, self.config, utcnow(), calls, tokens, usage, window, native, advice
+            state,
+            self.config,
+            utcnow(),
+            calls,
+            tokens,
+            usage,
+            window,
+            native,
+            advice,
+            installed_version,
         )
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest

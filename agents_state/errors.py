@@ -14,6 +14,7 @@ from __future__ import annotations
 __all__ = [
     "EXIT_CODES",
     "AgentsStateError",
+    "CodexError",
     "ConfigError",
     "ExitCode",
     "InvalidInputError",
@@ -38,6 +39,7 @@ class ExitCode(enum.IntEnum):
     LOCK_TIMEOUT = 6
     IO = 7
     NOT_REPORTED = 8
+    REVIEWER = 9
 
 
 EXIT_CODES: dict[ExitCode, str] = {
@@ -51,6 +53,9 @@ EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.IO: "I/O failure (disk full, permission denied, write or fsync failed)",
     ExitCode.NOT_REPORTED: "the update WAS saved, but reporting it failed afterwards (writing "
     "the output, unlocking, a log); do not repeat it: check with agents-state status",
+    ExitCode.REVIEWER: "the Codex review did not run or gave no valid review (Codex missing, not "
+    "logged in, its API unreachable or refusing, an answer off the schema, a timeout); nothing "
+    "was recorded",
 }
 
 
@@ -100,6 +105,23 @@ class TransitionNotAllowedError(AgentsStateError):
         if hint:
             msg += f" ({hint})"
         super().__init__(msg)
+
+
+class CodexError(AgentsStateError):
+    """``review run`` (issue 37): Codex could not give the review; ``kind`` says why (missing,
+    login, unreachable, refused, schema, timeout).  Nothing is recorded."""
+
+    code = "codex"
+    exit_code = ExitCode.REVIEWER
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        super().__init__(message)
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        out["error"]["kind"] = self.kind  # type: ignore[index]
+        return out
 
 
 class InvalidInputError(AgentsStateError):

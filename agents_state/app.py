@@ -164,8 +164,6 @@ class App:
             usage = budget_usage(self.root_dir, state)
         if native is None:
             native = self.fanout_path().native if state.active else False
-        from agents_state.codexrun import installed_version
-
         action = next_action(
             state,
             self.config,
@@ -176,7 +174,7 @@ class App:
             window,
             native,
             advice,
-            installed_version,
+            _codex_version,
         )
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest
@@ -378,6 +376,13 @@ class App:
         from agents_state.engine.review import count_issues
 
         return count_issues(doc, shown, self.config.review_for(phase_id).blockingSeverity)
+
+
+def _codex_version() -> str | None:
+    """The installed Codex CLI's version (issue 37), asked only at a Codex review."""
+    from agents_state.codexcli import installed_version
+
+    return installed_version()
 
 
 def context_text(root: Path) -> str | None:

@@ -26,7 +26,7 @@ from agents_state.engine.codexreview import (
 from agents_state.errors import InvalidInputError
 
 EVENTS = b"""{"type":"thread.started","thread_id":"t-1"}
-{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `x` not found."}}
+{"type":"item.completed","item":{"id":"item_0","type":"error","message":"No metadata."}}
 {"type":"turn.started"}
 {"type":"error","message":"Reconnecting... 1/5 (stream disconnected before completion)"}
 not json at all
@@ -130,7 +130,7 @@ def test_the_schema_is_strict_structured_output() -> None:
             props = node["properties"]
             assert isinstance(props, dict)
             assert node["additionalProperties"] is False
-            assert sorted(node["required"]) == sorted(props)  # type: ignore[arg-type]
+            assert sorted(node["required"]) == sorted(props)  # type: ignore[call-overload]
             for sub in props.values():
                 check(sub)
         if node.get("type") == "array":

@@ -199,6 +199,7 @@ def test_an_unreachable_api_fails_at_once_in_one_line(
     codex_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = codex_env
+    _config(root, timeoutSeconds=90)  # a run that waited for the network would end here
     _home(tmp_path, monkeypatch, f"http://127.0.0.1:{_closed_port()}/v1")
     walk_to(root, "1.3")
     start = time.monotonic()

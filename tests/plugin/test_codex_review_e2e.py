@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,7 @@ def test_a_plan_review_is_run_by_codex_and_recorded_with_its_usage(
     assert body["reasoning"]["effort"] == "high"
     assert body["text"]["format"]["schema"] == REVIEW_SCHEMA
     asked = request_text(body)
+    assert f"<cwd>{root}</cwd>" in asked  # Codex ran in the project
     assert str(root / ".agents/phases/1.2-plan.md") in asked
     assert "Review the plan" in asked and "phase 1.3 (Plan Review)" in asked
     review = json.loads((root / ".agents/phases/1.3-plan-review.json").read_text())
@@ -158,6 +160,30 @@ def test_a_final_review_with_a_blocking_issue_sends_the_work_back(
     entries = [a for a in _book(root)["agents"].values() if a["type"] == "codex"]
     assert [e["phase"] for e in entries] == ["4.2", "4.2"]
     assert all(e["tokens"] == {"codex-xhigh": USAGE_BOOKED} for e in entries)
+
+
+def test_under_worktree_isolation_codex_reviews_the_integration_worktree(
+    codex_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = codex_env
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "init"], cwd=root, check=True)
+    with CodexAPI(lambda body: CLEAN) as api:
+        _home(tmp_path, monkeypatch, api.url)
+        walk_to(root, "2.1")
+        (root / "t.json").write_text('{"tasks": [{"id": "a", "title": "A"}]}')
+        assert sh(root, "tasks", "load", str(root / "t.json"))[0] == 0
+        assert sh(root, "task", "start", "a")[0] == 0
+        assert sh(root, "task", "done", "a", "--summary", "did a")[0] == 0
+        walk_to(root, "4.2")
+        js(root, "review", "run", "4.2")
+    integration = root / ".agents/worktrees/_integration"
+    assert integration.is_dir()
+    assert f"<cwd>{integration}</cwd>" in request_text(api.requests[0])
+    assert str(root / ".agents/phases/4.1-docs.md") in request_text(api.requests[0])
+    state = json.loads((root / ".agents/state.json").read_text())
+    assert state["stages"]["FINAL"]["phases"]["4.2"]["status"] == "completed"
 
 
 def test_an_answer_off_the_schema_is_retried_once_with_the_error(

@@ -132,6 +132,10 @@ def test_a_plan_review_is_run_by_codex_and_recorded_with_its_usage(
     status = js(root, "status")["workflow"]
     assert status["usage"]["byModel"]["gpt-test-codex"] == 1500
     assert status["usage"]["phases"]["1.3"]["tokens"] == 1500
+    code, report, err = sh(root, "report")
+    assert code == 0, err
+    assert "- by model: gpt-test-codex 1500" in report
+    assert " | codex | - | 1500 | " in report  # the Codex run, among the agents of phase 1.3
 
 
 def test_a_final_review_with_a_blocking_issue_sends_the_work_back(

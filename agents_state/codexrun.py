@@ -102,6 +102,24 @@ def _book(app: App, state: State, phase_id: str, runs: list[Run], model: str, t0
     record_codex(app.root_dir, raw, f"codex-{runs[-1].thread or t0}", entry)
 
 
+_INLINE_CHARS = 100_000
+
+
+def _inputs(app: App, names: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The review's inputs: absolute paths of those on disk, and the text of those only the
+    store has (a PostgreSQL store keeps artifacts in the database), cut to ``_INLINE_CHARS``."""
+    paths, inline = [], []
+    for name in names:
+        path = app.root / name
+        if path.is_file():
+            paths.append(str(path))
+            continue
+        data = app.store.read_artifact(Path(name).name) if name.startswith(".agents/") else None
+        if data is not None:
+            inline.append((name, data.decode("utf-8", "replace")[:_INLINE_CHARS]))
+    return paths, inline
+
+
 def _write_schema(path: Path) -> None:
     """The schema Codex answers in, for ``--output-schema`` (a temporary file, not state)."""
     import orjson
@@ -133,7 +151,7 @@ def run_codex_review(app: App, phase_id: str) -> tuple[Outcome, dict[str, Any]]:
     spec = get_phase(phase_id)
     model, effort = app.config.codex.alias(alias)
     where = _review_dir(app, state, phase_id)
-    read = [str(app.root / r) for r in reads(state, spec)]
+    read, inline = _inputs(app, reads(state, spec))
     severity = app.config.review_for(phase_id).blockingSeverity
     reviewer = f"codex {alias} ({model or 'default model'}, effort {effort})"
     shown = f"Codex's answer for phase {phase_id}"
@@ -153,6 +171,7 @@ def run_codex_review(app: App, phase_id: str) -> tuple[Outcome, dict[str, Any]]:
                 reads=read,
                 where=str(where),
                 severity=severity,
+                inline=inline,
                 retry_error=problem,
             )
             args = codex_args(str(schema), model, effort, prompt)

@@ -288,3 +288,32 @@ def test_the_plugin_never_approves_review_run(root: Path) -> None:
         assert parse(command.split()[1:]) is None
     ok = {"cwd": str(root), "tool_name": "Bash", "tool_input": {"command": "agents-state next"}}
     assert approval(ok) is not None  # the same call shape is approved for an engine step
+
+
+def test_inputs_only_a_database_store_has_are_in_the_prompt() -> None:
+    """With a PostgreSQL store the artifacts are not files Codex could read: their text is
+    given in the prompt."""
+    prompt = review_prompt(
+        phase="1.3",
+        title="Plan Review",
+        instructions="Review the plan.",
+        task="Add X",
+        reads=[],
+        where="/p",
+        severity="high",
+        inline=[(".agents/phases/1.2-plan.md", "# Plan\n1. add x\n")],
+    )
+    assert (
+        "Read these files first:\n- .agents/phases/1.2-plan.md, whose text follows:\n# Plan\n"
+        "1. add x\n\n(end of .agents/phases/1.2-plan.md)\n"
+    ) in prompt
+    empty = review_prompt(
+        phase="1.3",
+        title="Plan Review",
+        instructions="Review the plan.",
+        task="Add X",
+        reads=[],
+        where="/p",
+        severity="high",
+    )
+    assert "Read these files first:\n- (none recorded; read the work itself)\n" in empty

@@ -111,9 +111,15 @@ def review_prompt(
     reads: list[str],
     where: str,
     severity: str,
+    inline: list[tuple[str, str]] | None = None,
     retry_error: str | None = None,
 ) -> str:
-    files = "\n".join(f"- {r}" for r in reads) or "- (none recorded; read the work itself)"
+    """``inline``: (name, text) of inputs that are not files (a database store's artifacts)."""
+    files = "\n".join(f"- {r}" for r in reads)
+    files += "".join(
+        f"\n- {name}, whose text follows:\n{text}\n(end of {name})" for name, text in inline or []
+    )
+    files = files.strip("\n") or "- (none recorded; read the work itself)"
     text = (
         f"You are the reviewer of phase {phase} ({title}) of a software workflow.\n"
         f"The workflow's task: {task}\n"

@@ -20,6 +20,7 @@ import pytest
 from codex_api import KEY_VAR, CodexAPI, codex_home, request_text
 from codex_cli import CODEX, require_codex
 from contract.helpers import js, sh, state_bytes, walk_to
+from pg.conftest import pg_server, pg_url  # noqa: F401 (fixtures)
 
 from agents_state.engine.codexreview import REVIEW_SCHEMA
 
@@ -188,6 +189,25 @@ def test_under_worktree_isolation_codex_reviews_the_integration_worktree(
     assert str(root / ".agents/phases/4.1-docs.md") in request_text(api.requests[0])
     state = json.loads((root / ".agents/state.json").read_text())
     assert state["stages"]["FINAL"]["phases"]["4.2"]["status"] == "completed"
+
+
+def test_with_a_postgresql_store_the_plan_is_in_the_prompt_and_the_usage_in_the_database(
+    codex_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pg_url: str,  # noqa: F811 (the fixture of tests/pg)
+) -> None:
+    root = codex_env
+    monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
+    with CodexAPI(lambda body: CLEAN) as api:
+        _home(tmp_path, monkeypatch, api.url)
+        walk_to(root, "1.3")
+        assert not (root / ".agents/phases/1.2-plan.md").exists()  # the plan is in the database
+        js(root, "review", "run", "1.3")
+    asked = request_text(api.requests[0])
+    assert ".agents/phases/1.2-plan.md, whose text follows:\n# notes\n" in asked
+    assert js(root, "status")["workflow"]["usage"]["phases"]["1.3"]["tokens"] == 1500
+    assert not (root / ".agents/usage.json").exists()
 
 
 def test_an_answer_off_the_schema_is_retried_once_with_the_error(

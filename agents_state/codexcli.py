@@ -129,15 +129,18 @@ def run_codex(binary: str, args: list[str], cwd: Path, timeout: int, env: dict[s
 
     run = Run()
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            [binary, *args],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            start_new_session=True,
-            env=env,
-        )
+        try:
+            proc = subprocess.Popen(
+                [binary, *args],
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                start_new_session=True,
+                env=env,
+            )
+        except OSError as e:
+            raise CodexError("missing", f"Codex could not be started ({binary}: {e})") from None
         assert proc.stdout is not None
         deadline, buf, timed_out = time.monotonic() + timeout, b"", False
         with selectors.DefaultSelector() as sel:

@@ -26,7 +26,14 @@ from agents_state.engine.codexreview import (
     review_prompt,
     usage_tokens,
 )
-from agents_state.errors import CodexError, InvalidInputError, TransitionNotAllowedError, UsageError
+from agents_state.errors import (
+    AgentsStateError,
+    CodexError,
+    InvalidInputError,
+    NotFoundError,
+    TransitionNotAllowedError,
+    UsageError,
+)
 
 if TYPE_CHECKING:
     from agents_state.app import App
@@ -151,6 +158,11 @@ def run_codex_review(app: App, phase_id: str) -> tuple[Outcome, dict[str, Any]]:
     spec = get_phase(phase_id)
     model, effort = app.config.codex.alias(alias)
     where = _review_dir(app, state, phase_id)
+    if not where.is_dir():
+        raise NotFoundError(
+            f"the folder phase {phase_id} reviews is missing: {where} (agents-state doctor "
+            "finds what happened to the worktrees)"
+        )
     read, inline = _inputs(app, reads(state, spec))
     severity = app.config.review_for(phase_id).blockingSeverity
     reviewer = f"codex {alias} ({model or 'default model'}, effort {effort})"
@@ -188,8 +200,11 @@ def run_codex_review(app: App, phase_id: str) -> tuple[Outcome, dict[str, Any]]:
                 problem = e.message.removeprefix(f"{shown}: ")
                 continue
             out = app.complete_phase(phase_id, data, f"{shown} ({write})")
-            _book(app, state, phase_id, runs, model or alias, t0)
             ran = {"model": model, "alias": alias, "effort": effort, "cwd": str(where)}
+            try:  # the review is recorded: a book that cannot be written does not undo it
+                _book(app, state, phase_id, runs, model or alias, t0)
+            except (OSError, AgentsStateError) as e:
+                return out, {**ran, "attempts": len(runs), "usageNotBooked": str(e)}
             return out, {**ran, "attempts": len(runs)}
     raise CodexError(
         "schema",

@@ -42,4 +42,9 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     app = app_from(ctx)
     out, ran = run_codex_review(app, check_phase_id(phase_id))
     print_outcome(app, out.message, as_json, state=out.state, codex=ran)
+    if "usageNotBooked" in ran:  # the review is recorded; only its tokens are not counted
+        click.echo(
+            f"agents-state: warning: Codex's usage was not booked: {ran['usageNotBooked']}",
+            err=True,
+        )
     return 0

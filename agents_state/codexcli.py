@@ -40,8 +40,26 @@ def codex_binary() -> str | None:
     return shutil.which("codex")
 
 
+def _npm_version(binary: str) -> tuple[int, int, int] | None:
+    """The version of an npm install (``.../@openai/codex/bin/codex.js``), read from its
+    package.json: ``next`` at a Codex review needs no node process started."""
+    import json
+
+    package = Path(os.path.realpath(binary)).parent.parent / "package.json"
+    try:
+        meta = json.loads(package.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("name") != "@openai/codex":
+        return None
+    return parse_version(str(meta.get("version") or ""))
+
+
 @lru_cache(maxsize=4)
 def _version_of(binary: str) -> tuple[int, int, int] | None:
+    known = _npm_version(binary)
+    if known is not None:
+        return known
     try:
         done = subprocess.run(
             [binary, "--version"],

@@ -317,3 +317,25 @@ def test_inputs_only_a_database_store_has_are_in_the_prompt() -> None:
         severity="high",
     )
     assert "Read these files first:\n- (none recorded; read the work itself)\n" in empty
+
+
+def test_an_npm_install_is_known_by_its_package_json_without_running_it(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``next`` at a Codex review starts no node process for the version (issue 37)."""
+    from agents_state.codexcli import _version_of, installed_version
+
+    package = root / "node_modules/@openai/codex"
+    (package / "bin").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "@openai/codex", "version": "0.160.2"}')
+    script = package / "bin/codex.js"
+    script.write_text("#!/bin/sh\nexit 1\n")  # running it would say nothing
+    script.chmod(0o755)
+    (root / "node_modules/.bin").mkdir()
+    (root / "node_modules/.bin/codex").symlink_to("../@openai/codex/bin/codex.js")
+    monkeypatch.setenv("AGENTS_STATE_CODEX", str(root / "node_modules/.bin/codex"))
+    _version_of.cache_clear()
+    assert installed_version() == "0.160.2"
+    (package / "package.json").write_text('{"name": "other", "version": "0.160.2"}')
+    _version_of.cache_clear()
+    assert installed_version() is None  # not Codex's package: asked, and it says nothing

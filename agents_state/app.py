@@ -168,7 +168,16 @@ class App:
         if native is None:
             native = self.fanout_path().native if state.active else False
         action = next_action(
-            state, self.config, utcnow(), calls, tokens, usage, window, native, advice
+            state,
+            self.config,
+            utcnow(),
+            calls,
+            tokens,
+            usage,
+            window,
+            native,
+            advice,
+            _codex_version,
         )
         if state.git is not None:  # issue 33: the model may have cd'd into a worktree
             from agents_state.views.abspaths import absolute_paths
@@ -387,6 +396,13 @@ class App:
         from agents_state.engine.review import count_issues
 
         return count_issues(doc, shown, self.config.review_for(phase_id).blockingSeverity)
+
+
+def _codex_version() -> str | None:
+    """The installed Codex CLI's version (issue 37), asked only at a Codex review."""
+    from agents_state.codexcli import installed_version
+
+    return installed_version()
 
 
 def context_text(root: Path) -> str | None:

@@ -18,7 +18,7 @@ from typing import IO
 
 import orjson
 
-__all__ = ["run_phase_commands"]
+__all__ = ["end_group", "run_phase_commands"]
 
 TAIL = 40
 _TAIL_BYTES = 256 * 1024  # read from the end of the output; TAIL lines fit in it
@@ -53,7 +53,7 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-def _end_group(proc: subprocess.Popen[bytes]) -> None:
+def end_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the command's process group, reap the command, SIGKILL what is left of the
     group after a short grace."""
     deadline = time.monotonic() + _GRACE
@@ -93,7 +93,7 @@ def _run_one(command: str, timeout: int, cwd: Path) -> tuple[int | None, bool, s
             start_new_session=True,
         )
         timed_out = not _exited(proc, timeout)
-        _end_group(proc)  # whatever it left in its group, or all of it on timeout
+        end_group(proc)  # whatever it left in its group, or all of it on timeout
         code = None if timed_out else proc.returncode
         text = _tail_bytes(out).decode("utf-8", "replace")
     return code, timed_out, text

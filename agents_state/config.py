@@ -13,7 +13,7 @@ from agents_state.records.base import After, Record, field
 from agents_state.workflow import REVIEW_PHASES, get_phase
 
 __all__ = [
-    "CODEX_TOOLS",
+    "CODEX_ALIASES",
     "MODEL_ALIASES",
     "Config",
     "policy_from",
@@ -35,10 +35,9 @@ MODEL_ALIASES: dict[str, str] = {
     "haiku-3.5": "claude-3-5-haiku-20241022",
     "inherit": "inherit",
 }
-CODEX_TOOLS: dict[str, str] = {
-    "codex-high": "mcp__codex-high__codex",
-    "codex-xhigh": "mcp__codex-xhigh__codex",
-}
+# Codex models (issue 37): run by `agents-state review run` through `codex exec`; the model and
+# reasoning effort of each come from the configuration's `codex.aliases` table
+CODEX_ALIASES: tuple[str, ...] = ("codex-high", "codex-xhigh")
 
 
 def _check_model(name: str) -> str:
@@ -197,6 +196,36 @@ class RetriesCfg(_Strict):
     backoffSeconds: list[int] = field(default_factory=lambda: [5, 15, 30])
 
 
+class CodexAliasCfg(_Strict):
+    """What a ``codex-*`` alias runs: a model id (``None``: Codex's own default model) and a
+    reasoning effort (``None``: the alias's own, ``high`` or ``xhigh``), as ``codex exec -m MODEL
+    -c model_reasoning_effort=EFFORT``."""
+
+    model: str | None = None
+    effort: Literal["minimal", "low", "medium", "high", "xhigh"] | None = None
+
+
+def _codex_aliases(v: dict[str, CodexAliasCfg]) -> dict[str, CodexAliasCfg]:
+    for name in v:
+        if name not in CODEX_ALIASES:
+            raise ValueError(f"unknown Codex alias {name!r}; use one of {', '.join(CODEX_ALIASES)}")
+    return v
+
+
+class CodexCfg(_Strict):
+    """Issue 37: Codex reviews (``agents-state review run``)."""
+
+    aliases: Annotated[dict[str, CodexAliasCfg], After(_codex_aliases)] = field(
+        default_factory=dict
+    )
+    timeoutSeconds: int = field(default=600, ge=1, le=86400)
+
+    def alias(self, name: str) -> tuple[str | None, str]:
+        """(model or None, effort) of a Codex alias: the table's values over the defaults."""
+        own = self.aliases.get(name) or CodexAliasCfg()
+        return own.model, own.effort or name.removeprefix("codex-")
+
+
 class FanoutCfg(_Strict):
     """Issue 25: a fan-out as the host's own Workflow (``engine.native``)."""
 
@@ -211,6 +240,7 @@ class Config(_Strict):
     retries: RetriesCfg = field(default_factory=RetriesCfg)
     budget: BudgetCfg = field(default_factory=BudgetCfg)
     fanout: FanoutCfg = field(default_factory=FanoutCfg)
+    codex: CodexCfg = field(default_factory=CodexCfg)
     # permission profiles (issue 5): agent type -> profile, and custom profiles
     agentProfiles: dict[str, str] = field(default_factory=dict)
     toolProfiles: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -228,15 +258,16 @@ class Config(_Strict):
 
 
 def resolve_model(name: str) -> str:
-    """An alias to its model id (or Codex MCP tool); full model ids pass through."""
+    """An alias to its model id; a Codex alias stays itself (its model is in ``codex.aliases``);
+    full model ids pass through."""
     if name in MODEL_ALIASES:
         return MODEL_ALIASES[name]
-    if name in CODEX_TOOLS:
-        return CODEX_TOOLS[name]
+    if name in CODEX_ALIASES:
+        return name
     if name.startswith("claude-") or name.startswith("mcp__"):
         return name
     raise ValueError(
-        f"unknown model {name!r}; use one of {', '.join([*MODEL_ALIASES, *CODEX_TOOLS])} "
+        f"unknown model {name!r}; use one of {', '.join([*MODEL_ALIASES, *CODEX_ALIASES])} "
         "or a full model id such as claude-sonnet-4-5-20250929"
     )
 

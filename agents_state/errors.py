@@ -14,6 +14,7 @@ from __future__ import annotations
 __all__ = [
     "EXIT_CODES",
     "AgentsStateError",
+    "CodexError",
     "ConfigError",
     "ConflictLeftError",
     "ExitCode",
@@ -40,6 +41,7 @@ class ExitCode(enum.IntEnum):
     IO = 7
     NOT_REPORTED = 8
     CONFLICT = 9
+    REVIEWER = 10
 
 
 EXIT_CODES: dict[ExitCode, str] = {
@@ -55,6 +57,9 @@ EXIT_CODES: dict[ExitCode, str] = {
     "the output, unlocking, a log); do not repeat it: check with agents-state status",
     ExitCode.CONFLICT: "merge conflict not resolved yet (conflict markers left in a task's "
     "worktree); nothing was merged: fix the files it names, then run agents-state merge",
+    ExitCode.REVIEWER: "the Codex review did not run or gave no valid review (Codex missing, not "
+    "logged in, its API unreachable or refusing, an answer off the schema, a timeout); nothing "
+    "was recorded",
 }
 
 
@@ -104,6 +109,23 @@ class TransitionNotAllowedError(AgentsStateError):
         if hint:
             msg += f" ({hint})"
         super().__init__(msg)
+
+
+class CodexError(AgentsStateError):
+    """``review run`` (issue 37): Codex could not give the review; ``kind`` says why (missing,
+    login, unreachable, refused, schema, timeout).  Nothing is recorded."""
+
+    code = "codex"
+    exit_code = ExitCode.REVIEWER
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        super().__init__(message)
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        out["error"]["kind"] = self.kind  # type: ignore[index]
+        return out
 
 
 class InvalidInputError(AgentsStateError):

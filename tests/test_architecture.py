@@ -37,6 +37,9 @@ WRITERS: dict[tuple[str, str], str] = {
     ("cli/cmd_schema.py", "mkdir"): "schema --out creates the folder the user names",
     ("cli/cmd_schema.py", "write_text"): "schema --out writes JSON Schema files where the user "
     "asks, outside .agents/",
+    ("codexrun.py", "os.open"): "review run writes the review schema for codex --output-schema "
+    "into its own temporary folder (issue 37)",
+    ("codexrun.py", "fdopen"): "review run: the schema file of its own temporary folder",
     ("cli/runner.py", "fdopen"): "phase run writes the test commands' output to its temp log",
     ("cli/runner.py", "os.open"): "phase run gives the commands /dev/null as stdin",
     ("gitwork/rooms.py", "unlink"): "removes the lock files a killed git left in the engine's "

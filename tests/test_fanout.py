@@ -82,11 +82,11 @@ def test_plan_agents_plan_the_brainstorms_areas_by_number() -> None:
     assert call["args"]["agents"][2]["agentType"] == "subagents:plan-agent"
 
 
-def test_a_review_is_one_reviewer_and_a_codex_review_stays_an_mcp_call() -> None:
+def test_a_review_is_one_reviewer_and_a_codex_review_stays_a_review_run() -> None:
     state = _explore(1)
     for pid in ("0", "1.1", "1.2"):
         state = apply(state, ev.PhaseComplete(phase=pid), T0).state
-    assert _call(state) is None  # 1.3 reviews with codex-high by default: the MCP tool
+    assert _call(state) is None  # 1.3 reviews with codex-high by default: review run
     assert next_action(state, Config(), T0, native=True) == next_action(state, Config(), T0)
     config = Config.model_validate({"stages": {"PLAN": {"review": {"tool": "opus-4.5"}}}})
     call = _call(state, config)

@@ -43,7 +43,13 @@ LAYERS = (
     "__main__",
 )
 # top-level modules outside ``base``: the layer of the subpackage they use
-TOP_LEVEL = {"migrate": "engine", "contextsize": "store", "scaffold": "chains"}
+TOP_LEVEL = {
+    "migrate": "engine",
+    "contextsize": "store",
+    "scaffold": "chains",
+    "codexcli": "engine",  # issue 37: the Codex CLI as a process
+    "codexrun": "gitwork",  # issue 37: review run (it reviews the integration worktree)
+}
 
 
 def module_graph(pkg: Path) -> dict[str, set[str]]:

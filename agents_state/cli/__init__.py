@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "resume": "agents_state.cli.cmd_workflow:resume",
     "stop": "agents_state.cli.cmd_workflow:stop",
     "phase": "agents_state.cli.cmd_phase:phase",
+    "review": "agents_state.cli.cmd_review:review",
     "tasks": "agents_state.cli.cmd_tasks:tasks",
     "task": "agents_state.cli.cmd_tasks:task",
     "merge": "agents_state.cli.cmd_merge:merge",

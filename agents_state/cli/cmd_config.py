@@ -69,16 +69,36 @@ def validate(ctx: click.Context, file: str | None, as_json: bool) -> int:
     from agents_state.configload import validate_file
 
     app = app_from(ctx)
-    if file:
-        validate_file(Path(file), file)
-    else:
-        _ = app.config
+    cfg = validate_file(Path(file), file) if file else app.config
     msg = f"{file or 'configuration'}: valid"
+    codex = _codex_note(cfg)
     if as_json:
-        emit_json({"valid": True, "file": file})
+        emit_json({"valid": True, "file": file, "codex": codex})
     else:
         click.echo(msg)
+        if codex["note"]:
+            click.echo(codex["note"])
     return 0
+
+
+def _codex_note(cfg: Any) -> dict[str, Any]:
+    """Issue 37: the review phases with a codex-* model, and whether Codex can run them."""
+    from agents_state.workflow import REVIEW_PHASES
+
+    phases = [p for p in REVIEW_PHASES if cfg.review_for(p).tool.startswith("codex-")]
+    if not phases:
+        return {"phases": [], "installed": None, "note": None}
+    from agents_state.codexcli import installed_version
+
+    version = installed_version()
+    note = None
+    if version is None:
+        note = (
+            f"note: phases {', '.join(phases)} review with Codex, but no Codex CLI >= 0.154 is "
+            "installed (npm install -g @openai/codex, or set AGENTS_STATE_CODEX): those reviews "
+            'fall back to subagents:pr-reviewer with model "opus"'
+        )
+    return {"phases": phases, "installed": version, "note": note}
 
 
 @click.command()

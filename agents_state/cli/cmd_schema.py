@@ -8,7 +8,7 @@ import click
 
 __all__ = ["schema"]
 
-_NAMES = ("state", "config", "handoff-request", "handoff-response")
+_NAMES = ("state", "config", "handoff-request", "handoff-response", "review")
 
 
 @click.command()
@@ -37,8 +37,9 @@ _NAMES = ("state", "config", "handoff-request", "handoff-response")
 def schema(name: str, write_dir: str | None, check_dir: str | None, as_json: bool) -> int:
     """Print the JSON Schema (draft 2020-12) of NAME, generated from the models.
 
-    NAME is one of state (default), config, handoff-request, handoff-response.  Point your
-    editor at them to validate .agents/state.json and config files as you type.
+    NAME is one of state (default), config, handoff-request, handoff-response, review (the
+    review artifact as `review run` asks Codex for it).  Point your editor at them to validate
+    .agents/state.json and config files as you type.
 
     \b
     Example:

@@ -34,7 +34,7 @@ AGENT_TOOL_MODELS = ("sonnet", "opus", "haiku", "inherit")
 
 def agent_tool_model(name: str) -> str | None:
     """The value to pass as the Agent tool's ``model`` for a configured model, or ``None`` when
-    the model is not a sub-agent model (a Codex MCP tool)."""
+    the model is not a sub-agent model (a Codex model, issue 37)."""
     low = name.strip().lower()
     if low == "inherit":
         return "inherit"

@@ -269,8 +269,6 @@ def task_brief(t: dict[str, Any], task: str, detail: Any) -> list[str]:
         )
     else:
         lines.append(f"First run: agents-state task start {tid}")
-    if t.get("consult"):
-        lines.append(f"Consult the MCP tool {t['consult']} when it is available in this session.")
     lines.append(
         f"When done, record it: agents-state task done {tid} --summary '<one line>'; if you "
         f"cannot finish it: agents-state task fail {tid} --error TEXT"
@@ -290,8 +288,8 @@ def _spec(key: str, label: str, agent_type: str, model: str | None, prompt: str)
 
 
 def _who(agents: dict[str, Any]) -> tuple[str, str] | None:
-    """(sub-agent type, Agent model) of a step's agents; None for a Codex model (an MCP tool
-    the orchestrator calls itself: that step keeps today's path)."""
+    """(sub-agent type, Agent model) of a step's agents; None for a Codex model (a review
+    ``agents-state review run`` does: that step keeps today's path)."""
     if agents.get("agentModel") is not None and agents.get("subagentType"):
         return str(agents["subagentType"]), str(agents["agentModel"])
     return None

@@ -118,7 +118,7 @@ def native_decision(state: State, d: Decision) -> Decision:
             d.kind, d.phase, words, d.command, d.read, d.write, d.agents, **d.extra, workflow=call
         )
     if d.agents is None or d.agents.get("agentModel") is None:
-        return d  # a Codex model is an MCP tool the orchestrator calls: today's step
+        return d  # a Codex model: agents-state review run, or the fallback reviewer
     fan = fanout_id(d.phase)
     total = int((d.agents or {}).get("count") or 1)
     done = recorded(state, fan)

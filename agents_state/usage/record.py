@@ -41,6 +41,7 @@ __all__ = [
     "catch_up",
     "read_book",
     "record_agent",
+    "record_codex",
     "record_main",
     "record_session",
     "record_start",
@@ -315,6 +316,19 @@ def record_session(root: str, state: dict[str, Any], transcript: str) -> None:
         if transcript in book["transcripts"]:
             return False
         book["transcripts"][transcript] = {"offset": 0, "ids": [], "phase": phase}
+        return True
+
+    _update(root, state, change)
+
+
+def record_codex(root: str, state: dict[str, Any], entry_id: str, entry: dict[str, Any]) -> None:
+    """Book a Codex review's usage (issue 37, ``review run``): one entry among the agents, of
+    type ``codex``, its tokens by model; the same id twice is booked once."""
+
+    def change(book: dict[str, Any]) -> bool:
+        if entry_id in book["agents"]:
+            return False
+        book["agents"][entry_id] = entry
         return True
 
     _update(root, state, change)

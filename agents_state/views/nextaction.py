@@ -64,11 +64,17 @@ def next_action(
     context_window: int | None = None,
     native: bool = False,
     advice: bool = True,
+    codex: Callable[[], str | None] | None = None,
 ) -> dict[str, Any]:
     """The next action, decided by the engine and worded here; ``usage``: the tokens used by
     the workflow and by stage, for the budgets (issue 24); ``native``: a fan-out runs as the
-    host's Workflow (issue 25, ``engine.native``)."""
+    host's Workflow (issue 25, ``engine.native``); ``codex``: the installed Codex CLI's version
+    (None: none that can review), asked only for a review with a ``codex-*`` model (issue 37)."""
     d = decide(state, config, now, tool_calls, context_tokens, context_window, advice)
+    if d.words[0] == "review" and d.agents and d.agents["model"].startswith("codex-"):
+        from agents_state.engine.codexreview import codex_step
+
+        d = codex_step(d, config, codex() if codex else None)
     if usage is not None:
         from agents_state.engine.budget import budget_gate
 
@@ -253,15 +259,39 @@ def _completed(f: dict[str, Any]) -> str:
 
 
 def _codex(agents: dict[str, Any]) -> str:
-    """Issue 27: a Codex model is an MCP tool: call it, or the fallback agent without it."""
+    """Issue 27/37: a Codex model is not an Agent model; it does reviews only, through
+    ``agents-state review run``; any other step goes to the fallback agent."""
     fallback = agents.get("fallback")
     if not fallback:
         return ""
     return (
-        f" {agents['model']} is the Codex MCP tool {agents['modelId']}, not an Agent model: "
-        "call it with this step's request (files to read, what to write); if that tool is not "
-        f"available in this session, dispatch {fallback['subagentType']} with model "
+        f" {agents['model']} is a Codex model, not an Agent model, and Codex does reviews only "
+        f"(agents-state review run): dispatch {fallback['subagentType']} with model "
         f'"{fallback["agentModel"]}" instead.'
+    )
+
+
+def _codex_review(f: dict[str, Any]) -> str:
+    """Issue 37: a review with a ``codex-*`` model: ``review run`` when Codex is installed, the
+    Claude reviewer otherwise."""
+    agents = f["agents"]
+    if "codex" not in f:
+        return _codex(agents)
+    fb, cx = agents["fallback"], agents["codex"]
+    agent = f'{fb["subagentType"]} with model "{fb["agentModel"]}"'
+    if f["codex"] is None:
+        return (
+            f" {agents['model']} is a Codex model, but no Codex CLI that can review (>= 0.154; "
+            "npm install -g @openai/codex) is installed: dispatch "
+            f"{agent} instead and write its review to the artifact."
+        )
+    runs = f"{cx['model'] or 'its default model'}, effort {cx['effort']}"
+    return (
+        f" {agents['model']} is a Codex model ({runs}): run the command; it runs Codex "
+        f"{f['codex']} read-only on the work, checks its answer and records the review (do not "
+        "write the artifact). If it fails (exit 10, one line saying why; nothing recorded), "
+        f"dispatch {agent} instead, write its review to {f['artifact']}, then run: "
+        f"agents-state phase complete {f['phase']} --artifact {f['artifact']}"
     )
 
 
@@ -334,7 +364,7 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "review": lambda f: (
         f"Task: {f['task']}. " + f["instructions"] + f" Format: {_REVIEW_FORMAT}. "
         f"Issues of severity {f['severity']} or above send the work back."
-        + _codex(f["agents"])
+        + _codex_review(f)
         + _notes(f["notes"])
     ),
     "run_tests": lambda f: (

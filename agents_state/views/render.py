@@ -135,12 +135,20 @@ def _model_line(agents: dict[str, Any]) -> str:
         return f'  model: "{agents["agentModel"]}" (Agent tool model; configured {configured})'
     if agents.get("fallback"):
         fb = agents["fallback"]
+        cx = agents.get("codex")
+        if cx and cx.get("installed"):
+            runs = f"{cx['model'] or 'its default model'}, effort {cx['effort']}"
+            how = f"run by Codex {cx['installed']}, {runs}, through the command; if that fails,"
+        elif cx:
+            how = "a Codex model, but no Codex CLI >= 0.154 is installed:"
+        else:
+            how = "a Codex model: Codex does reviews only, so"
         return (
-            f"  model: {configured} (an MCP tool, not an Agent model: call it; if it is not "
-            f'available, {fb["subagentType"]} with Agent model "{fb["agentModel"]}")'
+            f"  model: {agents['model']} ({how} {fb['subagentType']} with Agent model "
+            f'"{fb["agentModel"]}")'
         )
     if "agentModel" in agents:
-        return f"  model: {configured} (not a sub-agent model: call that MCP tool instead)"
+        return f"  model: {configured} (not a sub-agent model)"
     return f"  model: {agents['model']} ({agents['modelId']})"
 
 

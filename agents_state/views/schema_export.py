@@ -66,7 +66,15 @@ _SOURCES: dict[str, tuple[Callable[[], type[Any]], str, str]] = {
         "Sub-agent to orchestrator handoff response, the generic shape of designs 001 / 003.",
     ),
 }
-SCHEMA_NAMES: tuple[str, ...] = tuple(_SOURCES)
+# issue 37: the review artifact as Codex answers it (``codex exec --output-schema``); not a
+# record: a plain JSON Schema the engine's review rules (engine.review) read leniently
+REVIEW = (
+    "review",
+    "agents-state review (as Codex answers it)",
+    "A review artifact of phases 1.3, 2.3, 3.3 and 4.2 in the strict shape agents-state review "
+    "run gives codex exec --output-schema; null values are left out when it is recorded.",
+)
+SCHEMA_NAMES: tuple[str, ...] = (*_SOURCES, REVIEW[0])
 
 
 def file_name(name: str) -> str:
@@ -75,6 +83,10 @@ def file_name(name: str) -> str:
 
 def generate(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one of ``SCHEMA_NAMES``; ``KeyError`` otherwise."""
+    if name == REVIEW[0]:
+        from agents_state.engine.codexreview import REVIEW_SCHEMA
+
+        return {"$schema": DIALECT, "title": REVIEW[1], "description": REVIEW[2], **REVIEW_SCHEMA}
     load, title, description = _SOURCES[name]
     from agents_state.records.schema import json_schema
 

@@ -1,7 +1,8 @@
 """Issue 27, item 4: every next action can be carried out as printed, whatever is installed.
 
-A Codex model names the agent and model to use when the MCP tool is absent; a hard task runs as a
-task agent; ``phase run`` writes its own results; 1.1's command carries ``--plan-agents``; an
+A Codex review without Codex installed names the agent and model to use (issue 37: with Codex,
+``agents-state review run``, tests/plugin/test_codex_review_e2e.py); a hard task runs as a task
+agent; ``phase run`` writes its own results; 1.1's command carries ``--plan-agents``; an
 agent that does a phase hands back, the orchestrator writes; a claim whose driver died says how
 to take the task back.
 """
@@ -13,6 +14,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from contract.helpers import js, sh, walk_to
 
 
@@ -21,25 +24,31 @@ def _config(root: Path, cfg: dict[str, Any]) -> None:
     (root / ".agents/config.json").write_text(json.dumps(cfg))
 
 
-def test_a_codex_review_names_the_agent_and_model_to_use_without_the_tool(root: Path) -> None:
+def test_a_codex_review_names_the_agent_and_model_to_use_without_the_tool(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTS_STATE_CODEX", str(root / "no-codex"))  # not installed
     a = walk_to(root, "1.3")  # the default review tool is codex-high
     assert a["kind"] == "review"
-    assert a["agents"]["modelId"] == "mcp__codex-high__codex"
+    assert a["agents"]["modelId"] == "codex-high"
     assert a["agents"]["agentModel"] is None
     assert a["agents"]["fallback"] == {
         "subagentType": "subagents:pr-reviewer",
         "agentModel": "opus",
     }
+    assert a["agents"]["codex"] == {"model": None, "effort": "high", "installed": None}
+    assert a["command"] == "agents-state phase complete 1.3 --artifact " + a["write"]
     assert (
-        "codex-high is the Codex MCP tool mcp__codex-high__codex, not an Agent model: call it "
-        "with this step's request (files to read, what to write); if that tool is not available "
-        'in this session, dispatch subagents:pr-reviewer with model "opus" instead.'
+        "codex-high is a Codex model, but no Codex CLI that can review (>= 0.154; npm install "
+        '-g @openai/codex) is installed: dispatch subagents:pr-reviewer with model "opus" '
+        "instead and write its review to the artifact."
     ) in a["instructions"]
     text = sh(root, "next")[1]
     assert (
-        "  model: codex-high = mcp__codex-high__codex (an MCP tool, not an Agent model: call it; "
-        'if it is not available, subagents:pr-reviewer with Agent model "opus")\n'
+        "  model: codex-high (a Codex model, but no Codex CLI >= 0.154 is installed: "
+        'subagents:pr-reviewer with Agent model "opus")\n'
     ) in text
+    assert "mcp__" not in text
 
 
 def test_a_sonnet_review_has_no_fallback(root: Path) -> None:
@@ -63,8 +72,9 @@ def test_a_hard_task_runs_as_a_task_agent_with_opus(root: Path) -> None:
     by_id = {t["id"]: t for t in a["tasks"]}
     assert by_id["hard-1"]["model"] == "codex-xhigh"
     assert by_id["hard-1"]["agentModel"] == "opus"  # never None: an agent must run task done
-    assert by_id["hard-1"]["consult"] == "mcp__codex-xhigh__codex"
-    assert by_id["easy-1"]["agentModel"] == "sonnet" and "consult" not in by_id["easy-1"]
+    assert by_id["hard-1"]["codexConsult"]["supported"] is False  # docs/decisions.md
+    assert "Codex is not consulted during a task" in by_id["hard-1"]["codexConsult"]["reason"]
+    assert by_id["easy-1"]["agentModel"] == "sonnet" and "codexConsult" not in by_id["easy-1"]
     assert a["command"].startswith("agents-state task done <task-id>")
     text = sh(root, "next")[1]
     assert '  task hard-1 [hard, codex-xhigh]: H (Agent model "opus")\n' in text

@@ -34,7 +34,7 @@ def skill(name: str) -> str:
         ("claude-3-5-haiku-20241022", "haiku"),
         ("codex-high", None),
         ("codex-xhigh", None),
-        ("mcp__codex-high__codex", None),
+        ("mcp__reviewer__review", None),  # an MCP tool named as a model
     ],
 )
 def test_the_agent_tool_gets_a_family_never_a_versioned_id(

@@ -321,7 +321,7 @@ def test_the_walks_reach_every_kind_of_step(corpus: Corpus) -> None:
         "start",
     } <= kinds
     assert any((a.get("agents") or {}).get("fallback") for _w, a in corpus.actions)
-    assert any(t.get("consult") for _w, a in corpus.actions for t in a.get("tasks") or [])
+    assert any(t.get("codexConsult") for _w, a in corpus.actions for t in a.get("tasks") or [])
     phases = {a["phase"] for _w, a in corpus.actions}
     assert {"0", "1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.3", "4.1", "4.2"} <= phases
 

@@ -37,6 +37,10 @@ WRITERS: dict[tuple[str, str], str] = {
     ("cli/cmd_schema.py", "mkdir"): "schema --out creates the folder the user names",
     ("cli/cmd_schema.py", "write_text"): "schema --out writes JSON Schema files where the user "
     "asks, outside .agents/",
+    ("hooks/seccomp.py", "makedirs"): "a contained call's first use makes .agents/ to hold the "
+    "room's seccomp filter, which Claude Code lets the command read only inside the project",
+    ("hooks/seccomp.py", "os.open"): "the .gitignore of an .agents/ the room's filter made: "
+    "the engine's own, so the filter's file stays out of git",
     ("codexrun.py", "os.open"): "review run writes the review schema for codex --output-schema "
     "into its own temporary folder (issue 37)",
     ("codexrun.py", "fdopen"): "review run: the schema file of its own temporary folder",

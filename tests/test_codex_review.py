@@ -78,7 +78,7 @@ def test_a_failure_is_one_line_with_the_fallback(error: str, kind: str, said: st
     assert e.kind == kind and said in e.message and e.exit_code == 10
     assert e.message.endswith("nothing was recorded. Fallback: X.")
     assert "\n" not in e.message
-    assert e.to_json()["error"] == {"code": "codex", "message": e.message, "exit": 9, "kind": kind}
+    assert e.to_json()["error"] == {"code": "codex", "message": e.message, "exit": 10, "kind": kind}
 
 
 def test_the_answer_becomes_the_review_artifact_without_nulls() -> None:

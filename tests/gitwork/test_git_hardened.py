@@ -67,7 +67,9 @@ def test_the_engines_git_runs_no_program_the_repository_names(root: Path) -> Non
         (Path(out["worktree"]) / "g.txt").write_text(f"g by {tid}\n")
     proc = run_proc(root, "task", "done", "a", "--summary", "a")  # the installed CLI
     assert proc.returncode == 0, proc.stderr
-    proc = run_proc(root, "task", "done", "b", "--summary", "b")  # the merge queue runs
+    proc = run_proc(root, "task", "done", "b", "--summary", "b")
+    assert proc.returncode == 0, proc.stderr
+    proc = run_proc(root, "next")  # the wave's agents have stopped: the merge queue runs
     assert proc.returncode == 0, proc.stderr
     assert _ran(marks) == [], "task done and the merge"
     # a file whose attributes name a merge driver a config defines is never merged by it: it

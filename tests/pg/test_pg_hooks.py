@@ -112,7 +112,10 @@ def test_a_task_agents_own_worktree_on_the_server(
     monkeypatch.setenv("AGENTS_STATE_STORE", pg_url)
     (root / ".agents" / "phases").mkdir(parents=True)  # the task list's file (the state is not)
     at_tasks(root, [{"id": "t1"}, {"id": "t2"}])
-    rooms = {t: Path(cli_json(root, "task", "start", t)["worktree"]) for t in ("t1", "t2")}
+    rooms = {  # the engine's record of who holds which task decides the room (issue 32)
+        t: Path(cli_json(root, "task", "start", t, "--agent", f"agent-{a}")["worktree"])
+        for t, a in (("t1", "a1"), ("t2", "a2"))
+    }
     main = tmp_path / "claude" / "sess.jsonl"
     (main.with_suffix("") / "subagents").mkdir(parents=True)
     main.write_text("")

@@ -288,6 +288,9 @@ def walk_to_the_task_wave(root: Path) -> dict[str, Any]:
 def launch_one_task_agent(body: dict[str, Any]) -> list[Block] | None:
     system = request_text({"system": body.get("system")})
     if "# Task agent" in system:
+        if not tool_results(body):  # it starts its task first: only its holder reports it
+            start = {"command": "agents-state task start t1", "description": "start t1"}
+            return [{"type": "tool_use", "name": "Bash", "input": start}]
         handoff = {
             "task_id": "t1",
             "phase": "write",

@@ -110,7 +110,7 @@ def test_50_concurrent_task_done_all_recorded(root: Path, rep: int) -> None:
     assert [len(w["tasks"]) for w in waves] == [50, 1]
     rev0 = state["revision"]
     ids = [f"t{i}" for i in range(50)]
-    results = _spawn_all(root, [["task", "done", t, "--summary", "ok"] for t in ids])
+    results = _spawn_all(root, [["task", "done", t, "--summary", "ok", "--force"] for t in ids])
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
     state = _state(root)
     tasks = state["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]

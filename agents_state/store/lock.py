@@ -116,9 +116,12 @@ class StoreLock:
 
 def notice_wait(locked: str, timeout: float, shown: str = f"{AGENTS_DIR}/") -> None:
     """One line on stderr once a wait passes a second: who holds the lock (issue 33: a silent
-    wait of 11 s looked like a hang)."""
+    wait of 11 s looked like a hang).  Silent under ``--json``: there stderr holds only the error
+    object, as the runner decides (``"--json" in argv``)."""
     import sys
 
+    if "--json" in sys.argv[1:]:
+        return
     try:
         sys.stderr.write(
             f"agents-state: waiting for the lock on {shown}, held by {holder_of(locked)}; "

@@ -12,6 +12,7 @@ The run where compaction is needed (asked at the boundary, not elsewhere) is
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,18 @@ from test_workflow_e2e import TASK, Workflow, fenced, handoff, run_claude, text
 pytestmark = pytest.mark.slow
 
 
+def allow_the_test_results_write() -> None:
+    """The user's rule for an unattended run with no TEST commands: the TEST gate's results file
+    is the person's to accept, never approved by the plugin (issue 32; docs/plugin.md)."""
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    allow = ["Edit(.agents/phases/3.1-test-results.json)"]
+    settings.write_text(json.dumps({"permissions": {"allow": allow}}))
+
+
 def test_a_small_conversation_runs_to_done_without_asking(root: Path) -> None:
     require_claude()
+    allow_the_test_results_write()
     flow = Workflow(root)
     flow.grow_in_stages = False
     with StubAPI(flow) as api:
@@ -52,7 +63,10 @@ class RefusedWrite(Workflow):
         task = re.search(r"task (t\d)", first)
         tid = task.group(1) if task else "t?"
         results = tool_results(body)
-        if not results:
+        if not results:  # it starts its task first: only its holder may report it (issue 32)
+            start = {"command": f"agents-state task start {tid}", "description": "start"}
+            return [{"type": "tool_use", "name": "Bash", "input": start}]
+        if any("claimed and started" in r for r in results.values()):
             path = str(self.root / "health" / f"{tid}.py")
             write = {"file_path": path, "content": "x"}
             return [{"type": "tool_use", "name": "Write", "input": write}]

@@ -174,8 +174,9 @@ def test_two_tasks_importing_one_module_land_on_the_branch_done_names(
                 str(PLUGIN_ROOT),
                 "--permission-mode",
                 "acceptEdits",
-                "--allowedTools",
+                "--allowedTools",  # a task agent's Bash runs contained (issue 32): its rule
                 "Bash(python3 *)",
+                "Bash(/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp:*)",
                 "--",
                 GO_ON,
             ],

@@ -50,7 +50,9 @@ def _no_release() -> None:
     return None
 
 
-def no_lock(path: Path, timeout: float) -> Callable[[], None]:
+def no_lock(
+    path: Path, timeout: float, on_wait: Callable[[], None] | None = None
+) -> Callable[[], None]:
     """A replacement for ``lockfile.acquire`` that takes no lock (the torture's control run)."""
     return _no_release
 

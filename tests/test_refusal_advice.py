@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from clitools import cli_json, run_cli
 
+from agents_state.store.allowrules import PERSON
 from agents_state.store.refusals import refusal_of, rule_for
 
 TASK_AGENT = "subagents:task-agent"
@@ -29,6 +30,10 @@ REFUSED = (
         ("Bash", {"command": "pytest " + "x" * 100}, f'"Bash(pytest {"x" * 100})"'),
         ("Bash", {"command": "cd src && make"}, '"Bash(cd src)", "Bash(make)"'),
         ("Bash", {"command": "echo 'a && b' | wc"}, '"Bash(echo \'a && b\')", "Bash(wc)"'),
+        ("Bash", {"command": "agents-state budget --raise 9"}, PERSON),
+        ("Bash", {"command": "agents-state dispatch --replace x"}, PERSON),
+        ("Write", {"file_path": "/work/.agents/phases/3.1-test-results.json"}, PERSON),
+        ("Bash", {"command": "git log --skip 3 resume"}, '"Bash(git log --skip 3 resume)"'),
         ("Bash", {}, '"Bash"'),
         ("WebFetch", {"url": "https://example.org"}, '"WebFetch"'),
     ],

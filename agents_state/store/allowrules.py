@@ -54,8 +54,9 @@ def _bash_rules(command: str) -> list[str]:
     rules: list[str] = []
     for part in _simple_commands(command):
         words = part.split()
-        if any(all(w in words for w in person) for person in _PERSONS) or (
-            "dispatch" in words and "--replace" in words
+        engine = words[0].endswith("agents-state")
+        if engine and any(
+            all(w in words for w in p) for p in (*_PERSONS, ("dispatch", "--replace"))
         ):
             return []
         if part.startswith(_HARDENED + " ") and len(words) > 7:

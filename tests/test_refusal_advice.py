@@ -187,7 +187,8 @@ def test_issue33_every_refused_call_of_the_step_names_its_rule(root: Path) -> No
         '--proc /proc --tmpfs /tmp:*)"',
         '- Bash (orchestrator): allow "Bash(cd .agents/worktrees/_integration)", "Bash(python -m '
         'pytest -q tests/test_health.py --maxfail=1)"',
-        "- Bash (orchestrator): the person's decision: they run it themselves, no rule",
+        "- Bash agents-state resume --skip (orchestrator): the person's decision: they run it "
+        "themselves, no rule",
     ]
     assert "cd *" not in json.dumps(a)
     assert [r["agent"] for r in a["refusals"]] == ["a1", "a2", "v1", "main", "main"]

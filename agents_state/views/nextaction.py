@@ -94,17 +94,18 @@ def with_refusals(
     line per rule (issue 27, item 2; issue 33)."""
     lines: dict[str, str] = {}
     for r in reversed(refusals):  # the newest call of each rule
-        if r["rule"] in lines:
+        person = not r.get("rules")  # a person's decision: named by its call
+        key = f"{r['rule']} {r.get('target')}" if person else r["rule"]
+        if key in lines:
             continue
         who = r.get("agentType") or "orchestrator"
         if r.get("agent") not in (None, "main"):
             who += f" {r['agent']}"
-        shown = r.get("target") if r.get("tool") != "Bash" else None
+        shown = r.get("target") if person or r.get("tool") != "Bash" else None
         if shown and shown.startswith(root.rstrip("/") + "/"):
             shown = shown[len(root.rstrip("/")) + 1 :]
         what = f"{r['tool']} {shown}" if shown else str(r["tool"])
-        allow = "allow " if r.get("rules") else ""  # none: a person's decision
-        lines[r["rule"]] = f"- {what} ({who}): {allow}{r['rule']}"
+        lines[key] = f"- {what} ({who}): {'' if person else 'allow '}{r['rule']}"
     said = (
         "Claude Code refused calls of this step. To let an unattended run (claude -p) go on, add "
         "to permissions.allow in .claude/settings.local.json (docs/plugin.md, Unattended runs), "

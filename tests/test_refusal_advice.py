@@ -106,7 +106,10 @@ def test_a_blocked_workflow_names_the_refusal_and_the_rule(root: Path) -> None:
         '- Write src/app.py (subagents:task-agent a1): allow "Edit(src/app.py)"'
     )
     assert a["reason"] == f"research explore-1 said STOP: {REFUSED} {said}"
-    assert a["instructions"].endswith(said)
+    assert a["instructions"].endswith(
+        "ask the user which option to take, then run that option's command only. "
+        "The reason names the refused calls and the rules to add."
+    )
     (refusal,) = a["refusals"]
     assert refusal["agent"] == "a1" and refusal["tool"] == "Write"
 

@@ -113,7 +113,9 @@ def with_refusals(
     )
     out = dict(action)
     out["reason"] = f"{str(action.get('reason') or 'blocked').rstrip('.')}. {said}"
-    out["instructions"] = f"{action['instructions']} {said}"
+    out["instructions"] = (  # the list once, in the reason: every character is paid each turn
+        f"{action['instructions']} The reason names the refused calls and the rules to add."
+    )
     out["refusals"] = refusals
     return out
 

@@ -91,6 +91,7 @@ def test_a_refused_write_ends_with_the_rule_to_add(root: Path) -> None:
     assert flow.refusals, "no task agent was refused"
     action = flow.stopped_with
     assert action is not None and action["kind"] == "ask_user", action
-    assert 'add "Write" to permissions.allow in .claude/settings.json' in action["reason"]
-    assert "subagents:task-agent" in action["reason"] and "health/t" in action["reason"]
-    assert action["refusal"]["rule"] == "Write"
+    assert "add to permissions.allow in .claude/settings.local.json" in action["reason"]
+    assert "subagents:task-agent" in action["reason"]
+    assert 'allow "Edit(health/t' in action["reason"]  # issue 33: the narrow rule, path and all
+    assert all(r["rules"][0].startswith("Edit(health/t") for r in action["refusals"])

@@ -86,6 +86,9 @@ class Unattended(Workflow):
             report = {"commands": [{"name": "test", "command": CHECK, "exitCode": 0}]}
             content = json.dumps(report)
         yield from super().write(rel, content)
+        said = self.engine_results[-1][1]
+        if any(m in said for m in REFUSED):  # fail now, not by the run's timeout
+            raise AssertionError(f"the write of {rel} was refused: {said}")
 
 
 def settings(home: Path, log: Path, rules: list[str]) -> None:

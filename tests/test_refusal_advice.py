@@ -223,3 +223,22 @@ def test_issue33_refusals_are_bounded_oldest_dropped(root: Path) -> None:
         remember(str(root), refusal)
     kept = json.loads((root / ".agents" / "refusals.json").read_text())["refused"]
     assert [r["target"] for r in kept] == [f"make t{n}" for n in range(3, KEPT + 3)]
+
+
+def test_issue33_the_advice_for_a_task_agents_calls_is_the_documented_block() -> None:
+    """The rules a blocked run names for a task agent's write in its worktree and its contained
+    call are the ones docs/plugin.md lists for a headless run (the block test_unattended_e2e
+    runs a whole workflow with): advice and doc cannot drift."""
+    import re
+
+    from agents_state.store.allowrules import rules_for
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "plugin.md").read_text()
+    found = re.search(r"\*\*The rules a headless run needs\*\*.*?```json\n(.*?)```", doc, re.S)
+    assert found is not None
+    block = json.loads(found.group(1))["permissions"]["allow"]
+    write = rules_for("Write", {"file_path": "/p/.agents/worktrees/t2/src/b.py"}, "/p")
+    contained = " ".join(
+        ["/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp", "--chdir /p -- x"]
+    )
+    assert [*write, *rules_for("Bash", {"command": contained}, "/p")] == block

@@ -186,13 +186,13 @@ class App:
             if self.isolated_action is not None:  # where the work is, from git (the CLI)
                 action = self.isolated_action(self, state, action)
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
-            from agents_state.store.refusals import latest
-            from agents_state.views.nextaction import with_refusal
+            from agents_state.store.refusals import of_step
+            from agents_state.views.nextaction import with_refusals
 
             phase = state.phase(state.currentPhase) if state.currentPhase else None
-            refusal = latest(self.root_dir, phase.startedAt if phase else None)
-            if refusal is not None:
-                action = with_refusal(action, refusal)
+            refused = of_step(self.root_dir, phase.startedAt if phase else None)
+            if refused:
+                action = with_refusals(action, refused, self.root_dir)
         return action
 
     def context_size(self) -> tuple[int | None, int | None]:

@@ -148,3 +148,28 @@ def test_the_readme_says_what_ci_run_does_to_the_machine() -> None:
     assert "rm -rf .venv" in ci_run and "deletes `.venv`" in fresh
     assert "apt-get" in ci_run and "needs root and network" in fresh
     assert "pg_ctlcluster" in ci_run and "stops the clusters" in fresh
+
+
+def test_ci_run_drops_the_development_variables_before_it_does_anything() -> None:
+    """Issue 33: `.ci/run` runs as a user's shell would, without the `PYTHON*` switches of the
+    development environment (they hid exit codes and bytecode): what it runs before its first
+    step leaves none of them set."""
+    ci_run = (REPO / ".ci/run").read_text()
+    prelude = ci_run[: ci_run.index("\nPY=")]  # everything before the first real step
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }
+    proc = subprocess.run(
+        ["bash", "-c", prelude + "\nenv"],
+        cwd=REPO / ".ci",
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [v for v in proc.stdout.splitlines() if v.startswith("PYTHON")] == []
+    assert "CI=1" in proc.stdout.splitlines()

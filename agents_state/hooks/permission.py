@@ -20,8 +20,9 @@ This hook answers ``permissionDecision: "allow"`` for exactly four things, and p
   ``context``, and only when its profile allows Bash.
 - **Write / Edit / MultiEdit** from the main conversation: the resolved path is one of the
   catalogue's artifact names (``ARTIFACTS``) directly in the project's ``.agents/phases/``, both
-  real folders, and an existing target is a regular file with one link; not the TEST gate's
-  result (``PERSONS``, issue 32).
+  real folders, and an existing target is a regular file with one link; the TEST gate's result
+  (``PERSONS``) only while no TEST commands are configured (issue 33: then it is the model's
+  report of its own checks; with them only ``phase run 3.1`` records the gate, issue 32).
 - **Skill** from the main conversation: a skill of this plugin (``subagents:<name>``).
 - **Workflow** from the main conversation: ``subagents:fanout`` with the arguments ``next``
   prints now (issue 25, ``workflow_call``), once per session and run of its phase (issue 32:
@@ -72,7 +73,8 @@ ARTIFACTS = frozenset(
 )
 
 
-# the TEST gate's result: the engine writes it (``phase run 3.1``) or the person approves it
+# the TEST gate's result: with TEST commands configured only the engine writes it (``phase run
+# 3.1``); without, it is the model's report of the checks it ran, approved like a review
 PERSONS = frozenset({"3.1-test-results.json"})
 
 
@@ -194,7 +196,9 @@ def _phases_write(tool_input: Any, cwd: str, project: str) -> str | None:
         return None
     target = _resolve(cwd, path)
     name = os.path.basename(target)
-    if os.path.dirname(target) != phases or name not in ARTIFACTS or name in PERSONS:
+    if os.path.dirname(target) != phases or name not in ARTIFACTS:
+        return None
+    if name in PERSONS and _test_commands(project):
         return None
     try:
         st = os.lstat(target)
@@ -203,6 +207,19 @@ def _phases_write(tool_input: Any, cwd: str, project: str) -> str | None:
     except OSError:
         return None
     return target if stat.S_ISREG(st.st_mode) and st.st_nlink == 1 else None
+
+
+def _test_commands(project: str) -> bool:
+    """Whether the TEST gate is the engine's: TEST commands configured, or a configuration that
+    does not load (fail closed).  Loaded only for a write of the gate's result (issue 33)."""
+    from agents_state.configload import any_layer, load_config
+
+    if not any_layer(project, False):
+        return False  # the built-in defaults configure none
+    try:
+        return bool(load_config(project).config.stages.TEST.commands)
+    except Exception:  # any failure to load keeps the write the person's
+        return True
 
 
 def _profile_allows_bash(project: str, agent_type: str) -> bool:

@@ -84,7 +84,7 @@ def _remember_refusal(root: str, payload: dict[str, Any]) -> None:
     from agents_state.store.refusals import refusal_of, remember
     from agents_state.types import format_time, utcnow
 
-    refusal = refusal_of(payload, format_time(utcnow()))
+    refusal = refusal_of(payload, format_time(utcnow()), root)
     if refusal is None or not os.path.isdir(os.path.join(root, ".agents")):
         return
     try:

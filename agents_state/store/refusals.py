@@ -4,9 +4,11 @@ Headless (``claude -p``) without project rules, Claude Code refuses a task agent
 command; the agent reports the refusal, the workflow blocks, and the session's
 ``permission_denials`` is empty because the refusal happened in a sub-agent.  The
 ``post-tool-use-failure`` hook sees it (``agent_id``/``agent_type``, ``tool_name``,
-``tool_input``, ``error``) and keeps the last refusal per agent in ``.agents/refusals.json``;
-``next`` names it, with the ``permissions.allow`` rule of docs/plugin.md's "Unattended runs",
-in the ``ask_user`` action of a blocked or failed workflow (issue 27, item 2).
+``tool_input``, ``error``) and keeps every refused call in ``.agents/refusals.json`` (one entry
+per call, the newest last, at most ``KEPT``; issue 33), forgotten when the same call then runs;
+``next`` names those of the current step, each with the narrowest ``permissions.allow`` rule of
+docs/plugin.md's "Unattended runs" (``allowrules``), in the ``ask_user`` action of a blocked or
+failed workflow (issue 27, item 2).
 """
 
 from __future__ import annotations
@@ -16,27 +18,30 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ASKED", "FILE", "forget_if_ran", "latest", "refusal_of", "remember", "rule_for"]
+__all__ = [
+    "ASKED",
+    "FILE",
+    "KEPT",
+    "forget_if_ran",
+    "of_step",
+    "refusal_of",
+    "remember",
+    "rule_for",
+]
 
 FILE = "refusals.json"
+KEPT = 20  # refused calls kept, the oldest dropped
 # how Claude Code 2.1.330 words a tool call it refused for want of a permission rule
 _MARKS = ("haven't granted", "needs approval", "requires approval", "permission to use")
-_EDITS = ("Edit", "MultiEdit", "NotebookEdit")
-_LONG = 80  # a longer command gets a prefix rule
 
 
-def rule_for(tool: str, tool_input: dict[str, Any]) -> str:
-    """The ``permissions.allow`` rule that lets this call run unattended."""
-    if tool in _EDITS:
-        return "Edit"
-    if tool == "Bash":
-        command = " ".join(str(tool_input.get("command") or "").split())
-        if not command:
-            return "Bash"
-        if len(command) <= _LONG:
-            return f"Bash({command})"
-        return f"Bash({command.split()[0]} *)"
-    return tool
+def rule_for(tool: str, tool_input: dict[str, Any], root: str | None = None) -> str:
+    """The ``permissions.allow`` rules that let this call run unattended, quoted and joined
+    (``allowrules``), or ``allowrules.PERSON`` for a person's decision."""
+    from agents_state.store.allowrules import PERSON, rules_for
+
+    rules = rules_for(tool, tool_input, root)
+    return ", ".join(f'"{r}"' for r in rules) if rules else PERSON
 
 
 def _target(tool: str, tool_input: dict[str, Any]) -> str | None:
@@ -50,7 +55,7 @@ def _target(tool: str, tool_input: dict[str, Any]) -> str | None:
 ASKED = "the host asked for permission (headless: refused)"
 
 
-def refusal_of(payload: dict[str, Any], at: str) -> dict[str, Any] | None:
+def refusal_of(payload: dict[str, Any], at: str, root: str | None = None) -> dict[str, Any] | None:
     """A refusal from a PostToolUseFailure payload (its error reads as one) or a
     PermissionRequest payload (headless, the host refuses what it would ask), else None."""
     asked = payload.get("hook_event_name") == "PermissionRequest"
@@ -62,6 +67,8 @@ def refusal_of(payload: dict[str, Any], at: str) -> dict[str, Any] | None:
         return None
     raw = payload.get("tool_input")
     tool_input = raw if isinstance(raw, dict) else {}
+    from agents_state.store.allowrules import rules_for
+
     agent = payload.get("agent_id")
     kind = payload.get("agent_type")
     return {
@@ -69,7 +76,8 @@ def refusal_of(payload: dict[str, Any], at: str) -> dict[str, Any] | None:
         "agentType": kind if isinstance(kind, str) and kind else None,
         "tool": tool,
         "target": _target(tool, tool_input),
-        "rule": rule_for(tool, tool_input),
+        "rules": rules_for(tool, tool_input, root),
+        "rule": rule_for(tool, tool_input, root),
         "error": " ".join(error.split())[:300],
         "at": at,
     }
@@ -79,49 +87,53 @@ def _path(root: str) -> str:
     return os.path.join(root, ".agents", FILE)
 
 
-def _read(root: str) -> dict[str, Any]:
+def _read(root: str) -> list[dict[str, Any]]:
     try:
         with open(_path(root), encoding="utf-8") as f:
             data = json.load(f)
     except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        return []
+    kept = data.get("refused") if isinstance(data, dict) else None
+    return [r for r in kept if isinstance(r, dict)] if isinstance(kept, list) else []
+
+
+def _same(a: dict[str, Any], tool: object, target: object) -> bool:
+    return a.get("tool") == tool and a.get("target") == target
 
 
 def remember(root: str, refusal: dict[str, Any]) -> None:
-    """Keep ``refusal`` as its agent's last (a lost write loses only this advice)."""
+    """Keep ``refusal`` as the newest, once per call (tool and target), at most ``KEPT`` (a
+    lost write loses only this advice)."""
 
-    def change(data: dict[str, Any]) -> bool:
-        data[refusal["agent"]] = refusal
+    def change(data: list[dict[str, Any]]) -> bool:
+        data[:] = [r for r in data if not _same(r, refusal["tool"], refusal["target"])]
+        data.append(refusal)
+        del data[:-KEPT]
         return True
 
     _update(root, change, strict=True)
 
 
 def forget_if_ran(root: str, payload: dict[str, Any]) -> None:
-    """The call an agent was asked about ran after all (a person approved it): drop it."""
+    """A refused call ran after all (a person approved it, or a rule now allows it): drop it."""
     if not os.path.exists(_path(root)):
         return
-    agent = payload.get("agent_id") or "main"
     raw = payload.get("tool_input")
     tool_input = raw if isinstance(raw, dict) else {}
     tool = payload.get("tool_name")
+    target = _target(str(tool), tool_input)
 
-    def change(data: dict[str, Any]) -> bool:
-        kept = data.get(agent)
-        if (
-            not isinstance(kept, dict)
-            or kept.get("tool") != tool
-            or kept.get("target") != _target(str(tool), tool_input)
-        ):
+    def change(data: list[dict[str, Any]]) -> bool:
+        kept = [r for r in data if not _same(r, tool, target)]
+        if len(kept) == len(data):
             return False
-        del data[agent]
+        data[:] = kept
         return True
 
     _update(root, change, strict=False)
 
 
-def _update(root: str, change: Callable[[dict[str, Any]], bool], strict: bool) -> None:
+def _update(root: str, change: Callable[[list[dict[str, Any]]], bool], strict: bool) -> None:
     """Read, change and write the file atomically under the store's lock on ``.agents/``: the
     hooks of parallel agents refused at once each keep their own (issue 27)."""
     from pathlib import Path
@@ -145,7 +157,8 @@ def _update(root: str, change: Callable[[dict[str, Any]], bool], strict: bool) -
     try:
         data = _read(root)
         if change(data):
-            atomic_write(Path(_path(root)), json.dumps(data, indent=1).encode(), f".agents/{FILE}")
+            text = json.dumps({"refused": data}, indent=1)
+            atomic_write(Path(_path(root)), text.encode(), f".agents/{FILE}")
     except StorageIOError as e:
         if strict:
             raise OSError(str(e)) from None
@@ -153,14 +166,12 @@ def _update(root: str, change: Callable[[dict[str, Any]], bool], strict: bool) -
         release()
 
 
-def latest(root: str, since: str | None) -> dict[str, Any] | None:
-    """The newest refusal recorded at or after ``since`` (an ISO time), or None."""
-    found = [
+def of_step(root: str, since: str | None) -> list[dict[str, Any]]:
+    """The refused calls recorded at or after ``since`` (an ISO time), oldest first."""
+    return [
         r
-        for r in _read(root).values()
-        if isinstance(r, dict)
-        and isinstance(r.get("at"), str)
+        for r in _read(root)
+        if isinstance(r.get("at"), str)
         and isinstance(r.get("rule"), str)
         and (since is None or r["at"] >= since)
     ]
-    return max(found, key=lambda r: str(r["at"]), default=None)

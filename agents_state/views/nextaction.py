@@ -26,7 +26,7 @@ __all__ = [
     "no_workflow_action",
     "no_workflow_line",
     "render",
-    "with_refusal",
+    "with_refusals",
 ]
 
 # One story with the workflow skill: the model cannot run /compact itself, so it records the
@@ -86,22 +86,37 @@ def next_action(
     return render(d)
 
 
-def with_refusal(action: dict[str, Any], refusal: dict[str, Any]) -> dict[str, Any]:
-    """A blocked or failed workflow's ask_user, with the host's refusal that likely caused it and
-    the permission rule that lets an unattended run go on (issue 27, item 2)."""
-    who = refusal.get("agentType") or "the orchestrator"
-    if refusal.get("agent") not in (None, "main"):
-        who += f" (agent {refusal['agent']})"
-    target = f" {refusal['target']}" if refusal.get("target") else ""
+def with_refusals(
+    action: dict[str, Any], refusals: list[dict[str, Any]], root: str
+) -> dict[str, Any]:
+    """A blocked or failed workflow's ask_user, with the host's refusals of the step that likely
+    caused it, each with the narrowest permission rule that lets an unattended run go on, one
+    line per rule (issue 27, item 2; issue 33)."""
+    lines: dict[str, str] = {}
+    for r in reversed(refusals):  # the newest call of each rule
+        person = not r.get("rules")  # a person's decision: named by its call
+        key = f"{r['rule']} {r.get('target')}" if person else r["rule"]
+        if key in lines:
+            continue
+        who = r.get("agentType") or "orchestrator"
+        if r.get("agent") not in (None, "main"):
+            who += f" {r['agent']}"
+        shown = r.get("target") if person or r.get("tool") != "Bash" else None
+        if shown and shown.startswith(root.rstrip("/") + "/"):
+            shown = shown[len(root.rstrip("/")) + 1 :]
+        what = f"{r['tool']} {shown}" if shown else str(r["tool"])
+        lines[key] = f"- {what} ({who}): {'' if person else 'allow '}{r['rule']}"
     said = (
-        f"Claude Code refused {refusal['tool']}{target} to {who}. To let an unattended run "
-        f'(claude -p) go on, add "{refusal["rule"]}" to permissions.allow in '
-        ".claude/settings.json (docs/plugin.md, Unattended runs), then retry the step."
+        "Claude Code refused calls of this step. To let an unattended run (claude -p) go on, add "
+        "to permissions.allow in .claude/settings.local.json (docs/plugin.md, Unattended runs), "
+        "then retry the step:\n" + "\n".join(reversed(lines.values()))
     )
     out = dict(action)
     out["reason"] = f"{str(action.get('reason') or 'blocked').rstrip('.')}. {said}"
-    out["instructions"] = f"{action['instructions']} {said}"
-    out["refusal"] = refusal
+    out["instructions"] = (  # the list once, in the reason: every character is paid each turn
+        f"{action['instructions']} The reason names the refused calls and the rules to add."
+    )
+    out["refusals"] = refusals
     return out
 
 

@@ -200,15 +200,34 @@ def test_issue_32_the_persons_answers_are_never_approved(project: Path, line: st
     assert denied is not None and denied["permissionDecision"] == "deny"
 
 
+def _write(project: Path, name: str) -> dict[str, Any]:
+    path = str(project / ".agents" / "phases" / name)
+    return {"tool_name": "Write", "tool_input": {"file_path": path, "content": "{}"}}
+
+
 def test_issue_32_the_test_gates_result_is_not_an_approved_write(project: Path) -> None:
-    phases = project / ".agents" / "phases"
+    """With TEST commands configured only ``phase run 3.1`` records the gate: a written result
+    is not approved (issue 32), nor under a configuration that does not load."""
+    config = project / ".claude" / "subagents-config.json"
+    config.parent.mkdir()
+    config.write_text(json.dumps({"stages": {"TEST": {"commands": {"test": "make test"}}}}))
+    assert hook(project, "permission", _write(project, "3.1-test-results.json")) is None
+    allowed = hook(project, "permission", _write(project, "3.2-analysis.md"))
+    assert allowed is not None and allowed["permissionDecision"] == "allow"
+    config.write_text("{not json")
+    assert hook(project, "permission", _write(project, "3.1-test-results.json")) is None
 
-    def write(name: str) -> dict[str, Any]:
-        path = str(phases / name)
-        return {"tool_name": "Write", "tool_input": {"file_path": path, "content": "{}"}}
 
-    assert hook(project, "permission", write("3.1-test-results.json")) is None
-    assert hook(project, "permission", write("3.2-analysis.md"))["permissionDecision"] == "allow"  # type: ignore[index]
+@pytest.mark.parametrize("config", [None, {"stages": {"TEST": {"commands": {}}}}])
+def test_issue_33_without_test_commands_the_models_report_is_approved(
+    project: Path, config: dict[str, Any] | None
+) -> None:
+    """Without TEST commands the result is the model's report of the checks it ran, like a
+    review: an unattended run needs no rule for it (docs/decisions.md, Unattended runs)."""
+    if config is not None:
+        (project / ".agents" / "config.json").write_text(json.dumps(config))
+    allowed = hook(project, "permission", _write(project, "3.1-test-results.json"))
+    assert allowed is not None and allowed["permissionDecision"] == "allow", allowed
 
 
 # -- item 3: a project's config cannot loosen a plugin agent's profile ----------------------------

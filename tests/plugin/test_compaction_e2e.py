@@ -12,7 +12,6 @@ The run where compaction is needed (asked at the boundary, not elsewhere) is
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -25,18 +24,8 @@ from test_workflow_e2e import TASK, Workflow, fenced, handoff, run_claude, text
 pytestmark = pytest.mark.slow
 
 
-def allow_the_test_results_write() -> None:
-    """The user's rule for an unattended run with no TEST commands: the TEST gate's results file
-    is the person's to accept, never approved by the plugin (issue 32; docs/plugin.md)."""
-    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    allow = ["Edit(.agents/phases/3.1-test-results.json)"]
-    settings.write_text(json.dumps({"permissions": {"allow": allow}}))
-
-
 def test_a_small_conversation_runs_to_done_without_asking(root: Path) -> None:
-    require_claude()
-    allow_the_test_results_write()
+    require_claude()  # no rule: without TEST commands the plugin approves the 3.1 report (issue 33)
     flow = Workflow(root)
     flow.grow_in_stages = False
     with StubAPI(flow) as api:
@@ -91,6 +80,7 @@ def test_a_refused_write_ends_with_the_rule_to_add(root: Path) -> None:
     assert flow.refusals, "no task agent was refused"
     action = flow.stopped_with
     assert action is not None and action["kind"] == "ask_user", action
-    assert 'add "Write" to permissions.allow in .claude/settings.json' in action["reason"]
-    assert "subagents:task-agent" in action["reason"] and "health/t" in action["reason"]
-    assert action["refusal"]["rule"] == "Write"
+    assert "add to permissions.allow in .claude/settings.local.json" in action["reason"]
+    assert "subagents:task-agent" in action["reason"]
+    assert 'allow "Edit(health/t' in action["reason"]  # issue 33: the narrow rule, path and all
+    assert all(r["rules"][0].startswith("Edit(health/t") for r in action["refusals"])

@@ -404,11 +404,9 @@ def log_events(home: Path, log: Path) -> None:
 
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    # the TEST gate's result (no TEST commands configured here) is the person's to accept: the
-    # plugin never approves its Write (issue 32), so an unattended run names it in a rule
-    allow = ["Edit(.agents/phases/3.1-test-results.json)"]
+    # no allow rule: without TEST commands the plugin approves the 3.1 report (issue 33)
     hooks = {e: logger() for e in ("PermissionRequest", "SessionStart", "SubagentStop")}
-    settings.write_text(json.dumps({"hooks": hooks, "permissions": {"allow": allow}}))
+    settings.write_text(json.dumps({"hooks": hooks}))
 
 
 def events(log: Path) -> list[dict[str, Any]]:

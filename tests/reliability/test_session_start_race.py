@@ -125,6 +125,6 @@ def test_agents_refused_at_once_each_keep_their_refusal(root: Path) -> None:
         for agent in agents
     ]
     assert _at_once(root, "permission-request", payloads) == [""] * len(agents)  # answers nothing
-    kept = json.loads((root / ".agents" / "refusals.json").read_text())
-    assert sorted(kept) == agents
-    assert {kept[a]["target"] for a in agents} == {str(root / f"{a}.py") for a in agents}
+    kept = json.loads((root / ".agents" / "refusals.json").read_text())["refused"]
+    assert sorted(r["agent"] for r in kept) == agents
+    assert {r["target"] for r in kept} == {str(root / f"{a}.py") for a in agents}

@@ -25,8 +25,16 @@ __all__ = ["status"]
     metavar="N",
     help="With --json --verbose: show N tasks (from --offset) and where the next page starts.",
 )
+@click.option(
+    "--brief",
+    is_flag=True,
+    help="With --json: stages other than the current one as their phases' statuses "
+    "(what the MCP tool status answers).",
+)
 @click.pass_context
-def status(ctx: click.Context, as_json: bool, verbose: bool, offset: int, limit: int | None) -> int:
+def status(
+    ctx: click.Context, as_json: bool, verbose: bool, offset: int, limit: int | None, brief: bool
+) -> int:
     """Where the workflow stands, and the next action.
 
     \b
@@ -37,11 +45,15 @@ def status(ctx: click.Context, as_json: bool, verbose: bool, offset: int, limit:
         from agents_state.errors import UsageError
 
         raise UsageError("--offset and --limit page the tasks of status --json --verbose")
+    if brief and not as_json:
+        from agents_state.errors import UsageError
+
+        raise UsageError("--brief shortens status --json (the text is short already)")
     app = app_from(ctx)
     if as_json:
         from agents_state.verbs.flow import status as run_status
 
-        emit_json(run_status(app, verbose, offset, limit))
+        emit_json(run_status(app, verbose, offset, limit, brief))
         return 0
     from agents_state.app import utcnow
 

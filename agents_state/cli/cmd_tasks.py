@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from agents_state.cli.options import app_from, complete_task_ids, emit_json, json_option
-from agents_state.workflow import TASK_PHASE
 
 if TYPE_CHECKING:
-    from agents_state.app import App
+    pass
 
 __all__ = ["task", "tasks"]
 
@@ -41,57 +40,14 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     Example:
       agents-state tasks load tasks.json
     """
-    import orjson
-
-    from agents_state.cli.options import input_path, print_outcome
-    from agents_state.engine.events import TasksLoad
-    from agents_state.engine.waves import parse_tasks, plan_waves
-    from agents_state.gitwork.steps import after_load, isolation_note
-    from agents_state.jsonio import loads_strict, read_input_bytes
+    from agents_state.cli.options import input_path, print_body
+    from agents_state.jsonio import read_input_bytes
+    from agents_state.verbs.tasks import tasks_load
 
     app = app_from(ctx)
-    data = loads_strict(read_input_bytes(input_path(file, app.root), file), file)
-    defs = parse_tasks(data, file)
-    git, preset = _load_git(app)
-    size = wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents
-    if git is None:  # no isolation: tasks whose files overlap never share a wave (issue 22)
-        from agents_state.engine.waves import plan_waves_apart
-
-        waves = plan_waves_apart(defs, size)
-    else:
-        waves = plan_waves(defs, size)
-    event = TasksLoad(
-        tasks=tuple((t.id, t.as_state()) for t in defs),
-        waves=tuple(tuple(w) for w in waves),
-        source=file,
-        git=git,
-    )
-    body = orjson.dumps(
-        {"tasks": [{"id": t.id, **t.as_state()} for t in defs]}, option=orjson.OPT_INDENT_2
-    )
-
-    def write(state: object, out: object) -> None:
-        app.store.write_artifact("2.1-tasks.json", body)
-
-    out = app.run(event, write)
-    after_load(app, out.state)
-    message = out.message + (isolation_note(out.state) if out.changed else "")
-    if out.changed and out.state.git is None:
-        message += "; isolation off: tasks share the working tree" + (
-            "" if preset else ", so tasks whose files overlap run in different waves"
-        )
-    print_outcome(app, message, as_json, state=out.state, waves=[list(w) for w in waves])
+    data = read_input_bytes(input_path(file, app.root), file)
+    print_body(tasks_load(app, data, file, wave_size), as_json)
     return 0
-
-
-def _load_git(app: App) -> tuple[dict[str, Any] | None, bool]:
-    """The isolation block for the load, and whether the state already lists the waves."""
-    state = app.state()
-    if state is None:
-        return None, False
-    from agents_state.gitwork.rooms import load_git
-
-    return load_git(app, state), bool(state.phase(TASK_PHASE).waves)
 
 
 @click.group()
@@ -132,7 +88,7 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     Example:
       agents-state task claim --agent worker-1 --json
     """
-    from agents_state.verbs.steps import task_claim
+    from agents_state.verbs.tasks import task_claim
 
     return _report(task_claim(app_from(ctx), task_id, agent), as_json)
 
@@ -149,7 +105,7 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
     Example:
       agents-state task start task-3 --agent worker-1
     """
-    from agents_state.verbs.steps import task_start
+    from agents_state.verbs.tasks import task_start
 
     return _report(task_start(app_from(ctx), task_id, agent), as_json)
 
@@ -191,7 +147,7 @@ def done(
     Example:
       agents-state task done task-3 --summary "login route and tests"
     """
-    from agents_state.verbs.steps import task_done
+    from agents_state.verbs.tasks import task_done
 
     app = app_from(ctx)
     result = None
@@ -224,6 +180,6 @@ def fail(
     Example:
       agents-state task fail task-3 --error "tests do not compile"
     """
-    from agents_state.verbs.steps import task_fail
+    from agents_state.verbs.tasks import task_fail
 
     return _report(task_fail(app_from(ctx), task_id, error, agent, attempt), as_json)

@@ -44,7 +44,7 @@ _EVERYWHERE = {
 STEPS: dict[tuple[str, ...], Spec] = {
     ("next",): ({}, (), None),
     ("status",): (
-        {"--verbose": FLAG, "-v": FLAG, "--offset": TEXT, "--limit": TEXT},
+        {"--verbose": FLAG, "-v": FLAG, "--brief": FLAG, "--offset": TEXT, "--limit": TEXT},
         (),
         None,
     ),

@@ -1,4 +1,4 @@
-"""The MCP tools: six, each calling the core function its command calls (``verbs``).
+"""The MCP tools: seven, each calling the core function its command calls (``verbs``).
 
 A tool's result is its command's ``--json`` body, as a value; an error is the command's error
 (``AgentsStateError``), raised for the server to turn into one line.  No tool answers a gate,
@@ -43,8 +43,8 @@ def _schema(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, 
 # name -> (description, input schema, output schema)
 TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "status": (
-        "Where the workflow stands and the next action (= agents-state status --json). "
-        f"verbose adds the tasks, {STATUS_PAGE} a page: offset/limit, taskPage.next.",
+        "Where the workflow stands and the next action (= agents-state status --json "
+        f"--brief). verbose adds the tasks, {STATUS_PAGE} a page: offset/limit, taskPage.next.",
         _schema(
             {
                 "verbose": {"type": "boolean"},
@@ -63,6 +63,12 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         "(= agents-state next --json).",
         _schema({}),
         {"type": "object", "required": ["kind"], "properties": {"kind": _STR}},
+    ),
+    "compact": (
+        "Record the compaction point the next action asks for; then ask the user to compact "
+        "the conversation (= agents-state compact --json).",
+        _schema({}),
+        _OUTCOME,
     ),
     "dispatch": (
         "Start a workflow for a task (= agents-state dispatch TASK --json); without task: "
@@ -86,11 +92,12 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         _OUTCOME,
     ),
     "task": (
-        "Phase 2.1 tasks: claim the next ready one (or id), start, done, fail "
-        "(= agents-state task claim|start|done|fail --json).",
+        "Phase 2.1 tasks: load their definitions (tasks: the JSON text), claim the next ready "
+        "one (or id), start, done, fail (= agents-state tasks load / task ACTION --json).",
         _schema(
             {
-                "action": {"enum": ["claim", "start", "done", "fail"]},
+                "action": {"enum": ["load", "claim", "start", "done", "fail"]},
+                "tasks": {"type": "string", "description": 'load: {"tasks": [...]} as JSON'},
                 "id": {"type": "string", "description": "task id (claim: optional)"},
                 "agent": _AGENT,
                 "summary": {"type": "string", "description": "done: one line"},
@@ -100,11 +107,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
             },
             ("action",),
         ),
-        {
-            "type": "object",
-            "required": ["message", "revision"],
-            "properties": {"message": _STR, "revision": {"type": "integer"}},
-        },
+        {"type": "object", "required": ["message"], "properties": {"message": _STR}},
     ),
     "handoff": (
         "Record a sub-agent's handoff response: PROCEED completes the step, STOP halts, "
@@ -188,7 +191,7 @@ def _status(args: dict[str, Any], app: App) -> dict[str, Any]:
     limit = args.get("limit", STATUS_PAGE) if verbose else None
     if not verbose and ("offset" in args or "limit" in args):
         raise UsageError("tool status: offset and limit page the tasks: add verbose true")
-    return status(app, verbose, args.get("offset", 0), limit)
+    return status(app, verbose, args.get("offset", 0), limit, brief=True)
 
 
 def _next(args: dict[str, Any], app: App) -> dict[str, Any]:
@@ -197,6 +200,12 @@ def _next(args: dict[str, Any], app: App) -> dict[str, Any]:
     from agents_state.verbs.flow import next_action
 
     return next_action(app, lambda text: print(text, file=sys.stderr))
+
+
+def _compact(args: dict[str, Any], app: App) -> dict[str, Any]:
+    from agents_state.verbs.flow import compact
+
+    return compact(app)
 
 
 def _dispatch(args: dict[str, Any], app: App) -> dict[str, Any]:
@@ -219,9 +228,12 @@ def _phase(args: dict[str, Any], app: App) -> dict[str, Any]:
 
 
 def _task(args: dict[str, Any], app: App) -> dict[str, Any]:
-    from agents_state.verbs import steps
+    from agents_state.verbs import tasks as steps
 
     action, agent = args["action"], args.get("agent")
+    if action == "load":
+        text = _need("task", action, args, "tasks")
+        return steps.tasks_load(app, text.encode("utf-8"), "tasks")
     if action == "claim":
         return steps.task_claim(app, args.get("id"), agent)
     tid = _need("task", action, args, "id")
@@ -252,6 +264,7 @@ def _handoff(args: dict[str, Any], app: App) -> dict[str, Any]:
 _HANDLERS: dict[str, Callable[[dict[str, Any], App], dict[str, Any]]] = {
     "status": _status,
     "next": _next,
+    "compact": _compact,
     "dispatch": _dispatch,
     "phase": _phase,
     "task": _task,

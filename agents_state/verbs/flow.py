@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from agents_state.app import App
     from agents_state.models import State
 
-__all__ = ["dispatch", "next_action", "no_workflow", "status"]
+__all__ = ["compact", "dispatch", "next_action", "no_workflow", "status"]
 
 
 def no_workflow(app: App) -> dict[str, Any]:
@@ -81,10 +81,15 @@ def _book_unstopped(app: App, state: State, warn: Callable[[str], None]) -> None
 
 
 def status(
-    app: App, verbose: bool = False, offset: int = 0, limit: int | None = None
+    app: App,
+    verbose: bool = False,
+    offset: int = 0,
+    limit: int | None = None,
+    brief: bool = False,
 ) -> dict[str, Any]:
     """``status --json``: the workflow (tasks only with ``verbose``, ``limit`` of them from
-    ``offset`` when a limit is given), its usage, its fan-out path and the next action."""
+    ``offset`` when a limit is given; ``brief``: stages other than the current one as their
+    phases' statuses), its usage, its fan-out path and the next action."""
     from agents_state.app import utcnow
 
     state = app.state()
@@ -103,9 +108,28 @@ def status(
         usage["taskCount"] = len(usage.pop("tasks"))
     elif limit is not None:
         _page_tasks(workflow, offset, limit)
+    if brief:
+        _brief(workflow, verbose)
     workflow["usage"] = usage
     workflow["fanouts"] = path.as_dict()
     return {"workflow": workflow, "next": action}
+
+
+def _brief(workflow: dict[str, Any], verbose: bool) -> None:
+    """The current stage in full, every other as its status and its phases' (the phase of
+    the tasks in full too with ``verbose``): a size that does not grow with the workflow's
+    history (issue 36, the MCP tool's answer stays under 4 KB)."""
+    from agents_state.workflow import TASK_PHASE
+
+    for name, stage in workflow["stages"].items():
+        if name == workflow.get("currentStage"):
+            continue
+        phases, state = stage["phases"], stage.get("status")
+        stage.clear()
+        stage["status"] = state
+        stage["phases"] = {
+            pid: p if verbose and pid == TASK_PHASE else p["status"] for pid, p in phases.items()
+        }
 
 
 def _page_tasks(workflow: dict[str, Any], offset: int, limit: int) -> None:
@@ -124,3 +148,17 @@ def _page_tasks(workflow: dict[str, Any], offset: int, limit: int) -> None:
         "total": len(tasks),
         "next": end if end < len(tasks) else None,
     }
+
+
+def compact(app: App) -> dict[str, Any]:
+    """Record the compaction point: asked of the user, or skipped as not needed (the
+    conversation's size decides; this compacts nothing)."""
+    from agents_state.engine.compaction import usage
+    from agents_state.engine.events import Compact
+    from agents_state.store.toolcalls import reset
+
+    tokens, window = app.context_size()
+    found = usage(app.config.compaction, tokens, window)
+    out = app.run(Compact(usage=found))
+    reset(app.root_dir)  # asked or skipped: the calls so far are accounted for (issue 33)
+    return outcome(app, out.message, state=out.state)

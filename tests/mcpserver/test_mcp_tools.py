@@ -264,3 +264,22 @@ def test_the_server_works_on_the_root_it_is_given(tmp_path: Path) -> None:
     assert got["status"] == "in_progress"
     assert (project / ".agents/state.json").is_file()
     assert not (tmp_path / ".agents").exists()
+
+
+def test_without_the_sdk_the_command_says_to_install_the_extra(root: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from agents_state.__main__ import main\n"
+        "sys.exit(main(['mcp']))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=root, check=False
+    )
+    assert proc.returncode == 3
+    assert proc.stderr == (
+        "agents-state: error: the MCP server needs the mcp package: "
+        "pip install 'agents-state[mcp]'\n"
+    )

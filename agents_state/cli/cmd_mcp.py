@@ -12,8 +12,8 @@ __all__ = ["mcp"]
 def mcp(ctx: click.Context) -> int:
     """Serve the workflow as MCP tools over stdio (needs: pip install 'agents-state[mcp]').
 
-    Six tools (status, next, dispatch, phase, task, handoff), each answering as its command's
-    --json; no tool answers a gate.
+    Seven tools (status, next, compact, dispatch, phase, task, handoff), each answering as its
+    command's --json; no tool answers a gate.
 
     \b
     Example:

@@ -31,7 +31,7 @@ INIT = {
         "clientInfo": {"name": "bench", "version": "1"},
     },
 }
-LIST = [
+LIST: list[dict[str, object]] = [
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
 ]

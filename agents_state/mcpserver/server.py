@@ -38,6 +38,12 @@ INSTRUCTIONS = (
 )
 
 
+class InternalError(AgentsStateError):
+    """A bug met while answering a call (exit 1, as the command's crash)."""
+
+    code = "internal"
+
+
 def error_result(e: AgentsStateError) -> types.CallToolResult:
     """The command's error: its text line, and its ``--json`` error object."""
     return types.CallToolResult(
@@ -80,6 +86,14 @@ def build(open_app: Callable[[], App]) -> Server[Any]:
             return _ok(call(params.name, dict(params.arguments or {}), open_app))
         except AgentsStateError as e:
             return error_result(e)
+        except Exception as e:  # a bug: one line for the model, the traceback in the host's log
+            import traceback
+
+            traceback.print_exc()  # stderr: the host's log of this server, never the protocol
+            name = type(e).__name__  # the text may hold a secret: in the log only
+            return error_result(
+                InternalError(f"internal error ({name}); the traceback is in the server's log")
+            )
 
     return Server(
         "agents-state",

@@ -215,36 +215,36 @@ def _dispatch(args: dict[str, Any], app: App) -> dict[str, Any]:
 
 
 def _phase(args: dict[str, Any], app: App) -> dict[str, Any]:
-    from agents_state.verbs import steps
+    from agents_state.verbs import steps as core
 
     action, phase = args["action"], args["phase"]
     if action == "start":
-        return steps.phase_start(app, phase)
+        return core.phase_start(app, phase)
     if action == "fail":
-        return steps.phase_fail(app, phase, _need("phase", action, args, "error"))
+        return core.phase_fail(app, phase, _need("phase", action, args, "error"))
     text = args.get("artifact")
     body = None if text is None else text.encode("utf-8")
-    return steps.phase_complete(app, phase, body, "artifact", args.get("plan_agents"))
+    return core.phase_complete(app, phase, body, "artifact", args.get("plan_agents"))
 
 
 def _task(args: dict[str, Any], app: App) -> dict[str, Any]:
-    from agents_state.verbs import tasks as steps
+    from agents_state.verbs import tasks as core
 
     action, agent = args["action"], args.get("agent")
     if action == "load":
         text = _need("task", action, args, "tasks")
-        return steps.tasks_load(app, text.encode("utf-8"), "tasks")
+        return core.tasks_load(app, text.encode("utf-8"), "tasks")
     if action == "claim":
-        return steps.task_claim(app, args.get("id"), agent)
+        return core.task_claim(app, args.get("id"), agent)
     tid = _need("task", action, args, "id")
     if action == "start":
-        return steps.task_start(app, tid, agent)
+        return core.task_start(app, tid, agent)
     if action == "fail":
         error = _need("task", action, args, "error")
-        return steps.task_fail(app, tid, error, agent, args.get("attempt"))
+        return core.task_fail(app, tid, error, agent, args.get("attempt"))
     text = args.get("result")
     result = None if text is None else (text.encode("utf-8"), "result")
-    return steps.task_done(app, tid, args.get("summary"), result, agent, args.get("attempt"))
+    return core.task_done(app, tid, args.get("summary"), result, agent, args.get("attempt"))
 
 
 def _handoff(args: dict[str, Any], app: App) -> dict[str, Any]:

@@ -6,7 +6,7 @@ only: each is a dependency someone reading the code must follow.  The order (doc
 below it, never one above:
 
     records -> base -> engine -> store -> usage -> handoff -> chains -> doctor -> views -> app
-            -> gitwork -> hooks -> cli -> __main__
+            -> gitwork -> verbs -> hooks -> mcpserver -> cli -> __main__
 
 ``base`` is the package's top-level modules (errors, types, models, the catalogue, config ...);
 the three top-level modules that use a subpackage sit in that subpackage's layer.  Both checks
@@ -38,7 +38,9 @@ LAYERS = (
     "views",
     "app",
     "gitwork",
+    "verbs",  # issue 36: the commands' core, shared by the CLI and the MCP server
     "hooks",
+    "mcpserver",  # issue 36: the MCP server (the CLI's ``mcp`` command starts it)
     "cli",
     "__main__",
 )

@@ -24,6 +24,12 @@ HEAVY = (
     "pydantic_core",
     "agents_state.handoff.models",
     "jsonschema",
+    # issue 36: the MCP SDK (and what it brings) loads only for ``agents-state mcp``
+    "mcp",
+    "mcp_types",
+    "anyio",
+    "starlette",
+    "agents_state.mcpserver",
 )
 # the project's folder goes in for @ROOT@: a profiled agent's relative path needs the cwd
 READ = json.dumps(
@@ -81,6 +87,8 @@ CASES = [
     (("task", "done", "t0", "--force", "--summary", "ok"), "", "tasks", "t0 completed"),
     (("task", "claim", "--agent", "w1"), "", "tasks", "t0"),
     (("context",), "", "started", "hot"),
+    (("compact",), "", "started", "compaction"),
+    (("status", "--json", "--brief"), "", "started", '"workflow"'),
     (("hook", "pre-tool-use"), READ, "started", ""),
     (("hook", "post-tool-use"), READ.replace("PreToolUse", "PostToolUse"), "started", ""),
 ]

@@ -82,13 +82,26 @@ def test_a_fresh_clone_runs_the_readmes_set_up_and_use_commands_as_written(
             shutil.copy2(REPO / name, clone / name)
     fresh = section("On a fresh machine")
     set_up = blocks(fresh)[0].strip()
-    assert set_up.startswith("python3 -m venv .venv && .venv/bin/pip install -e .")
+    assert set_up.startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[mcp]'")
     proc = fresh_shell(set_up, clone, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "completed" in proc.stdout  # the demo ran to its end
     proc = fresh_shell("\n".join(use_lines()), clone, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "NEXT: dispatch" in proc.stdout
+    proc = fresh_shell(".venv/bin/python -c 'import mcp.server'", clone, tmp_path)  # issue 36
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_readmes_set_up_and_ci_install_the_mcp_extra() -> None:
+    """Issue 36: the MCP server's SDK is an extra; both set-up commands and CI install it."""
+    fresh = blocks(section("On a fresh machine"))
+    assert "pip install -e '.[mcp]'" in fresh[0]
+    assert "-e '.[test,postgres,mcp]'" in fresh[1]
+    ci_run = (REPO / ".ci/run").read_text()
+    assert "-c constraints.txt -e '.[test,postgres,mcp]'" in ci_run
+    pins = (REPO / "constraints.txt").read_text().splitlines()
+    assert any(line.startswith("mcp==") for line in pins)
 
 
 def _readme_agents_names() -> set[str]:

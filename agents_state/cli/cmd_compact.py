@@ -23,17 +23,10 @@ def compact(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state compact
     """
-    from agents_state.cli.options import print_outcome
-    from agents_state.engine.compaction import usage
-    from agents_state.engine.events import Compact
-    from agents_state.store.toolcalls import reset
+    from agents_state.cli.options import print_body
+    from agents_state.verbs.flow import compact as run_compact
 
-    app = app_from(ctx)
-    tokens, window = app.context_size()
-    found = usage(app.config.compaction, tokens, window)
-    out = app.run(Compact(usage=found))
-    reset(app.root_dir)  # asked or skipped: the calls so far are accounted for (issue 33)
-    print_outcome(app, out.message, as_json, state=out.state)
+    print_body(run_compact(app_from(ctx)), as_json)
     return 0
 
 

@@ -150,15 +150,12 @@ def record(
     Example:
       agents-state handoff record reply.md
     """
-    from agents_state.cli.options import print_outcome
-    from agents_state.handoff.ops import record as run_record
-    from agents_state.handoff.ops import validate as run_validate
+    from agents_state.cli.options import print_body
+    from agents_state.verbs.steps import handoff_record
 
     text, shown = _read(source)
-    h = run_validate(text, shown, kind)
-    app = app_from(ctx)
-    out = run_record(app.store, app.policy, h, task=task, phase=phase_id, agent=agent)
-    print_outcome(app_from(ctx), out.message, as_json, state=out.state, handoff=h.to_json())
+    body = handoff_record(app_from(ctx), text, shown, kind, task, phase_id, agent)
+    print_body(body, as_json)
     return 0
 
 

@@ -6,12 +6,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from agents_state.cli.options import app_from, complete_phase_ids, json_option, print_outcome
-from agents_state.workflow import SIZING_PHASE, TEST_RUN
+from agents_state.cli.options import (
+    app_from,
+    complete_phase_ids,
+    json_option,
+    print_body,
+    print_outcome,
+)
+from agents_state.workflow import TEST_RUN
 
 if TYPE_CHECKING:
-    from agents_state.app import App
-    from agents_state.models import State
+    pass
 
 __all__ = ["phase"]
 
@@ -50,12 +55,9 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     Example:
       agents-state phase start 0
     """
-    from agents_state.engine.events import PhaseStart
-    from agents_state.engine.phases import check_phase_id
+    from agents_state.verbs.steps import phase_start
 
-    app = app_from(ctx)
-    out = app.run(PhaseStart(phase=check_phase_id(phase_id)))
-    print_outcome(app, out.message, as_json, state=out.state)
+    print_body(phase_start(app_from(ctx), phase_id), as_json)
     return 0
 
 
@@ -86,39 +88,16 @@ def complete(
       agents-state phase complete 0 --artifact .agents/phases/0-explore.md
       agents-state phase complete 1.3 --artifact - < review.json
     """
-    from agents_state.engine.phases import check_phase_id
-    from agents_state.errors import UsageError
+    from agents_state.verbs.steps import check_complete, phase_complete
 
     app = app_from(ctx)
-    check_phase_id(phase_id)
-    if plan_agents is not None and phase_id != SIZING_PHASE:
-        raise UsageError("--plan-agents is for phase 1.1 (it sizes phase 1.2)")
+    check_complete(phase_id, plan_agents)
     shown = None if artifact in (None, "-") else artifact
     if artifact == "-":
         shown = "<stdin>"
     body = _artifact_bytes(artifact, app.root)
-    from agents_state.gitwork import isolated
-
-    said = ""
-    if isolated(app.root_dir):  # issue 33: the phase's work is on the branch, not only on disk
-        from agents_state.gitwork.steps import settle_integration
-
-        said = settle_integration(app, phase_id)
-    out = app.complete_phase(phase_id, body, shown, plan_agents)
-    if out.changed and out.state.status == "completed" and out.state.git is not None:
-        said += _hand_over(app, out.state)
-    print_outcome(app, out.message + said, as_json, state=out.state)
+    print_body(phase_complete(app, phase_id, body, shown, plan_agents), as_json)
     return 0
-
-
-def _hand_over(app: App, state: State) -> str:
-    """Issue 33: the completion says where the work is; with the ``commit`` git workflow it is
-    brought into the user's branch when their checkout allows it untouched."""
-    from agents_state.gitwork.handover import bring_in, facts, sentence
-
-    brought = bring_in(app, state) if app.config.stages.FINAL.git.workflow == "commit" else ""
-    f = facts(app, state)
-    return "" if f is None else " " + sentence(f, brought)
 
 
 @phase.command()
@@ -133,12 +112,9 @@ def fail(ctx: click.Context, phase_id: str, error: str, as_json: bool) -> int:
     Example:
       agents-state phase fail 1.2 --error "plan agent timed out"
     """
-    from agents_state.engine.events import PhaseFail
-    from agents_state.engine.phases import check_phase_id
+    from agents_state.verbs.steps import phase_fail
 
-    app = app_from(ctx)
-    out = app.run(PhaseFail(phase=check_phase_id(phase_id), error=error))
-    print_outcome(app, out.message, as_json, state=out.state)
+    print_body(phase_fail(app_from(ctx), phase_id, error), as_json)
     return 0
 
 

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.cli.options import app_from, complete_task_ids, emit_json, json_option
-from agents_state.workflow import TASK_PHASE
 
 if TYPE_CHECKING:
-    from agents_state.app import App
+    pass
 
 __all__ = ["task", "tasks"]
 
@@ -42,57 +40,14 @@ def load(ctx: click.Context, file: str, wave_size: int | None, as_json: bool) ->
     Example:
       agents-state tasks load tasks.json
     """
-    import orjson
-
-    from agents_state.cli.options import input_path, print_outcome
-    from agents_state.engine.events import TasksLoad
-    from agents_state.engine.waves import parse_tasks, plan_waves
-    from agents_state.gitwork.steps import after_load, isolation_note
-    from agents_state.jsonio import loads_strict, read_input_bytes
+    from agents_state.cli.options import input_path, print_body
+    from agents_state.jsonio import read_input_bytes
+    from agents_state.verbs.tasks import tasks_load
 
     app = app_from(ctx)
-    data = loads_strict(read_input_bytes(input_path(file, app.root), file), file)
-    defs = parse_tasks(data, file)
-    git, preset = _load_git(app)
-    size = wave_size or app.config.stages.IMPLEMENT.tasks.maxParallelAgents
-    if git is None:  # no isolation: tasks whose files overlap never share a wave (issue 22)
-        from agents_state.engine.waves import plan_waves_apart
-
-        waves = plan_waves_apart(defs, size)
-    else:
-        waves = plan_waves(defs, size)
-    event = TasksLoad(
-        tasks=tuple((t.id, t.as_state()) for t in defs),
-        waves=tuple(tuple(w) for w in waves),
-        source=file,
-        git=git,
-    )
-    body = orjson.dumps(
-        {"tasks": [{"id": t.id, **t.as_state()} for t in defs]}, option=orjson.OPT_INDENT_2
-    )
-
-    def write(state: object, out: object) -> None:
-        app.store.write_artifact("2.1-tasks.json", body)
-
-    out = app.run(event, write)
-    after_load(app, out.state)
-    message = out.message + (isolation_note(out.state) if out.changed else "")
-    if out.changed and out.state.git is None:
-        message += "; isolation off: tasks share the working tree" + (
-            "" if preset else ", so tasks whose files overlap run in different waves"
-        )
-    print_outcome(app, message, as_json, state=out.state, waves=[list(w) for w in waves])
+    data = read_input_bytes(input_path(file, app.root), file)
+    print_body(tasks_load(app, data, file, wave_size), as_json)
     return 0
-
-
-def _load_git(app: App) -> tuple[dict[str, Any] | None, bool]:
-    """The isolation block for the load, and whether the state already lists the waves."""
-    state = app.state()
-    if state is None:
-        return None, False
-    from agents_state.gitwork.rooms import load_git
-
-    return load_git(app, state), bool(state.phase(TASK_PHASE).waves)
 
 
 @click.group()
@@ -106,46 +61,16 @@ def task() -> None:
     """
 
 
-def _agent(agent: str | None) -> str:
-    return agent or os.environ.get("AGENTS_STATE_AGENT") or f"pid-{os.getppid()}"
-
-
-def _check_git(app: App) -> None:
-    """A forged state's ``git`` block is refused before the claim is recorded (issue 32)."""
-    from agents_state.gitwork import isolated
-
-    if not isolated(app.root_dir):
-        return
-    state = app.state()
-    if state is not None and state.git is not None:
-        from agents_state.gitwork.confine import check_git_info
-
-        check_git_info(state.git)
-
-
-def _report(out: object, as_json: bool, room: dict[str, Any] | None = None) -> int:
-    """Print an outcome; ``room`` adds the task's worktree and branch (or a fuller message)."""
-    from agents_state.engine.phases import Outcome
-
-    assert isinstance(out, Outcome)
-    room = dict(room or {})
-    message = room.pop("message", out.message)
+def _report(body: dict[str, Any], as_json: bool) -> int:
+    """Print a task command's answer: its JSON, or its message and where to work."""
     if as_json:
-        emit_json(
-            {
-                "message": message,
-                "changed": out.changed,
-                "revision": out.state.revision,
-                **out.data,
-                **room,
-            }
-        )
-    else:
-        from agents_state.safetext import escape
+        emit_json(body)
+        return 0
+    from agents_state.safetext import escape
 
-        click.echo(escape(message))
-        if room:
-            click.echo(escape(f"work in {room['worktree']} (branch {room['branch']})"))
+    click.echo(escape(body["message"]))
+    if "worktree" in body:
+        click.echo(escape(f"work in {body['worktree']} (branch {body['branch']})"))
     return 0
 
 
@@ -163,32 +88,9 @@ def claim(ctx: click.Context, task_id: str | None, agent: str | None, as_json: b
     Example:
       agents-state task claim --agent worker-1 --json
     """
-    from agents_state.engine.events import TaskClaim
-    from agents_state.gitwork.steps import after_claim
+    from agents_state.verbs.tasks import task_claim
 
-    app = app_from(ctx)
-    _check_git(app)
-    out = app.run(TaskClaim(agent=_agent(agent), task_id=task_id))
-    tid = out.data["task"]
-    room = after_claim(app, out.state, tid)
-    if as_json:
-        t = (out.state.phase(TASK_PHASE).tasks or {})[tid]
-        emit_json(
-            {
-                "message": out.message,
-                "task": tid,
-                "attempt": out.data["attempt"],
-                "agent": out.data["agent"],
-                "title": t.title,
-                "description": t.description,
-                "files": t.files,
-                "complexity": t.complexity,
-                **room,
-                "revision": out.state.revision,
-            }
-        )
-        return 0
-    return _report(out, as_json, room)
+    return _report(task_claim(app_from(ctx), task_id, agent), as_json)
 
 
 @task.command()
@@ -203,13 +105,9 @@ def start(ctx: click.Context, task_id: str, agent: str | None, as_json: bool) ->
     Example:
       agents-state task start task-3 --agent worker-1
     """
-    from agents_state.engine.events import TaskStart
-    from agents_state.gitwork.steps import after_claim
+    from agents_state.verbs.tasks import task_start
 
-    app = app_from(ctx)
-    _check_git(app)
-    out = app.run(TaskStart(task_id=task_id, agent=agent))
-    return _report(out, as_json, after_claim(app, out.state, task_id))
+    return _report(task_start(app_from(ctx), task_id, agent), as_json)
 
 
 @task.command()
@@ -249,60 +147,16 @@ def done(
     Example:
       agents-state task done task-3 --summary "login route and tests"
     """
-    from agents_state.engine.events import TaskDone
-    from agents_state.jsonio import check_markdown, read_input_bytes
-    from agents_state.store.paths import safe_name
+    from agents_state.verbs.tasks import task_done
 
     app = app_from(ctx)
     result = None
-    data: bytes | None = None
     if result_file:
-        data = read_input_bytes(result_file, result_file)
-        check_markdown(data, result_file)
-        result = f".agents/phases/2.1-result-{safe_name(task_id, 'task id')}.md"
+        from agents_state.jsonio import read_input_bytes
 
-    def write(state: object, out: object) -> None:
-        if data is not None:
-            app.store.write_artifact(f"2.1-result-{task_id}.md", data)
-
-    from agents_state.gitwork import isolated
-    from agents_state.gitwork.steps import Committed, done_notes
-
-    c = Committed()
-    if isolated(app.root_dir):
-        from agents_state.gitwork.steps import before_done
-
-        c = before_done(app, task_id, summary)
-    if c.outside:  # issue 33: later phases read the summary; a stray new file is named there
-        summary = (
-            summary or ""
-        ).rstrip() + f" (new files outside its files: {', '.join(c.outside)})"
-        summary = summary.lstrip()
-    event = TaskDone(
-        task_id=task_id,
-        agent=agent,
-        summary=summary,
-        result=result,
-        attempt=attempt,
-        branch=c.branch,
-        head=c.head,
-        unstarted=force,
-    )
-    out = app.run(event, write)
-    said = out.message
-    if c.unchanged and out.changed:  # issue 22: a task whose worktree has no change says so
-        said += f"; no change on its branch {c.branch} (nothing to merge)"
-    if out.changed:
-        said += done_notes(c)
-    if out.changed and out.state.git is not None:
-        from agents_state.gitwork.steps import merge_due
-
-        if merge_due(out.state):  # issue 33: never here, under the running agent's feet
-            said += (
-                f"; the wave is done: it is merged into {out.state.git.branch} once its agents "
-                "have stopped (this worktree stays until then)"
-            )
-    return _report(out, as_json, {"message": said} if said != out.message else None)
+        result = (read_input_bytes(result_file, result_file), result_file)
+    body = task_done(app, task_id, summary, result, agent, attempt, force)
+    return _report(body, as_json)
 
 
 @task.command()
@@ -326,9 +180,6 @@ def fail(
     Example:
       agents-state task fail task-3 --error "tests do not compile"
     """
-    from agents_state.engine.events import TaskFail
+    from agents_state.verbs.tasks import task_fail
 
-    app = app_from(ctx)
-    return _report(
-        app.run(TaskFail(task_id=task_id, error=error, agent=agent, attempt=attempt)), as_json
-    )
+    return _report(task_fail(app_from(ctx), task_id, error, agent, attempt), as_json)

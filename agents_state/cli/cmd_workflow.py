@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from agents_state.cli.options import app_from, emit_json, json_option, print_outcome
-
-if TYPE_CHECKING:
-    from agents_state.app import App
-    from agents_state.models import State
+from agents_state.cli.options import (
+    app_from,
+    emit_json,
+    json_option,
+    print_body,
+    print_outcome,
+)
 
 __all__ = ["dispatch", "next_cmd", "resume", "stop"]
 
@@ -44,34 +46,29 @@ def dispatch(
     app = app_from(ctx)
     if task_file is not None:
         task = _read_text(task_file).strip() or None  # no text: same as no task (print next action)
+    shown = "TASK" if task_file is None else "<stdin>" if task_file == "-" else task_file
     if task is not None:
         task = task.strip()
         if not task:
             raise click.UsageError("the task is empty; describe what the workflow should do")
         from agents_state.safetext import check_length
 
-        shown = "TASK" if task_file is None else "<stdin>" if task_file == "-" else task_file
         check_length(task, "task", shown, "")
     if dry_run:
         from agents_state.cli.cmd_dryrun import print_dry_run
 
         return print_dry_run(app, task, as_json)
-    if task is None:
-        state = app.state()
-        if state is None:
-            if as_json:
-                emit_json({"message": "no active workflow", "next": app.next_action(None)})
-            else:
-                from agents_state.views.nextaction import no_workflow_line
+    from agents_state.verbs.flow import dispatch as run_dispatch
 
-                click.echo(no_workflow_line())
-            return 0
-        print_outcome(app, f"Workflow in progress: {state.task}", as_json, state=state)
-        return 0
-    out = app.dispatch(task, replace=replace)
-    from agents_state.gitwork.steps import dispatch_note
+    body = run_dispatch(app, task, shown, replace)
+    if as_json:
+        emit_json(body)
+    elif "revision" not in body:  # no workflow, no task
+        from agents_state.views.nextaction import no_workflow_line
 
-    print_outcome(app, out.message + dispatch_note(app), as_json, state=out.state)
+        click.echo(no_workflow_line())
+    else:
+        print_body(body, False)
     return 0
 
 
@@ -85,49 +82,20 @@ def next_cmd(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state next --json
     """
-    from agents_state.views.render import render_action
+    from agents_state.verbs.flow import next_action
 
-    app = app_from(ctx)
-    state = app.state()
-    merged = None
-    if state is not None and state.git is not None:  # issue 33: the wave merges here, not in
-        from agents_state.gitwork.git import GitError
-        from agents_state.gitwork.steps import merge_after_stop  # an agent's task done
-
-        try:
-            merged = merge_after_stop(app, None)
-        except GitError:  # the action says to run agents-state merge, which shows why
-            merged = None
-        state = merged.state if merged is not None else app.state()
-    if state is not None and state.active:
-        _book_unstopped(app, state)
-    action = app.next_action(state)
-    if merged is not None:
-        action = {"merged": merged.message, **action}
+    action = next_action(app_from(ctx), lambda text: click.echo(text, err=True))
     if as_json:
         emit_json(action)
     else:
-        if merged is not None:
+        from agents_state.views.render import render_action
+
+        if "merged" in action:
             from agents_state.safetext import escape
 
-            click.echo(escape(merged.message))
+            click.echo(escape(action["merged"]))
         click.echo(render_action(action))
     return 0
-
-
-def _book_unstopped(app: App, state: State) -> None:
-    """Book agents whose SubagentStop never came (killed mid fan-out), issue 32; a failure is a
-    warning: the next action comes whatever happens."""
-    from agents_state.usage.record import catch_up
-
-    try:
-        catch_up(app.root_dir, lambda: state.model_dump(mode="json", exclude_none=True))
-    except Exception as e:
-        click.echo(
-            f"agents-state: warning: the usage of agents that never stopped was not recorded "
-            f"({getattr(e, 'message', None) or e}); the workflow goes on",
-            err=True,
-        )
 
 
 @click.command()

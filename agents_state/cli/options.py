@@ -19,6 +19,7 @@ __all__ = [
     "emit_json",
     "input_path",
     "json_option",
+    "print_body",
     "print_outcome",
     "set_option",
     "store_option",
@@ -151,36 +152,12 @@ def complete_task_ids(ctx: click.Context, param: click.Parameter, incomplete: st
 
 
 def app_from(ctx: click.Context) -> App:
-    from agents_state.app import App
+    from agents_state.verbs.common import open_app
 
     obj = ctx.find_root().obj or {}
-    root = obj.get("root")
-    if root is not None:
-        _check_root(root)
-    app = App.open(root, obj.get("store"), obj.get("commits"), tuple(obj.get("set", ())))
-    app.isolated_action = _isolated_action
-    return app
-
-
-def _isolated_action(app: App, state: State, action: dict[str, Any]) -> dict[str, Any]:
-    """Issue 33: under worktree isolation, once done, where the work is (from git)."""
-    from agents_state.gitwork.handover import with_handover
-
-    return with_handover(app, state, action)
-
-
-def _check_root(root: str) -> None:
-    """A mistyped ``--root`` (or ``AGENTS_STATE_ROOT``) is an error, never "No active workflow"
-    with exit 0, and never a new folder made by ``dispatch`` (issue 33)."""
-    import os
-
-    if not os.path.isdir(root):
-        from agents_state.errors import NotFoundError
-
-        raise NotFoundError(  # a file is refused by click already (ROOT_DIR), exit 2
-            f"--root {root}: no such folder; give the folder that holds .agents/ (or the project's "
-            "folder), or leave --root out to use the nearest one"
-        )
+    return open_app(
+        obj.get("root"), obj.get("store"), obj.get("commits"), tuple(obj.get("set", ()))
+    )
 
 
 def emit_json(data: Any) -> None:
@@ -195,26 +172,21 @@ def print_outcome(
     app: App, message: str, as_json: bool, state: State | None = None, **extra: object
 ) -> None:
     """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
+    from agents_state.verbs.common import outcome
+
+    print_body(outcome(app, message, state, **extra), as_json)
+
+
+def print_body(body: dict[str, Any], as_json: bool) -> None:
+    """An outcome body (``verbs.common.outcome``) as JSON, or its message and next action."""
+    if as_json:
+        emit_json(body)
+        return
+    from agents_state.safetext import escape
     from agents_state.views.render import render_action
 
-    if state is None:
-        state = app.state()
-    action = app.next_action(state)
-    if as_json:
-        emit_json(
-            {
-                "message": message,
-                "revision": state.revision if state else None,
-                "status": state.status if state else None,
-                **extra,
-                "next": action,
-            }
-        )
-    else:
-        from agents_state.safetext import escape
-
-        click.echo(escape(message))
-        click.echo(render_action(action))
+    click.echo(escape(body["message"]))
+    click.echo(render_action(body["next"]))
 
 
 def input_path(name: str, root: Any) -> Path:

@@ -43,7 +43,11 @@ _EVERYWHERE = {
 # (the command's words) -> (its options, its positional arguments, what more of them are)
 STEPS: dict[tuple[str, ...], Spec] = {
     ("next",): ({}, (), None),
-    ("status",): ({"--verbose": FLAG, "-v": FLAG}, (), None),
+    ("status",): (
+        {"--verbose": FLAG, "-v": FLAG, "--brief": FLAG, "--offset": TEXT, "--limit": TEXT},
+        (),
+        None,
+    ),
     ("context",): ({}, (), None),
     ("compact",): ({}, (), None),
     ("stop",): ({}, (), None),

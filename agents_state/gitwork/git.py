@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agents_state.errors import AgentsStateError, ExitCode
 
-__all__ = ["Git", "GitError", "find_repo"]
+__all__ = ["Git", "GitError", "find_repo", "outside_options"]
 
 # the engine's commits must not depend on the user's hooks, signing or editor
 _ENV = {
@@ -91,6 +91,16 @@ def blanked(config: str) -> tuple[str, ...]:
         seen.add((m[1], m[2]))
         out += [f"{m[1]}.{m[2]}.{key}={value}" for key, value in _BLANK[m[1]]]
     return tuple(w for v in out for w in ("-c", v))
+
+
+def outside_options(cwd: Path) -> tuple[str, ...]:
+    """The ``-c`` options of a git write the hook lets run outside a room in ``cwd`` (the
+    committer's ``add``, ``commit``, ``push``): no attributes file of the user's, no external
+    diff, and every filter, diff and merge driver any config defines blanked, as for the
+    engine's own git (issue 32 item 2).  The user's hooks-free identity, signing and
+    credentials stay: the commit is the user's."""
+    config = _config(cwd, _env())
+    return ("-c", "core.attributesFile=/dev/null", "-c", "diff.external=", *blanked(config))
 
 
 _COMMITTING = frozenset({"commit", "merge", "commit-tree", "stash"})

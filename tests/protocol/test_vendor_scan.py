@@ -6,7 +6,6 @@ them empty, for real: ``test_sandbox_containment.py``.)"""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agents_state.hooks import sandbox, secretscan, vendorscan
+from agents_state.hooks import sandbox, secretscan, vendorcache, vendorscan
 from agents_state.hooks.profile_check import subagent_denial
 
 DEEP = ("node_modules", "pkg", "lib", "deep")
@@ -54,26 +53,24 @@ def _found(root: Path) -> list[str]:
 
 
 def _cache() -> dict[str, Any]:
-    [path] = Path(secretscan.cache_dir()).glob("vendor-????????.json")
-    data: dict[str, Any] = json.loads(path.read_text())
-    return data
+    [path] = Path(secretscan.cache_dir()).glob("vendor-????????.bin")
+    root = str(path).split("/.cache/")[0]  # the fixture's home
+    answer = vendorcache.load(str(path), str(Path(root).parent / "proj"), root)
+    assert answer is not None
+    trees, dirs, found, racy = answer
+    return {"trees": trees, "dirs": dirs, "found": found, "racy": racy}
 
 
 def _listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The folders the next calls list (walked or listed again)."""
     seen: list[str] = []
-    relist, walk = vendorscan._Scan.relist, vendorscan._Scan.walk
+    list_one = vendorscan._Scan.list_one
 
-    def spy_relist(self: vendorscan._Scan, rel: str) -> None:
+    def spy(self: vendorscan._Scan, rel: str) -> list[str]:
         seen.append(rel)
-        relist(self, rel)
+        return list_one(self, rel)
 
-    def spy_walk(self: vendorscan._Scan, top: str) -> None:
-        seen.append(top)
-        walk(self, top)
-
-    monkeypatch.setattr(vendorscan._Scan, "relist", spy_relist)
-    monkeypatch.setattr(vendorscan._Scan, "walk", spy_walk)
+    monkeypatch.setattr(vendorscan._Scan, "list_one", spy)
     return seen
 
 
@@ -185,6 +182,32 @@ def test_skipped_folders_too_large_to_walk_fail_closed(
     assert not isinstance(got, sandbox.Rewrite)
     assert got == (
         "agents-state: the validator profile runs Bash in a sandbox that hides the project's "
-        f"credential files, and more than 0 files and folders under {root}/node_modules/new, "
+        f"credential files, and more than 0 files and folders under {root}/node_modules, "
         "so they cannot all be found; denied."
     )
+
+
+def test_a_walk_cut_short_goes_on_at_the_next_call(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trees too large to list within one call's deadline deny that call but keep what was
+    listed: the next calls go on from there, and the one that finishes runs."""
+    from agents_state.hooks import walk
+
+    for i in range(6):
+        (root / "node_modules" / f"p{i}" / "q").mkdir(parents=True)
+    (root / "node_modules" / "p5" / "q" / ".env").write_text("K=1\n")
+    _settle(root)
+    ticks = iter(range(0, 10_000, 3))  # each folder listed costs 3 "seconds" of the call's 5
+    monkeypatch.setattr("time.monotonic", lambda: float(next(ticks)))
+    denied = 0
+    while True:
+        try:
+            found = _found(root)
+            break
+        except walk.WalkCapError as e:
+            assert e.timed_out
+            denied += 1
+            assert denied < 30, "no progress"
+    assert denied >= 2
+    assert str(root / "node_modules" / "p5" / "q" / ".env") in found

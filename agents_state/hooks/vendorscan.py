@@ -44,15 +44,29 @@ class _Scan:
         self.count = 0
         self._maybe: Callable[[str, str], bool] | None = None
         self._inodes: set[int] | None = None
+        self._kids: dict[str, set[str]] | None = None
         self.known_files: set[tuple[int, int]] = set()
+
+    def kids(self) -> dict[str, set[str]]:
+        """Each remembered folder's remembered subfolders, worked out when first needed (a
+        call that lists nothing never pays for it)."""
+        if self._kids is None:
+            self._kids = {}
+            for d in self.dirs:
+                self._kids.setdefault(_parent(d), set()).add(d)
+        return self._kids
 
     def forget(self, rel: str) -> None:
         """Drop ``rel`` and every folder under it."""
-        prefix = f"{rel}/"
-        for sub in [d for d in self.dirs if d == rel or d.startswith(prefix)]:
-            del self.dirs[sub]
+        kids = self.kids()
+        kids.get(_parent(rel), set()).discard(rel)
+        stack = [rel]
+        while stack:
+            sub = stack.pop()
+            self.dirs.pop(sub, None)
             self.found.pop(sub, None)
             self.racy.discard(sub)
+            stack += kids.pop(sub, ())
 
     def list_all(self, queue: list[str], deadline: float) -> None:
         """List every folder of ``queue`` (each already recorded), and every new subfolder
@@ -100,10 +114,8 @@ class _Scan:
                 subs.add(sub)
                 if sub not in self.dirs and self.record(sub):
                     new.append(sub)
-        prefix = f"{rel}/"
-        for gone in [d for d in self.dirs if d.startswith(prefix) and "/" not in d[len(prefix) :]]:
-            if gone not in subs:
-                self.forget(gone)
+        for gone in self.kids().get(rel, set()) - subs:
+            self.forget(gone)
         return new
 
     def record(self, rel: str) -> bool:
@@ -113,6 +125,8 @@ class _Scan:
         except OSError:
             self.forget(rel)
             return False
+        if rel not in self.dirs:
+            self.kids().setdefault(_parent(rel), set()).add(rel)
         self.dirs[rel] = mtime
         if mtime >= self.start - _settled_ns():
             self.racy.add(rel)  # may change again within its time's grain: listed next call
@@ -152,6 +166,10 @@ class _Scan:
                     self.known_files.add((st.st_dev, st.st_ino))
             self._inodes = {ino for _, ino in self.known_files}
         return self._inodes
+
+
+def _parent(rel: str) -> str:
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""
 
 
 def _settled_ns() -> int:

@@ -95,12 +95,12 @@ def blanked(config: str) -> tuple[str, ...]:
 
 def outside_options(cwd: Path) -> tuple[str, ...]:
     """The ``-c`` options of a git write the hook lets run outside a room in ``cwd`` (the
-    committer's ``add``, ``commit``, ``push``): no attributes file of the user's, no external
-    diff, and every filter, diff and merge driver any config defines blanked, as for the
-    engine's own git (issue 32 item 2).  The user's hooks-free identity, signing and
+    committer's ``add``, ``commit``, ``push``): every filter, diff and merge driver any config
+    defines blanked, as for the engine's own git (issue 32 item 2), so an attribute names
+    nothing that runs.  None when no config defines a driver: the command then starts as the
+    user's allow rule for it says (docs/plugin.md).  The user's identity, signing and
     credentials stay: the commit is the user's."""
-    config = _config(cwd, _env())
-    return ("-c", "core.attributesFile=/dev/null", "-c", "diff.external=", *blanked(config))
+    return blanked(_config(cwd, _env()))
 
 
 _COMMITTING = frozenset({"commit", "merge", "commit-tree", "stash"})

@@ -306,9 +306,8 @@ def test_the_committer_commits_outside_the_room_with_hooks_off(box: Box) -> None
     assert isinstance(answer, sandbox.Rewrite), answer
     assert answer.command == (
         "git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.untrackedCache=false "
-        "-c core.attributesFile=/dev/null -c diff.external= add src.txt && "
-        "git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.untrackedCache=false "
-        "-c core.attributesFile=/dev/null -c diff.external= commit -qm two"
+        "add src.txt && git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
+        "-c core.untrackedCache=false commit -qm two"
     )
     proc = run(box, answer.command)
     assert proc.returncode == 0, proc.stderr

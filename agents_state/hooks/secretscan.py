@@ -68,7 +68,9 @@ def find_secrets(root: str, home: str) -> list[str]:
     and the project's hard links to them (real paths).  Raises ``WalkCapError`` past
     ``SCAN_CAP``."""
     from agents_state.credentials import credential_entry, home_entries  # not for a writer's room
+    from agents_state.hooks.walk import WALK_SECONDS
 
+    deadline = time.monotonic() + WALK_SECONDS  # the project's scan and the skipped folders'
     found: dict[str, None] = {}
     for rel in home_entries():
         path = os.path.join(home, rel)
@@ -85,7 +87,7 @@ def find_secrets(root: str, home: str) -> list[str]:
         remembered = _scan(root, home, cache)
     files, vendors = remembered
     found.update(dict.fromkeys(files))
-    found.update(dict.fromkeys(vendor_secrets(root, home, vendors, list(found))))
+    found.update(dict.fromkeys(vendor_secrets(root, home, vendors, list(found), deadline)))
     return list(found)
 
 

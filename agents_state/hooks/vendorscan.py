@@ -76,14 +76,14 @@ class _Scan:
         from agents_state.hooks.walk import WalkCapError
 
         while queue:
-            if time.monotonic() > deadline:
-                self.racy.update(queue)
-                raise WalkCapError(f"{self.root}/{queue[-1]}", self.count, timed_out=True)
             rel = queue.pop()
             if rel in self.dirs:
                 queue += self.list_one(rel)
             if self.count > SCAN_CAP:
                 raise WalkCapError(f"{self.root}/{rel}", SCAN_CAP)
+            if queue and time.monotonic() > deadline:  # after one folder: every call moves on
+                self.racy.update(queue)
+                raise WalkCapError(f"{self.root}/{queue[-1]}", self.count, timed_out=True)
 
     def list_one(self, rel: str) -> list[str]:
         """List one recorded folder: its files judged, a new subfolder recorded (and given
@@ -187,17 +187,19 @@ def _files(path: str) -> list[str]:
         return []
 
 
-def vendor_secrets(root: str, home: str, vendors: list[str], known: Iterable[str]) -> list[str]:
+def vendor_secrets(
+    root: str, home: str, vendors: list[str], known: Iterable[str], deadline: float
+) -> list[str]:
     """The credential files (real paths) inside the folders ``vendors`` (relative to the
     project ``root``) that the project's scan left out; ``known``: the credential files found
     elsewhere (their other names here are credentials too).  Raises ``WalkCapError`` when they
-    cannot be listed in time."""
+    cannot be listed by ``deadline`` (``time.monotonic()``, the call's, shared with the
+    project's scan: the hook's own timeout is twice the walk's)."""
     from agents_state.hooks.vendorcache import cache_path, load, save
-    from agents_state.hooks.walk import WALK_SECONDS, WalkCapError
+    from agents_state.hooks.walk import WalkCapError
 
     if not vendors:
         return []
-    deadline = time.monotonic() + WALK_SECONDS
     scan = _Scan(root, home, known)
     cache = cache_path(root, home, "vendor")
     old = load(cache, root, home) if cache else None

@@ -11,12 +11,17 @@ repository whose remote URL holds a token):
 - bubblewrap's start-up: the hook's rewritten ``true`` run by bash, against bash running ``true``
   plainly (both whole processes, as the Bash tool runs them).
 
+With ``--vendor N`` the project also holds a ``node_modules`` of N folders (four files each) and
+a ``.venv``: the folders the project's scan leaves out, whose credential files the room masks
+too (``hooks/vendorscan.py``, issue 32 item 3); one more line then times a call after a file was
+added deep in a package (every folder's time checked, that one folder listed again).
+
 Prints median / min / max in milliseconds, the contained call's overhead over the bare one
 against ``CALL_MS`` and the hook's part, for the validator (credential scan) and the writer
 (task agents: no scan).
 
     .venv/bin/python benchmarks/bench_sandbox.py [--files 200,2000,10000] [--runs 30]
-        [--profiles validator,writer]
+        [--profiles validator,writer] [--vendor 20000]
 """
 
 from __future__ import annotations
@@ -35,6 +40,19 @@ from common import compile_package
 
 TARGET_MS = 20.0  # the hook's part plus bubblewrap's start-up (issue 23)
 CALL_MS = 15.0  # the contained call over the bare command (issue 32)
+
+
+def _vendor(root: Path, folders: int) -> None:
+    """A ``node_modules`` of ``folders`` folders and a ``.venv``, with a ``.env`` in each."""
+    for i in range(folders):
+        folder = root / "node_modules" / f"p{i // 100}" / "lib" / f"d{i % 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for j in range(4):
+            (folder / f"f{j}.js").write_text("x\n")
+    (root / "node_modules" / "p0" / "lib" / "d0" / ".env").write_text("KEY=2\n")
+    (root / ".venv" / "lib" / "site-packages").mkdir(parents=True)
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / ".venv" / ".env").write_text("KEY=3\n")
 
 
 def _project(root: Path, files: int) -> None:
@@ -74,6 +92,7 @@ def main() -> int:
     parser.add_argument("--files", default="200,2000,10000")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--profiles", default="validator,writer")
+    parser.add_argument("--vendor", type=int, default=0, help="node_modules folders")
     args = parser.parse_args()
     compile_package()
     from agents_state.hooks import sandbox
@@ -92,7 +111,10 @@ def main() -> int:
         with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
             root = Path(tmp).resolve() / "proj"
             _project(root, files)
-            print(f"{name}, {files:,} source files:")
+            if args.vendor:
+                _vendor(root, args.vendor)
+            extra = f", node_modules of {args.vendor:,} folders" if args.vendor else ""
+            print(f"{name}, {files:,} source files{extra}:")
             old = time.time() - 60  # settled folders, as a project's are between calls
             for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
                 os.utime(folder, (old, old))
@@ -110,6 +132,16 @@ def main() -> int:
                 hook.append((time.perf_counter() - start) * 1000)
                 assert isinstance(answer, sandbox.Rewrite), answer
                 line = answer.command
+            if args.vendor and profile.protect_secrets:
+                changed = []  # a file added deep in a package before each call
+                for i in range(5):
+                    deep = root / "node_modules" / "p7" / "lib" / "d3"
+                    (deep / f"new{i}.js").write_text("x\n")
+                    os.utime(deep, (old + i + 1, old + i + 1))  # settled, but changed
+                    start = time.perf_counter()
+                    sandbox.contain(profile, str(root), str(root), {"command": "true"})
+                    changed.append(_ms(start))
+                print(_line("hook: contain(), one deep folder changed", changed))
             plain = [_bash_ms("true", root, env) for _ in range(args.runs)]
             boxed = [_bash_ms(line, root, env) for _ in range(args.runs)]
             start_up = [b - p for b, p in zip(sorted(boxed), sorted(plain), strict=True)]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agents_state.errors import AgentsStateError, ExitCode
 
-__all__ = ["Git", "GitError", "find_repo"]
+__all__ = ["Git", "GitError", "find_repo", "outside_options"]
 
 # the engine's commits must not depend on the user's hooks, signing or editor
 _ENV = {
@@ -91,6 +91,16 @@ def blanked(config: str) -> tuple[str, ...]:
         seen.add((m[1], m[2]))
         out += [f"{m[1]}.{m[2]}.{key}={value}" for key, value in _BLANK[m[1]]]
     return tuple(w for v in out for w in ("-c", v))
+
+
+def outside_options(cwd: Path) -> tuple[str, ...]:
+    """The ``-c`` options of a git write the hook lets run outside a room in ``cwd`` (the
+    committer's ``add``, ``commit``, ``push``): every filter, diff and merge driver any config
+    defines blanked, as for the engine's own git (issue 32 item 2), so an attribute names
+    nothing that runs.  None when no config defines a driver: the command then starts as the
+    user's allow rule for it says (docs/plugin.md).  The user's identity, signing and
+    credentials stay: the commit is the user's."""
+    return blanked(_config(cwd, _env()))
 
 
 _COMMITTING = frozenset({"commit", "merge", "commit-tree", "stash"})

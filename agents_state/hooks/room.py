@@ -140,10 +140,13 @@ def bwrap_args(room: Room, tools: tuple[str, ...] = ()) -> list[str]:
         args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
     for path in room.hidden:  # an empty private folder: scratch space, gone after the call
         args += ["--tmpfs", path]
-    for source, place in room.binds:
+    shown: list[str] = []  # a folder shown as itself shows what lies under it: one mount
+    for source, place in (*room.binds, *((p, p) for p in (*tools, *room.readable))):
+        if source == place and any(place == f or place.startswith(f"{f}/") for f in shown):
+            continue  # ~/.pyenv/shims under ~/.pyenv, a PATH folder twice (about 0.5 ms each)
+        if source == place:
+            shown.append(place)
         args += ["--ro-bind", source, place]
-    for path in (*tools, *room.readable):
-        args += ["--ro-bind", path, path]
     for path in room.writable:
         args += ["--bind", path, path]  # a mount point: it cannot be renamed away
     for path in room.protect:

@@ -233,16 +233,18 @@ HARDENED_GIT = (
 
 def runs_outside(command: str, git_write: bool) -> bool:
     """Whether ``command`` runs outside the room (``outside_command``)."""
-    return outside_command(command, git_write) is not None
+    return outside_command(command, git_write, None) is not None
 
 
-def outside_command(command: str, git_write: bool) -> str | None:
+def outside_command(command: str, git_write: bool, cwd: str | None) -> str | None:
     """What runs instead of ``command`` outside the room, or ``None`` when it runs inside: one
     engine step (``agents-state task ...``, unchanged), or, for the committer, calls that are
     all git writes (``hooks.gitwrite``: switch, branch, add, commit, push) or ``gh pr``, judged
     option by option by ``bashguard`` first, which need the repository's ``.git`` (read-only in
     every room), the network and the user's credentials.  Their git runs with ``HARDENED_GIT``,
-    every word literal, joined by ``&&``."""
+    every word literal, joined by ``&&``, and every driver of git's config for the folder it
+    runs in (``cwd`` and its ``-C``s) blanked (``gitwork.git.outside_options``; with ``cwd``
+    ``None`` only whether it runs outside is answered)."""
     if "agents-state" not in command and not (git_write and ("git" in command or "gh" in command)):
         return None  # nothing to run outside: no parser to load (a writer's every call)
     from agents_state.hooks.bashguard import _git_rest
@@ -272,12 +274,29 @@ def outside_command(command: str, git_write: bool) -> str | None:
     out = []
     for argv in argvs:
         if argv[0] == "git" and _git_rest(argv)[:1] and _git_rest(argv)[0] in GIT_WRITES:
-            out.append(" ".join(quote(w) for w in ("git", *HARDENED_GIT, *argv[1:])))
+            drivers = _drivers(cwd, argv) if cwd is not None else ()
+            out.append(" ".join(quote(w) for w in ("git", *HARDENED_GIT, *drivers, *argv[1:])))
         elif argv[:2] == ["gh", "pr"]:
             out.append(" ".join(quote(w) for w in argv))
         else:
             return None
     return " && ".join(out)
+
+
+def _drivers(cwd: str, argv: list[str]) -> tuple[str, ...]:
+    """``outside_options`` for the folder ``argv`` (a git call) works in: ``cwd`` and its
+    global ``-C`` folders (the only global options ``bashguard`` lets through)."""
+    from pathlib import Path
+
+    from agents_state.gitwork.git import outside_options
+
+    folder, rest = Path(cwd), argv[1:]
+    while rest[:1] in (["-C"], ["--no-pager"]):
+        if rest[0] == "-C" and len(rest) > 1:
+            folder, rest = folder / rest[1], rest[2:]
+        else:
+            rest = rest[1:]
+    return outside_options(folder)
 
 
 def contain(
@@ -290,7 +309,7 @@ def contain(
     credentials gets them masked and the network only when granted; one that may read them (a
     writer) keeps the network, as it had before it was contained."""
     command = tool_input["command"]
-    outside = outside_command(command, bool(profile.git_write))
+    outside = outside_command(command, bool(profile.git_write), cwd)
     if outside is not None:
         return None if outside == command else Rewrite(outside)
     bwrap = find_bwrap()

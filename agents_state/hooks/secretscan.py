@@ -12,6 +12,8 @@ time of every folder walked: a file created, removed or renamed changes its fold
 the next call checks those times (one ``stat`` per folder) instead of listing every file.  A
 folder changed within the last two seconds is not trusted to have a settled time, and the
 answer is then not remembered; nor is it when the cache would lie where the room can write.
+The folders left out are named in that answer, and ``vendorscan`` finds the credential files
+inside them (one scan scope for the guard and the room, issue 32).
 """
 
 from __future__ import annotations
@@ -66,7 +68,9 @@ def find_secrets(root: str, home: str) -> list[str]:
     and the project's hard links to them (real paths).  Raises ``WalkCapError`` past
     ``SCAN_CAP``."""
     from agents_state.credentials import credential_entry, home_entries  # not for a writer's room
+    from agents_state.hooks.walk import WALK_SECONDS
 
+    deadline = time.monotonic() + WALK_SECONDS  # the project's scan and the skipped folders'
     found: dict[str, None] = {}
     for rel in home_entries():
         path = os.path.join(home, rel)
@@ -75,11 +79,15 @@ def find_secrets(root: str, home: str) -> list[str]:
     for path in _home_names(home):
         if credential_entry(path, home) and os.path.exists(path):
             found[os.path.realpath(path)] = None
+    from agents_state.hooks.vendorscan import vendor_secrets
+
     cache = _cache_path(root, home)
     remembered = _remembered(cache, root, home) if cache else None
     if remembered is None:
         remembered = _scan(root, home, cache)
-    found.update(dict.fromkeys(remembered))
+    files, vendors = remembered
+    found.update(dict.fromkeys(files))
+    found.update(dict.fromkeys(vendor_secrets(root, home, vendors, list(found), deadline)))
     return list(found)
 
 
@@ -117,7 +125,7 @@ def _cache_path(root: str, home: str) -> str | None:
     return os.path.join(folder, f"scan-{key:08x}.json")
 
 
-def _remembered(cache: str, root: str, home: str) -> list[str] | None:
+def _remembered(cache: str, root: str, home: str) -> tuple[list[str], list[str]] | None:
     from agents_state.hooks.hookjson import loads
 
     try:
@@ -127,8 +135,8 @@ def _remembered(cache: str, root: str, home: str) -> list[str] | None:
         return None
     if not isinstance(data, dict) or data.get("root") != root or data.get("home") != home:
         return None
-    dirs, files = data.get("dirs"), data.get("found")
-    if not isinstance(dirs, list) or not isinstance(files, list):
+    dirs, files, vendors = data.get("dirs"), data.get("found"), data.get("vendors")
+    if not isinstance(dirs, list) or not isinstance(files, list) or not isinstance(vendors, list):
         return None
     for entry in dirs:
         try:
@@ -137,17 +145,22 @@ def _remembered(cache: str, root: str, home: str) -> list[str] | None:
                 return None
         except (OSError, TypeError, ValueError):
             return None
-    return [f for f in files if isinstance(f, str)]
+    if not all(isinstance(v, str) for v in vendors):
+        return None
+    return [f for f in files if isinstance(f, str)], vendors
 
 
-def _scan(root: str, home: str, cache: str | None) -> list[str]:
+def _scan(root: str, home: str, cache: str | None) -> tuple[list[str], list[str]]:
+    """The project's credential files, and the folders left out (``SKIP_DIRS``)."""
     from agents_state.credentials import credential_entry
 
     start = time.time_ns()
     dirs: list[tuple[str, int]] = []
+    vendors: list[str] = []
 
     def prune(rel: str) -> bool:
         if rel.rsplit("/", 1)[-1] in SKIP_DIRS:
+            vendors.append(rel)  # walked by vendorscan
             return True
         try:
             dirs.append((rel, os.stat(f"{root}/{rel}").st_mtime_ns))  # before it is listed
@@ -158,7 +171,7 @@ def _scan(root: str, home: str, cache: str | None) -> list[str]:
     try:
         dirs.append(("", os.stat(root).st_mtime_ns))
     except OSError:
-        return []
+        return [], []
     found: dict[str, None] = {}
     linked: set[tuple[int, int]] = set()
     outside: dict[tuple[int, int], str] = {}
@@ -203,17 +216,31 @@ def _scan(root: str, home: str, cache: str | None) -> list[str]:
                 continue
             if (st.st_dev, st.st_ino) in linked:
                 found[os.path.realpath(f"{root}/{rel}")] = None
+    vendors.sort()
     if cache and all(m < start - _SETTLED_NS for _, m in dirs):
-        _remember(cache, root, home, dirs, list(found))
-    return list(found)
+        _remember(cache, root, home, dirs, list(found), vendors)
+    return list(found), vendors
 
 
 def _remember(
-    cache: str, root: str, home: str, dirs: list[tuple[str, int]], found: list[str]
+    cache: str,
+    root: str,
+    home: str,
+    dirs: list[tuple[str, int]],
+    found: list[str],
+    vendors: list[str],
 ) -> None:
     from agents_state.hooks.hookjson import dumps
 
-    data = dumps({"root": root, "home": home, "dirs": [list(d) for d in dirs], "found": found})
+    data = dumps(
+        {
+            "root": root,
+            "home": home,
+            "dirs": [list(d) for d in dirs],
+            "found": found,
+            "vendors": vendors,
+        }
+    )
     write_cache(cache, data)  # if it fails: scanned again next time
 
 

@@ -107,3 +107,28 @@ def test_safe_directory_is_reset_to_the_folder_git_works_in(
     assert Git(root).rev("HEAD") is not None  # the engine's own folder
     with pytest.raises(GitError, match="dubious ownership"):
         Git(root / "sub").run("rev-parse", "HEAD")
+
+
+def test_the_engines_git_add_runs_no_filter_of_the_users_config(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 2, the user's layer: a clean filter and a textconv in the user's own config, named
+    by a ``.gitattributes`` a room wrote, run nothing when the engine adds and commits."""
+    from agents_state.gitwork.git import Git
+
+    make_repo(root)
+    ran = root.parent / "ran"
+    user = root.parent / "user.gitconfig"
+    prog = f"sh -c 'echo $0 >> {ran}; cat' "
+    for key, value in (("filter.u.clean", f"{prog}u"), ("diff.u.textconv", f"{prog}t")):
+        subprocess.run(["git", "config", "--file", str(user), key, value], check=True)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    (root / ".gitattributes").write_text("*.txt filter=u diff=u\n")
+    (root / "n.txt").write_text("n\n")
+    engine = Git(root)
+    engine.run("add", ".gitattributes", "n.txt")
+    engine.run("commit", "-qm", "n")
+    engine.run("diff", "HEAD~1", "HEAD")
+    assert not ran.exists(), ran.read_text()
+    subprocess.run(["git", "-C", str(root), "diff", "HEAD~1", "HEAD"], capture_output=True)
+    assert ran.exists()  # the attack is real: plain git runs the user's textconv

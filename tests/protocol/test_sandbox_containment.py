@@ -360,3 +360,44 @@ def test_the_same_commands_leak_without_the_room(world: World) -> None:
     assert {n for n, s in SECRETS.items() if s in seen} >= set(SECRETS) - {"proc"}
     run(world, WRITES[0])
     assert (world.root / ".git" / "hooks" / "pre-commit").read_text() == "evil\n"
+
+
+def _vendor_env(w: World) -> list[Path]:
+    """``.env`` files with a secret inside the folders the project's scan leaves out: a
+    virtual environment's own folder and deep in a package of ``node_modules`` (issue 32)."""
+    files = [
+        w.root / ".venv" / ".env",
+        w.root / ".venv" / "lib" / "python3.11" / "site-packages" / "pkg" / ".env",
+        w.root / "node_modules" / "pkg" / "lib" / "deep" / ".env",
+        w.root / "web" / "node_modules" / "@scope" / "p" / "config" / ".env",
+    ]
+    for path in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"TOKEN={SECRETS['env']}\n")
+    (w.root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    return files
+
+
+@pytest.mark.parametrize("profile", list(AGENTS))
+def test_a_secret_in_a_skipped_folder_reads_empty_in_the_room(world: World, profile: str) -> None:
+    """The guard refuses ``.venv/.env`` by name, but a program in the room (a name it builds,
+    no path the guard can see) read it: the room's scan did not enter ``.venv`` and
+    ``node_modules``. Now it does: each file reads empty, on the first call and the later ones
+    (the remembered answer); the validator's test run through the hook as the host calls it."""
+    files = [str(p.relative_to(world.root)) for p in _vendor_env(world)]
+    read = 'python3 -c "import sys; [print(open(p).read()) for p in sys.argv[1:]]" '
+    (world.root / "tests" / "test_reads_vendor.py").write_text(
+        f"def test_vendor() -> None:\n    for p in {files!r}:\n        print(open(p).read())\n"
+    )
+    pytest_line = "python3 -m pytest -q -s -p no:cacheprovider tests/test_reads_vendor.py"
+    for _ in range(2):
+        lines = [contained(world, profile, read + " ".join(files))]
+        if profile == "validator":
+            lines.append(hook_rewrite(world, AGENTS[profile], pytest_line))
+        for line in lines:
+            proc = run(world, line)
+            assert "bwrap:" not in proc.stderr, proc.stderr
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            assert SECRETS["env"] not in proc.stdout + proc.stderr
+    plain = run(world, read + " ".join(files))  # the control: without the room, all read
+    assert plain.stdout.count(SECRETS["env"]) == len(files)

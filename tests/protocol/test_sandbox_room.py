@@ -491,3 +491,18 @@ def test_tools_on_path_under_tmp_stay_visible_read_only(root: Path) -> None:
         assert not (venv / "lib" / "x").exists()
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_folder_shown_inside_one_already_shown_is_not_mounted_again(tmp_path: Path) -> None:
+    """Each mount costs bubblewrap's start-up time (issue 32's 15 ms): ``~/.pyenv/shims`` from
+    PATH under ``~/.pyenv`` from the allowlist, or a folder named twice, is one mount."""
+    from agents_state.hooks.room import Room, bwrap_args
+
+    home = tmp_path / "home"
+    for sub in (".pyenv/shims", ".cargo/bin"):
+        (home / sub).mkdir(parents=True)
+    pyenv, shims, cargo = (str(home / s) for s in (".pyenv", ".pyenv/shims", ".cargo/bin"))
+    room = Room((), (), (), False, hidden=(str(home),), binds=((pyenv, pyenv), (cargo, cargo)))
+    args = bwrap_args(room, (shims, cargo, str(tmp_path / "tmpbin")))
+    shown = [args[i + 2] for i, a in enumerate(args) if a == "--ro-bind" and args[i + 1] != "/"]
+    assert shown == [pyenv, cargo, str(tmp_path / "tmpbin")]

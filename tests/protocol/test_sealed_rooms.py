@@ -315,6 +315,46 @@ def test_the_committer_commits_outside_the_room_with_hooks_off(box: Box) -> None
     assert not pwned.exists()
 
 
+def test_issue_32_the_committers_git_runs_no_driver_of_any_config(box: Box) -> None:
+    """Item 2: no filter, diff, merge or textconv driver from any config or attributes file.
+    The user's config and the repository's define drivers (a clean filter, a textconv) that
+    run a program; the room writes a ``.gitattributes`` naming them; the committer's ``git
+    add`` / ``git commit``, run outside as the hook rewrote them, must run none of them."""
+    ran = box.base / "ran"
+    prog = f"sh -c 'echo $0 >> {ran}; cat' "
+    user = str(box.home / ".gitconfig")
+    git(box.root, "config", "--file", user, "filter.u.clean", f"{prog}u")
+    git(box.root, "config", "--file", user, "diff.t.textconv", f"{prog}t")
+    git(box.root, "config", "filter.r.clean", f"{prog}r")
+    git(box.root, "config", "filter.r.required", "true")
+    git(box.root, "config", "merge.m.driver", f"{prog}m")
+    attrs = "a.txt filter=u diff=t\\nb.md filter=r merge=m\\n"
+    run(box, contained(box, "committer", f"printf '{attrs}' > .gitattributes"))
+    (box.root / "a.txt").write_text("a\n")
+    (box.root / "b.md").write_text("b\n")
+    assert "filter=u" in (box.root / ".gitattributes").read_text()
+    answer = subagent_denial(
+        {
+            "session_id": "s",
+            "cwd": str(box.root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git add a.txt b.md .gitattributes && git commit -qm three"},
+            "agent_id": "a1",
+            "agent_type": AGENTS["committer"],
+        },
+        None,
+    )
+    assert isinstance(answer, sandbox.Rewrite), answer
+    proc = run(box, answer.command)
+    assert proc.returncode == 0, proc.stderr
+    assert git(box.root, "log", "--format=%s").split() == ["three", "init"]
+    assert git(box.root, "show", "HEAD:a.txt") == "a\n"
+    assert not ran.exists(), ran.read_text()
+    run(box, "git add a.txt")  # the control: git as the user runs it runs the filter
+    assert "u" in ran.read_text().split()
+
+
 def test_a_machine_that_cannot_seal_a_room_fails_closed(
     box: Box, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -199,7 +199,7 @@ class Store:
                     return outcome
                 data = encode_state(outcome.state, STATE_FILE)
                 _check_size(data)
-                self._write_state(data, old)
+                self._write_state(data, old, outcome.state)
             except UncertainWriteError:
                 # the new state is in place (its durability unknown): keep what it points at,
                 # log it, and let the runner say it was saved (exit 8), never "unchanged"
@@ -229,11 +229,13 @@ class Store:
                 else:
                     self.write_file(path, before, str(path), "undo_")
 
-    def _write_state(self, data: bytes, old: bytes | None) -> None:
+    def _write_state(self, data: bytes, old: bytes | None, state: State | None = None) -> None:
         """Replace the state durably; undo the replace when the directory fsync fails, so that
-        a failed command leaves the old state; then refresh the last-good backup."""
+        a failed command leaves the old state; then refresh the last-good backup.  ``state``:
+        the state ``data`` holds, for the hooks' view (``store.hookview``); without it the view
+        names an older file and the hooks read the state itself."""
         try:
-            self.write_file(self.state_file, data, STATE_FILE, marked=True)
+            self.write_file(self.state_file, data, STATE_FILE, marked=True, view=state)
         except StorageIOError as e:
             if e.operation == "fsync directory" and not self._undo(old):
                 raise UncertainWriteError(STATE_FILE, e.operation, e.reason) from None
@@ -325,11 +327,19 @@ class Store:
                         os.unlink(os.path.join(d, n))
 
     def write_file(
-        self, path: Path | str, data: bytes, shown: str, op: str = "", marked: bool = False
+        self,
+        path: Path | str,
+        data: bytes,
+        shown: str,
+        op: str = "",
+        marked: bool = False,
+        view: State | None = None,
     ) -> None:
         """Temp file, fsync, replace, fsync the directory (skipped for the backup, whose rename
         the next commit's directory fsync makes durable; until then the older copy stands).
-        ``marked``: ``data`` is a state validated for this write (``store.stamp``)."""
+        ``marked``: ``data`` is a state validated for this write (``store.stamp``); ``view``:
+        the state it holds, whose hooks' view is replaced before the directory fsync, which
+        then makes both durable (``store.hookview``)."""
         folder, name = os.path.split(os.fspath(path))
         tmp = os.path.join(folder, f".tmp-{name}.{os.getpid()}.{time.monotonic_ns()}")
         step = "create temp file"
@@ -354,10 +364,23 @@ class Store:
             raise StorageIOError(shown, step, e.strerror or str(e)) from None
         if op:
             return
+        if view is not None:
+            self._write_view(view)
         try:
             fsops.fsync_dir(folder)
         except OSError as e:
             raise StorageIOError(shown, "fsync directory", e.strerror or str(e)) from None
+
+    def _write_view(self, state: State) -> None:
+        from agents_state.store.hookview import VIEW_NAME, write_view
+
+        try:
+            write_view(self.agents, self.state_file, state)
+        except OSError as e:  # the state is in place: a view naming an older file is not read
+            _warn(
+                f"{AGENTS_DIR}/{VIEW_NAME}: write failed: {e.strerror or e}; the hooks read "
+                "the state itself until the next update"
+            )
 
     def _append_event(self, record: dict[str, Any]) -> None:
         # the state is already durable: a failed append costs one log line, not the update

@@ -185,6 +185,23 @@ def test_stale_claim_is_reclaimed_after_lease() -> None:
         apply(out.state, ev.TaskDone(task_id="a", agent="dead"), T0, pol)
 
 
+def test_a_lease_renewed_by_task_start_is_counted_from_the_renewal() -> None:
+    """Issue 35, item 5: ``task start`` on a task in progress renews its lease; the lease runs
+    from the last renewal, not from the claim (kills ``beat = task.claimedAt`` in ``ready``)."""
+    pol = Policy(lease_seconds=60)
+    s = _at_tasks({"a": []}, pol)
+    s = apply(s, ev.TaskClaim(agent="w1"), T0, pol).state
+    renewed = apply(s, ev.TaskStart(task_id="a", agent="w1"), T0 + timedelta(seconds=50), pol)
+    assert renewed.message == "a in progress (lease renewed)"
+    s = renewed.state
+    assert _tasks(s)["a"].claimedAt != _tasks(s)["a"].heartbeatAt
+    # 100 s after the claim, 50 s after the renewal: still w1's
+    with pytest.raises(NotFoundError):
+        apply(s, ev.TaskClaim(agent="w2"), T0 + timedelta(seconds=100), pol)
+    out = apply(s, ev.TaskClaim(agent="w2"), T0 + timedelta(seconds=111), pol)
+    assert out.message == "claimed a (attempt 2) (reclaimed from stale owner w1)"
+
+
 def test_resume_retry_releases_tasks_of_a_dead_driver() -> None:
     s = _at_tasks({"a": [], "b": []})
     s = apply(s, ev.TaskClaim(agent="x"), T0).state

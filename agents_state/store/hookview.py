@@ -27,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agents_state.models import State
 
-__all__ = ["VIEW_NAME", "fingerprint", "write_view"]
+__all__ = ["VIEW_NAME", "fingerprint", "refresh_view", "write_view"]
 
 VIEW_NAME = "hook-view.json"
 
@@ -65,3 +65,17 @@ def write_view(agents: str, state_file: str, state: State) -> None:
         except OSError:
             pass
         raise
+
+
+def refresh_view(agents: str, state_file: str, state: State) -> None:
+    """``write_view``, with a warning instead of an error: the state is in place, and a view
+    naming an older file is never read."""
+    try:
+        write_view(agents, state_file, state)
+    except OSError as e:
+        import sys
+
+        sys.stderr.write(
+            f"agents-state: warning: .agents/{VIEW_NAME}: write failed: {e.strerror or e}; "
+            "the hooks read the state itself until the next update\n"
+        )

@@ -202,6 +202,16 @@ def test_a_lease_renewed_by_task_start_is_counted_from_the_renewal() -> None:
     assert out.message == "claimed a (attempt 2) (reclaimed from stale owner w1)"
 
 
+def test_only_the_owner_renews_its_lease() -> None:
+    """Another agent's ``task start`` of a claimed task is refused and renews nothing."""
+    pol = Policy(lease_seconds=60)
+    s = apply(_at_tasks({"a": []}, pol), ev.TaskClaim(agent="w1"), T0, pol).state
+    with pytest.raises(TransitionNotAllowedError, match="agent w2 does not own it"):
+        apply(s, ev.TaskStart(task_id="a", agent="w2"), T0 + timedelta(seconds=50), pol)
+    out = apply(s, ev.TaskClaim(agent="w2"), T0 + timedelta(seconds=61), pol)
+    assert out.message == "claimed a (attempt 2) (reclaimed from stale owner w1)"
+
+
 def test_resume_retry_releases_tasks_of_a_dead_driver() -> None:
     s = _at_tasks({"a": [], "b": []})
     s = apply(s, ev.TaskClaim(agent="x"), T0).state

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
         def write_file(self, path: str, data: bytes, shown: str, op: str = "") -> None: ...
 
+
 __all__ = ["JOURNAL_FILE", "journal_tail", "read_backup", "rebase", "refresh", "replay"]
 
 JOURNAL_NAME = "state.json.journal"

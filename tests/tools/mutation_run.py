@@ -193,6 +193,14 @@ MUTATIONS = (
         '        if os.path.lexists(path):\n            args += ["--bind", path, path]\n',
         ("tests/protocol/test_sandbox_room.py::test_writers_are_contained_and_not_judged",),
     ),
+    Mutation(
+        "handoff-scan-uncapped",
+        "handoffs",
+        "handoff/extract.py",
+        "            if failed >= MAX_FAILED:\n",
+        "            if failed >= 10**9:\n",
+        ("tests/test_issue23_causes.py::test_issue_23_handoff_extraction_is_linear",),
+    ),
 )
 
 

@@ -178,12 +178,14 @@ def _decode_trusted(data: bytes, for_update: bool) -> State:
     return state
 
 
-# Tasks of the state an update read: id -> (the task, its JSON dump).  The engine never changes a
-# task in place (it copies it first, ``engine_tasks._own``), so a task of the new state that is
-# still this very object is unchanged since it was read and validated: ``encode_state`` writes
-# the dump made on read instead of dumping and validating it again.  At 100,000 tasks that
-# halves the cost of an update (docs/performance.md).  Read-only commands skip the dump.
-# The task ids of each phase as read, in their order, for the backup's journal (``_delta``).
+# Tasks of the state an update read: id -> (the task, its JSON dump, where it was: stage, phase,
+# task id).  The engine never changes a task in place (it copies it first,
+# ``engine_tasks._own``), so a task of the new state that is still this very object, at the
+# same place, is unchanged since it was read and validated: ``encode_state`` writes the dump
+# made on read instead of dumping and validating it again.  At 100,000 tasks that halves the
+# cost of an update (docs/performance.md).  Read-only commands skip the dump.
+# ``_READ_ORDER``: the task ids of each phase as read, in their order, for the backup's journal
+# (``_delta``); its ``("", "")`` entry marks that the last decode was an update's read.
 _READ_TASKS: dict[int, tuple[object, dict[str, Any], tuple[str, str, str]]] = {}
 _READ_ORDER: dict[tuple[str, str], list[str]] = {}
 # what the last ``encode_state`` changed, for the backup's journal (``take_delta``)

@@ -119,6 +119,7 @@ ENGINE_ORDER = [
     "ready",
     "context",
     "table",
+    "retry",
     "advance",
     "gate",
     "taskload",

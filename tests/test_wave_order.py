@@ -185,3 +185,23 @@ def test_one_did_you_mean_never_suggests_the_name_itself() -> None:
     assert closest("sumary", ["status", "summary"]) == "summary"
     assert closest("decison", {"reason", "decision", "decisions"}) == "decision"
     assert closest("xyz", ["summary"]) is None
+
+
+def test_the_merge_queue_waits_for_the_wave_and_takes_task_id_order() -> None:
+    """Issue 35, item 5: a wave listed c, a, b (the tasks file's order) merges nothing while a
+    task of it still runs, then a, b, c, whatever order they finished in."""
+    from agents_state.engine.worktrees import merge_queue
+    from agents_state.models import GitInfo
+
+    s = _at_tasks({"c": [], "a": [], "b": []})
+    s.git = GitInfo(branch="agents/integration", base="0" * 40)
+    phase = s.phase(TASK_PHASE)
+    tasks = _tasks(s)
+    assert _waves(s)[0].tasks == ["c", "a", "b"]
+    tasks["b"].status = tasks["c"].status = "completed"
+    tasks["a"].status = "in_progress"
+    assert merge_queue(s, phase) == []  # a still runs
+    tasks["a"].status = "completed"
+    assert merge_queue(s, phase) == ["a", "b", "c"]
+    tasks["b"].merge = "merged"
+    assert merge_queue(s, phase) == ["a", "c"]

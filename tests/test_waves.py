@@ -185,6 +185,49 @@ def test_stale_claim_is_reclaimed_after_lease() -> None:
         apply(out.state, ev.TaskDone(task_id="a", agent="dead"), T0, pol)
 
 
+def test_a_lease_renewed_by_task_start_is_counted_from_the_renewal() -> None:
+    """Issue 35, item 5: ``task start`` on a task in progress renews its lease; the lease runs
+    from the last renewal, not from the claim (kills ``beat = task.claimedAt`` in ``ready``)."""
+    pol = Policy(lease_seconds=60)
+    s = _at_tasks({"a": []}, pol)
+    s = apply(s, ev.TaskClaim(agent="w1"), T0, pol).state
+    renewed = apply(s, ev.TaskStart(task_id="a", agent="w1"), T0 + timedelta(seconds=50), pol)
+    assert renewed.message == "a in progress (lease renewed)"
+    s = renewed.state
+    assert _tasks(s)["a"].claimedAt != _tasks(s)["a"].heartbeatAt
+    # 100 s after the claim, 50 s after the renewal: still w1's
+    with pytest.raises(NotFoundError):
+        apply(s, ev.TaskClaim(agent="w2"), T0 + timedelta(seconds=100), pol)
+    out = apply(s, ev.TaskClaim(agent="w2"), T0 + timedelta(seconds=111), pol)
+    assert out.message == "claimed a (attempt 2) (reclaimed from stale owner w1)"
+
+
+def test_only_the_owner_renews_its_lease() -> None:
+    """Another agent's ``task start`` of a claimed task is refused and renews nothing."""
+    pol = Policy(lease_seconds=60)
+    s = apply(_at_tasks({"a": []}, pol), ev.TaskClaim(agent="w1"), T0, pol).state
+    with pytest.raises(TransitionNotAllowedError, match="agent w2 does not own it"):
+        apply(s, ev.TaskStart(task_id="a", agent="w2"), T0 + timedelta(seconds=50), pol)
+    out = apply(s, ev.TaskClaim(agent="w2"), T0 + timedelta(seconds=61), pol)
+    assert out.message == "claimed a (attempt 2) (reclaimed from stale owner w1)"
+
+
+def test_a_phase_and_a_task_retry_by_one_rule() -> None:
+    """Issue 35, item 6: one retry block (``engine.retry``): the same attempts have retries left
+    and the same backoff for a failed phase and a failed task."""
+    from agents_state.engine.retry import after_failure
+
+    pol = Policy(max_per_task=2, max_per_phase=2, backoff_seconds=(5, 15))
+    rule = [after_failure(n, 2, pol, T0) for n in (1, 2, 3)]
+    assert [r.guard for r in rule] == ["retries_left", "retries_left", "retries_exhausted"]
+    assert [r.at for r in rule] == ["2026-01-29T10:00:05Z", "2026-01-29T10:00:15Z", None]
+    phase = apply(new_state(ev.Start(task="t"), T0), ev.PhaseStart(phase="0"), T0, pol).state
+    phase = apply(phase, ev.PhaseFail(phase="0", error="x"), T0, pol).state
+    task = apply(_at_tasks({"a": []}, pol), ev.TaskClaim(agent="w"), T0, pol).state
+    task = apply(task, ev.TaskFail(task_id="a", error="x"), T0, pol).state
+    assert phase.phase("0").retryAt == _tasks(task)["a"].retryAt == rule[0].at
+
+
 def test_resume_retry_releases_tasks_of_a_dead_driver() -> None:
     s = _at_tasks({"a": [], "b": []})
     s = apply(s, ev.TaskClaim(agent="x"), T0).state

@@ -26,7 +26,8 @@ from agents_state.doctor.leftovers import (
 from agents_state.errors import AgentsStateError
 from agents_state.models import State
 from agents_state.store import fsops
-from agents_state.store.files import BACKUP_FILE, MAX_STATE_BYTES, STATE_FILE, Store
+from agents_state.store.backup import read_backup
+from agents_state.store.files import BACKUP_FILE, STATE_FILE, Store
 from agents_state.store.paths import AGENTS_DIR
 
 __all__ = ["Diagnosis", "Finding", "describe_events", "diagnose"]
@@ -92,7 +93,7 @@ def _check_state(d: Diagnosis) -> None:
     except AgentsStateError as e:
         d.state_bytes, d.state, problem = None, None, e.message
     try:
-        bak = fsops.read_regular(store.backup_path, BACKUP_FILE, MAX_STATE_BYTES)
+        bak = read_backup(store)  # the base with its journal replayed (issue 35)
     except (OSError, AgentsStateError):
         bak = None
     d.backup, bak_problem = _decode(bak, BACKUP_FILE)

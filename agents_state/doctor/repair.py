@@ -17,6 +17,7 @@ from pathlib import Path
 from agents_state.doctor.diagnose import Diagnosis, describe_events, diagnose
 from agents_state.models import State
 from agents_state.store import fsops, upkeep
+from agents_state.store.backup import rebase
 from agents_state.store.files import BACKUP_FILE, STATE_FILE, Store
 from agents_state.store.paths import AGENTS_DIR
 from agents_state.workflow import PHASE_IDS, PhaseKind, get_phase
@@ -149,7 +150,7 @@ def repair(seen: Diagnosis) -> Repair:
             }
             upkeep.write_state(store, state, record, store.read_bytes())
         elif codes & {"no_backup", "bad_backup", "old_backup"} and d.state_bytes is not None:
-            store.write_file(store.backup_path, d.state_bytes, BACKUP_FILE, "backup_")
+            rebase(store, d.state_bytes, d.state.revision if d.state else -1)
             r.done.append(
                 f"wrote {BACKUP_FILE} from {STATE_FILE} (revision "
                 f"{d.state.revision if d.state else '?'})"

@@ -10,6 +10,7 @@ from agents_state.engine.compaction import pass_boundary
 from agents_state.engine.context import DONE, Ctx, Outcome, check_phase_id
 from agents_state.engine.flow import HANDLERS
 from agents_state.engine.gate import after_analysis, record_test_run
+from agents_state.engine.retry import after_failure
 from agents_state.engine.table import (
     Guard,
     phase_accepts,
@@ -23,7 +24,6 @@ from agents_state.models import (
     PhaseState,
     State,
 )
-from agents_state.types import format_time
 from agents_state.workflow import (
     PHASE_IDS,
     TEST_ANALYSIS,
@@ -207,18 +207,10 @@ def _phase_fail(c: Ctx, e: ev.PhaseFail) -> Outcome:
     phase = _current_phase(state, e.phase, "phase_fail")
     phase.attempts += 1
     phase.error = e.error
-    retries_left = phase.attempts <= c.policy.max_per_phase  # counts retries, like maxPerTask
-    phase.status = phase_target(
-        f"phase {e.phase}",
-        phase.status,
-        "phase_fail",
-        "retries_left" if retries_left else "retries_exhausted",
-    )
-    if retries_left:
-        from datetime import timedelta
-
-        wait = c.policy.backoff(phase.attempts)
-        phase.retryAt = format_time(c.now + timedelta(seconds=wait)) if wait else None
+    retry = after_failure(phase.attempts, c.policy.max_per_phase, c.policy, c.now)
+    phase.status = phase_target(f"phase {e.phase}", phase.status, "phase_fail", retry.guard)
+    if retry.at is not None:
+        phase.retryAt = retry.at if retry.wait else None
         when = f" not before {phase.retryAt}" if phase.retryAt else ""
         message = (
             f"phase {e.phase} failed (attempt {phase.attempts}): {e.error}; retry "

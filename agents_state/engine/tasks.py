@@ -9,13 +9,14 @@ that same transition; the last wave completes the phase.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from agents_state.engine import events as ev
 from agents_state.engine.advance import advance
 from agents_state.engine.context import Ctx, Outcome
 from agents_state.engine.ready import DONE as _DONE
 from agents_state.engine.ready import current_wave, is_stale, nothing_ready_reason, ready_tasks
+from agents_state.engine.retry import after_failure
 from agents_state.engine.table import Guard, phase_target, task_target, workflow_target
 from agents_state.engine.taskload import PHASE_NAME as _PHASE
 from agents_state.engine.taskload import load_tasks
@@ -285,16 +286,10 @@ def _fail(
     ts = format_time(now)
     task.attempts = max(task.attempts, 1)
     task.lastError, task.owner = e.error, None
-    retries_left = task.attempts <= policy.max_per_task
-    task.status = task_target(
-        f"task {e.task_id}",
-        task.status,
-        "task_fail",
-        "retries_left" if retries_left else "retries_exhausted",
-    )
-    if retries_left:
-        wait = policy.backoff(task.attempts)
-        task.retryAt = format_time(now + timedelta(seconds=wait))
+    retry = after_failure(task.attempts, policy.max_per_task, policy, now)
+    task.status = task_target(f"task {e.task_id}", task.status, "task_fail", retry.guard)
+    if retry.at is not None:
+        task.retryAt = retry.at
         return _outcome(
             state,
             f"{e.task_id} failed (attempt {task.attempts}); retry "

@@ -94,8 +94,32 @@ def _active_chain(root: str) -> Workflow | None:
     return None
 
 
+def _from_view(root: str, path: str) -> Workflow | None:
+    """The workflow from the hooks' view (``store.hookview``) when it names the very file at
+    ``path``; ``None`` (read the state itself) when it is missing, unreadable or stale."""
+    try:
+        raw = read_regular(os.path.join(root, ".agents", "hook-view.json"), 4096)
+        st = os.stat(path)
+        view = loads_file(raw)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(view, dict) or view.get("state") != [
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_ctime_ns,
+    ]:
+        return None
+    status = str(view.get("status", "pending")).strip().lower()
+    return Workflow(root, not (status in _DONE or view.get("aborted")))
+
+
 def _read_state(root: str) -> Workflow | None:
     path = os.path.join(root, ".agents", "state.json")
+    found = _from_view(root, path)
+    if found is not None:
+        return found
     try:
         raw = read_regular(path, _MAX_STATE)
     except FileNotFoundError:

@@ -122,6 +122,7 @@ def _fill(state: State) -> None:
 def decode_state(data: bytes, shown: str, for_update: bool = False, trusted: bool = False) -> State:
     """The state in ``data``; ``trusted``: ``data`` is a state this engine validated and wrote
     (``store.stamp``), built without checking it again (``records.trusted``)."""
+    _DELTA.clear()
     if trusted:
         return _decode_trusted(data, for_update)
     if not data.strip():
@@ -154,6 +155,7 @@ def decode_state(data: bytes, shown: str, for_update: bool = False, trusted: boo
         raise StateFileError(shown, field, msg.split(": ", 1)[1] if ": " in msg else msg) from None
     _fill(state)
     _READ_TASKS.clear()
+    _READ_ORDER.clear()
     if for_update:
         _remember_tasks(state, state.to_json_dict())
     return state
@@ -170,26 +172,45 @@ def _decode_trusted(data: bytes, for_update: bool) -> State:
     state: State = build_trusted(State, raw, _DEFERRED if for_update else frozenset())
     _fill(state)
     _READ_TASKS.clear()
+    _READ_ORDER.clear()
     if for_update:
         _remember_tasks(state, raw)  # the file is the state's own dump
     return state
 
 
-# Tasks of the state an update read: id -> (the task, its JSON dump).  The engine never changes a
-# task in place (it copies it first, ``engine_tasks._own``), so a task of the new state that is
-# still this very object is unchanged since it was read and validated: ``encode_state`` writes
-# the dump made on read instead of dumping and validating it again.  At 100,000 tasks that
-# halves the cost of an update (docs/performance.md).  Read-only commands skip the dump.
-_READ_TASKS: dict[int, tuple[object, dict[str, Any]]] = {}
+# Tasks of the state an update read: id -> (the task, its JSON dump, where it was: stage, phase,
+# task id).  The engine never changes a task in place (it copies it first,
+# ``engine_tasks._own``), so a task of the new state that is still this very object, at the
+# same place, is unchanged since it was read and validated: ``encode_state`` writes the dump
+# made on read instead of dumping and validating it again.  At 100,000 tasks that halves the
+# cost of an update (docs/performance.md).  Read-only commands skip the dump.
+# ``_READ_ORDER``: the task ids of each phase as read, in their order, for the backup's journal
+# (``_delta``); its ``("", "")`` entry marks that the last decode was an update's read.
+_READ_TASKS: dict[int, tuple[object, dict[str, Any], tuple[str, str, str]]] = {}
+_READ_ORDER: dict[tuple[str, str], list[str]] = {}
+# what the last ``encode_state`` changed, for the backup's journal (``take_delta``)
+_DELTA: list[dict[str, Any]] = []
 
 
 def _remember_tasks(state: State, dumped: dict[str, Any]) -> None:
+    _READ_ORDER[("", "")] = []  # an update's read, with or without tasks
     for name, stage in state.stages.items():
         for pid, phase in stage.phases.items():
             if phase.tasks:
                 docs = dumped["stages"][name]["phases"][pid]["tasks"]
                 for tid, task in phase.tasks.items():
-                    _READ_TASKS[id(task)] = (task, docs[tid])
+                    _READ_TASKS[id(task)] = (task, docs[tid], (name, pid, tid))
+                _READ_ORDER[(name, pid)] = list(phase.tasks)
+
+
+def take_delta() -> dict[str, Any] | None:
+    """What the last ``encode_state`` wrote, less the tasks it wrote back as read: the state's
+    JSON with those phases' ``tasks`` null, and ``patch``: for each such phase (its task
+    ids and their order unchanged) the tasks that changed.  ``None`` when it was not an update
+    of a state read for it.  Once: the next call gives ``None``."""
+    found = _DELTA[0] if _DELTA else None
+    _DELTA.clear()
+    return found
 
 
 def _unwritable(e: Exception) -> str:
@@ -260,6 +281,9 @@ def encode_state(state: State, shown: str) -> bytes:
         raise StateFileError(
             shown, "", "refusing to write an invalid state: " + "; ".join(problems)
         )
+    _DELTA.clear()
+    if _READ_ORDER:  # an update: what it changed, for the backup's journal
+        _DELTA.append(_delta(canonical, read))
     _put_back_unchanged(canonical, read)
     return orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n"
 
@@ -311,7 +335,7 @@ def _dump_changed(state: State) -> tuple[dict[str, Any], _Read]:
                 changed = {}
                 for tid, task in tasks.items():
                     was = seen(id(task))
-                    if was is not None and was[0] is task:
+                    if was is not None and was[0] is task and was[2] == (name, pid, tid):
                         docs[tid] = was[1]
                     else:
                         docs[tid] = None
@@ -324,6 +348,23 @@ def _dump_changed(state: State) -> tuple[dict[str, Any], _Read]:
     finally:
         for phase, tasks in full:
             phase.tasks = tasks
+
+
+def _delta(canonical: dict[str, Any], read: _Read) -> dict[str, Any]:
+    """``take_delta``'s value; ``canonical`` still lacks the tasks written back as read."""
+    patch = []
+    stages = dict(canonical["stages"])
+    for name, pid, docs in read:
+        stage = stages[name] = dict(stages[name])
+        phases = stage["phases"] = dict(stage["phases"])
+        phase = phases[pid] = dict(phases[pid])
+        changed = phase["tasks"]
+        if _READ_ORDER.get((name, pid)) == list(docs):
+            phase["tasks"] = None  # kept in its place: the replay puts the tasks there
+            patch.append([name, pid, changed])
+        else:  # tasks added, removed or moved: the phase's tasks are written whole
+            phase["tasks"] = {t: changed[t] if d is None else d for t, d in docs.items()}
+    return {"state": {**canonical, "stages": stages}, "patch": patch}
 
 
 def _put_back_unchanged(data: dict[str, Any], read: _Read) -> None:

@@ -32,7 +32,13 @@ from agents_state.errors import (
 )
 from agents_state.store import fsops, netfs
 from agents_state.store.lock import env_lock_timeout
-from agents_state.store.paths import AGENTS_DIR, check_inside, safe_name
+from agents_state.store.paths import (
+    AGENTS_DIR,
+    BACKUP_FILE,
+    MAX_STATE_BYTES,
+    check_inside,
+    safe_name,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -44,14 +50,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKUP_FILE",
+    "MAX_STATE_BYTES",
     "STATE_FILE",
     "Store",
     "UncertainWriteError",
 ]
 
 STATE_FILE = f"{AGENTS_DIR}/state.json"
-BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
-MAX_STATE_BYTES = 64 * 1024 * 1024
 
 
 class Store:
@@ -194,12 +199,13 @@ class Store:
                     if old is None
                     else decode_state(old, STATE_FILE, for_update=True, trusted=self._marked(old))
                 )
+                read = None if old is None or current is None else (current.revision, old)
                 outcome = mutate(current)
                 if not outcome.changed:
                     return outcome
                 data = encode_state(outcome.state, STATE_FILE)
                 _check_size(data)
-                self._write_state(data, old)
+                self._write_state(data, old, outcome.state, read)
             except UncertainWriteError:
                 # the new state is in place (its durability unknown): keep what it points at,
                 # log it, and let the runner say it was saved (exit 8), never "unchanged"
@@ -229,17 +235,28 @@ class Store:
                 else:
                     self.write_file(path, before, str(path), "undo_")
 
-    def _write_state(self, data: bytes, old: bytes | None) -> None:
+    def _write_state(
+        self,
+        data: bytes,
+        old: bytes | None,
+        state: State,
+        read: tuple[int, bytes] | None = None,
+    ) -> None:
         """Replace the state durably; undo the replace when the directory fsync fails, so that
-        a failed command leaves the old state; then refresh the last-good backup."""
+        a failed command leaves the old state; then refresh the last-good backup (its journal,
+        ``store.backup``).  ``state``: the state ``data`` holds, for the hooks' view
+        (``store.hookview``) and the journal; ``read``: the revision and bytes the commit read."""
+        from agents_state.store import backup
+
         try:
-            self.write_file(self.state_file, data, STATE_FILE, marked=True)
+            self.write_file(self.state_file, data, STATE_FILE, marked=True, view=state)
         except StorageIOError as e:
             if e.operation == "fsync directory" and not self._undo(old):
                 raise UncertainWriteError(STATE_FILE, e.operation, e.reason) from None
             raise
         try:
-            self.write_file(self.backup_file, data, BACKUP_FILE, "backup_")
+            was = None if read is None else backup.summed(*read)
+            backup.refresh(self, data, state.revision, was)
         except StorageIOError as e:  # the state is saved: say so, do not fail the command
             _warn(
                 f"{e.path}: {e.operation} failed: {e.reason}; the state was saved, but its "
@@ -325,11 +342,19 @@ class Store:
                         os.unlink(os.path.join(d, n))
 
     def write_file(
-        self, path: Path | str, data: bytes, shown: str, op: str = "", marked: bool = False
+        self,
+        path: Path | str,
+        data: bytes,
+        shown: str,
+        op: str = "",
+        marked: bool = False,
+        view: State | None = None,
     ) -> None:
         """Temp file, fsync, replace, fsync the directory (skipped for the backup, whose rename
         the next commit's directory fsync makes durable; until then the older copy stands).
-        ``marked``: ``data`` is a state validated for this write (``store.stamp``)."""
+        ``marked``: ``data`` is a state validated for this write (``store.stamp``); ``view``:
+        the state it holds, whose hooks' view is replaced before the directory fsync, which
+        then makes both durable (``store.hookview``)."""
         folder, name = os.path.split(os.fspath(path))
         tmp = os.path.join(folder, f".tmp-{name}.{os.getpid()}.{time.monotonic_ns()}")
         step = "create temp file"
@@ -354,6 +379,10 @@ class Store:
             raise StorageIOError(shown, step, e.strerror or str(e)) from None
         if op:
             return
+        if view is not None:
+            from agents_state.store.hookview import refresh_view
+
+            refresh_view(self.agents, self.state_file, view)
         try:
             fsops.fsync_dir(folder)
         except OSError as e:

@@ -11,9 +11,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["AGENTS_DIR", "check_inside", "find_root_dir", "safe_name"]
+__all__ = [
+    "AGENTS_DIR",
+    "BACKUP_FILE",
+    "MAX_STATE_BYTES",
+    "check_inside",
+    "find_root_dir",
+    "safe_name",
+]
 
 AGENTS_DIR = ".agents"
+BACKUP_FILE = f"{AGENTS_DIR}/state.json.bak"
+MAX_STATE_BYTES = 64 * 1024 * 1024  # the largest state read or written
 _NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"  # compiled on first use (re's cache)
 
 

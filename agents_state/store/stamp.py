@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ATTRIBUTE", "is_marked", "mark"]
+__all__ = ["ATTRIBUTE", "checksum", "is_marked", "mark"]
 
 ATTRIBUTE = "user.agents-state.written"
 _CODE: list[bytes] = []  # what identifies the engine's record definitions, once per process
@@ -40,10 +40,24 @@ def _code() -> bytes:
     return _CODE[0]
 
 
-def _value(data: bytes) -> bytes:
+_LAST: list[tuple[bytes, int]] = []  # the last two byte strings summed, and their CRC-32
+
+
+def checksum(data: bytes) -> int:
+    """The CRC-32 of ``data``, computed once for the state read and the state written (the
+    backup's journal names them by it, ``store.backup``)."""
+    for seen, crc in _LAST:
+        if seen is data:
+            return crc
     import zlib
 
-    return b"%s %d %08x" % (_code(), len(data), zlib.crc32(data))
+    crc = zlib.crc32(data)
+    _LAST[:] = [*_LAST[-1:], (data, crc)]
+    return crc
+
+
+def _value(data: bytes) -> bytes:
+    return b"%s %d %08x" % (_code(), len(data), checksum(data))
 
 
 def mark(fd: int, data: bytes) -> None:

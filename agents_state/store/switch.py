@@ -22,6 +22,7 @@ import orjson
 
 from agents_state.errors import StorageIOError
 from agents_state.store import fsops
+from agents_state.store.backup import rebase
 from agents_state.store.paths import AGENTS_DIR
 from agents_state.store.switch_recover import (
     SHOWN,
@@ -67,7 +68,7 @@ def replace_workflow(store: Store, snap: Snapshot, old: bytes | None) -> None:
         raise UncertainWriteError(_STATE, "fsync directory", e.strerror or str(e)) from None
     roll_forward(store, stage)
     try:
-        store.write_file(store.backup_path, snap.state, f"{AGENTS_DIR}/state.json.bak", "backup_")
+        rebase(store, snap.state, snap.revision)  # a new base, its journal anew (issue 35)
     except StorageIOError as e:
         told(f"{e.path}: {e.operation} failed: {e.reason}")
 

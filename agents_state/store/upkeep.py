@@ -117,7 +117,7 @@ def write_state(
     from agents_state.store.files import STATE_FILE
 
     _require_lock(store)
-    store._write_state(encode_state(state, STATE_FILE), old)
+    store._write_state(encode_state(state, STATE_FILE), old, state)
     store.note_commit(f"revision {state.revision}")
     store._append_event(record)
 

@@ -86,6 +86,26 @@ def test_five_concurrent_processes_of_one_wave_all_land(root: Path) -> None:
     assert git(root, "rev-parse", "--verify", f"{integration(root)}-t0")  # branch kept
 
 
+def test_a_wave_listed_out_of_id_order_merges_in_task_id_order(root: Path) -> None:
+    """Issue 35, item 5: the tasks file lists c, a, b (so the wave does too) and they finish
+    b, c, a; the merge queue still merges a, b, c (kills a queue that keeps the wave's order
+    or the finishing order)."""
+    ids = ["c", "a", "b"]
+    at_tasks(root, [{"id": t, "title": f"edit {t}", "files": ["f.txt"]} for t in ids])
+    assert state(root)["stages"]["IMPLEMENT"]["phases"]["2.1"]["waves"][0]["tasks"] == ids
+    for k, tid in enumerate(ids):
+        out = cli_json(root, "task", "start", tid)
+        edit_line(Path(out["worktree"]) / "f.txt", 10 * k, f"by {tid}")
+    for tid in ("b", "c", "a"):
+        proc = run_cli(root, "task", "done", tid, "--summary", f"{tid} done")
+        assert proc.returncode == 0, proc.stderr
+    _next(root)
+    log = git(root, "log", "--first-parent", "--format=%s", integration(root)).splitlines()
+    assert log[:3] == [f"Merge task {t}: edit {t}" for t in ("c", "b", "a")]  # newest first
+    final = show(root, integration(root)).splitlines()
+    assert [final[10 * k] for k in range(3)] == [f"by {t}" for t in ids]
+
+
 def test_the_users_tree_and_branch_are_left_alone(root: Path) -> None:
     from gitrepo import make_repo
 

@@ -208,6 +208,8 @@ LEFT_TO_THE_USER = [
     "agents-state budget --raise=5 --stage PLAN",
     "agents-state resume --skip",  # failing tests accepted: the user's (issue 32)
     "agents-state resume --skip --json",
+    "agents-state task done t1 --force",  # a person's completion of an unstarted task
+    "agents-state task done --force t1 --summary x",
     "agents-state next --set=stages.PLAN.planning.mode=single",
     "agents-state status --verbos",  # not an option: Click would refuse it, no answer either
     "agents-state status --json=1",

@@ -98,9 +98,9 @@ def test_issue_7_bad_state_is_restored_from_backup(root: Path, damage: bytes, pr
 def test_issue_7_restore_names_what_was_lost(root: Path) -> None:
     _workflow(root)
     assert run_cli(root, "compact").returncode == 0
-    # the backup write of the next update fails: the backup stays one revision behind
+    # the journal append of the next update fails: the backup stays one revision behind
     with pytest.MonkeyPatch.context() as mp:
-        seams.install(mp.setattr, fault="backup_write:1:ENOSPC")
+        seams.install(mp.setattr, fault="journal_write:1:ENOSPC")
         proc = run_cli(root, "phase", "start", "1.1")
     assert proc.returncode == 0 and "warning" in proc.stderr
     assert "old_backup" in [f["code"] for f in cli_json(root, "doctor")["findings"]]

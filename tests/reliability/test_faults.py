@@ -156,31 +156,35 @@ def _trace(root: Path, *args: str, stdin: str | None = None) -> list[str]:
 
 
 COMMIT = ["write", "fsync", "replace", "fsync_dir"]
-AFTER = ["backup_write", "backup_fsync", "backup_replace", "append_write", "append_fsync"]
+# the state's commit: the hooks' view is replaced before the directory fsync that makes both
+# durable (issue 35, ``store.hookview``)
+STATE = ["write", "fsync", "replace", "view_write", "view_fsync", "view_replace", "fsync_dir"]
+# the last-good copy: the commit's change appended to the backup's journal (issue 35)
+AFTER = ["journal_write", "journal_fsync", "append_write", "append_fsync"]
 
 
 def test_issue_7_write_order_of_a_commit(root: Path, template: Path) -> None:
     _fresh(root, template, True)
     lines = _trace(root, "phase", "start", "0")
-    assert lines[:9] == COMMIT + AFTER
-    assert lines[9] == "phase 0 Parallel Explore started"  # the acknowledgement comes last
-    assert not set(lines[10:]) & set(COMMIT + AFTER)
+    assert lines[:11] == STATE + AFTER
+    assert lines[11] == "phase 0 Parallel Explore started"  # the acknowledgement comes last
+    assert not set(lines[12:]) & set(STATE + AFTER)
 
 
 def test_issue_7_write_order_artifact_before_state(root: Path, template: Path) -> None:
     _fresh(root, template, True)
     lines = _trace(root, "phase", "complete", "0", "--artifact", "-", stdin="# notes\n")
     # the artifact, then EXPLORE-output.md (the stage ends; issue 15), then the state
-    assert lines[:17] == COMMIT + COMMIT + COMMIT + AFTER
-    assert lines[17].startswith("phase 0 Parallel Explore completed")
+    assert lines[:19] == COMMIT + COMMIT + STATE + AFTER
+    assert lines[19].startswith("phase 0 Parallel Explore completed")
 
 
 @pytest.mark.parametrize(
     ("op", "warning"),
     [
         (
-            "backup_write",
-            ".agents/state.json.bak: write failed: No space left on device; the state "
+            "journal_write",
+            ".agents/state.json.journal: write failed: No space left on device; the state "
             "was saved, but its last-good copy is older (agents-state doctor will say by how much)",
         ),
         (

@@ -44,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "store": "agents_state.cli.cmd_store:store",
     "budget": "agents_state.cli.cmd_budget:budget",
     "report": "agents_state.cli.cmd_report:report",
+    "gate": "agents_state.cli.cmd_gate:gate",
 }
 
 

@@ -151,8 +151,8 @@ def test_next_asks_the_user_and_names_the_commands(root: Path) -> None:
         "phase": "1.1",
         "since": since,
         "artifact": ".agents/phases/1.1-brainstorm.md",
-        "approve": APPROVE,
-        "reject": REJECT,
+        "personApproves": APPROVE,
+        "personRejects": REJECT,
     }
     words = action["instructions"]
     assert "Do not answer the gate yourself and do not run the gate commands" in words

@@ -43,8 +43,8 @@ def gate_decision(state: State) -> Decision:
         "phase": pid,
         "since": state.gate.since,
         "artifact": artifact_path(pid),
-        "approve": approve,
-        "reject": reject,
+        "personApproves": approve,
+        "personRejects": reject,
     }
     facts = {**gate, "name": get_phase(pid).name}
     return Decision("ask_user", get_phase(pid), ("gate", facts), None, ask="gate", gate=gate)

@@ -25,8 +25,8 @@ def gate_summary(state: State | None, configured: list[str]) -> dict[str, Any]:
             "phaseName": get_phase(pid).name,
             "since": state.gate.since,
             "artifact": artifact_path(pid),
-            "approve": approve,
-            "reject": reject,
+            "personApproves": approve,
+            "personRejects": reject,
         }
     answers = (
         [a.model_dump(mode="json", exclude_none=True) for a in state.gateAnswers]

@@ -460,6 +460,6 @@ _WORDS["gate"] = lambda f: (  # issue 36: the person's answer, never the model's
     f"Phase {f['phase']} {f['name']} is recorded and waits at its gate for a person since "
     f"{f['since']}. Do not answer the gate yourself and do not run the gate commands: stop "
     f"and tell the user to look at {f['artifact']} and run one of these in their own shell: "
-    f"{f['approve']} (go on) or {f['reject']} (do the phase again). Then end your turn; after "
-    "their answer, continue with: agents-state next"
+    f"{f['personApproves']} (go on) or {f['personRejects']} (do the phase again). Then end "
+    "your turn; after their answer, continue with: agents-state next"
 )

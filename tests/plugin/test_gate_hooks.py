@@ -93,3 +93,13 @@ def test_reading_the_gates_stays_allowed(project: Path) -> None:
     for command in ("agents-state gate list", "agents-state next", "agents-state status"):
         out = hook(project, "pre-tool-use", bash(project, command))
         assert (out.returncode, out.stdout) == (0, ""), command
+
+
+def test_a_gate_answer_is_denied_with_no_workflow_in_the_folder(root: Path) -> None:
+    """``--store URL`` reaches a workflow elsewhere: the launcher's no-workflow shortcut must
+    still hand a gate answer to the hook."""
+    root.mkdir(parents=True, exist_ok=True)
+    command = "agents-state --store postgresql://u@h/db?workflow=w gate approve 1.1 --by me"
+    out = hook(root, "pre-tool-use", bash(root, command))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

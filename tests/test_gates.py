@@ -216,3 +216,31 @@ def test_an_answer_to_a_phase_not_waiting_changes_nothing(root: Path) -> None:
         proc = run_cli(root, "gate", *args)
         assert proc.returncode in (2, 3) and message in proc.stderr
         assert (root / ".agents" / "state.json").read_bytes() == before
+
+
+def test_watch_shows_the_waiting_gate(root: Path) -> None:
+    import subprocess
+    import time
+
+    from clitools import CLI
+
+    walk_to(root, "1.1")
+    configure(root, ["1.1"])
+    run_cli(root, "phase", "complete", "1.1", "--artifact", "-", stdin="x")
+    proc = subprocess.Popen(
+        [CLI, "--root", str(root), "watch", "--plain", "--exit-on-done"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(2.0)  # its first frame
+        assert run_cli(root, "resume", "--abort").returncode == 0
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    since = state_of(root)["gateAnswers"] == [] and out
+    assert since and "GATE: waiting for a person since " in out
+    assert "after phase 1.1 Brainstorm; look at .agents/phases/1.1-brainstorm.md" in out

@@ -18,7 +18,7 @@ else:
 
     def event_class(**options: Any) -> Any:
         """``dataclass(**options)``, applied when the class is first instantiated (see
-        ``Event.__new__``): a command makes one or two of the 22 events, and each ``dataclass``
+        ``Event.__new__``): a command makes one or two of the 23 events, and each ``dataclass``
         costs ~0.15 ms at import, mostly the ``compile`` of its ``__init__`` (issue 26)."""
 
         def defer(cls: type) -> type:

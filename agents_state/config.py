@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from agents_state.policy import Policy
 from agents_state.records.base import After, Record, field
-from agents_state.workflow import REVIEW_PHASES, get_phase
+from agents_state.workflow import PHASE_IDS, REVIEW_PHASES, get_phase
 
 __all__ = [
     "CODEX_ALIASES",
@@ -232,6 +232,16 @@ class FanoutCfg(_Strict):
     native: Literal["auto", "on", "off"] = "auto"
 
 
+def _gates(v: list[str]) -> list[str]:
+    unknown = [p for p in v if p not in PHASE_IDS]
+    if unknown:
+        raise ValueError(
+            f"unknown phase {', '.join(map(repr, unknown))}; gates name phase ids, "
+            f"one of {', '.join(PHASE_IDS)}"
+        )
+    return v
+
+
 class Config(_Strict):
     version: str = "2.0"
     defaults: DefaultsCfg = field(default_factory=DefaultsCfg)
@@ -241,6 +251,8 @@ class Config(_Strict):
     budget: BudgetCfg = field(default_factory=BudgetCfg)
     fanout: FanoutCfg = field(default_factory=FanoutCfg)
     codex: CodexCfg = field(default_factory=CodexCfg)
+    # issue 36: phase ids after which the workflow waits for a person (agents-state gate)
+    gates: Annotated[list[str], After(_gates)] = field(default_factory=list)
     # permission profiles (issue 5): agent type -> profile, and custom profiles
     agentProfiles: dict[str, str] = field(default_factory=dict)
     toolProfiles: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -281,4 +293,5 @@ def policy_from(cfg: Config) -> Policy:
         backoff_seconds=tuple(cfg.retries.backoffSeconds),
         review_max_retries={p: cfg.review_for(p).maxRetries for p in REVIEW_PHASES},
         lease_seconds=cfg.stages.IMPLEMENT.tasks.leaseSeconds,
+        gates=frozenset(cfg.gates),
     )

@@ -20,6 +20,8 @@ __all__ = [
     "Compaction",
     "Failure",
     "FailureContext",
+    "GateAnswer",
+    "GateWait",
     "GitInfo",
     "MergeIntent",
     "PhaseState",
@@ -180,6 +182,23 @@ class BudgetState(_Model):
     allowOnce: str | None = None
 
 
+class GateWait(_Model):
+    """Issue 36: a gated phase was recorded; the next phase starts only after a person answers."""
+
+    phase: Annotated[str, Before(_phase_str)]
+    since: IsoTime
+
+
+class GateAnswer(_Model):
+    """Issue 36: a person's answer at a gate (``agents-state gate approve|reject``)."""
+
+    phase: Annotated[str, Before(_phase_str)]
+    verdict: Literal["approved", "rejected"]
+    by: str
+    at: IsoTime
+    note: str | None = None
+
+
 class MergeIntent(_Model):
     """A merge run about to start: the tasks in merge order and the integration head before it."""
 
@@ -217,6 +236,8 @@ class State(_Model):
     clarifications: list[Clarification] = field(default_factory=list)
     git: GitInfo | None = None
     budget: BudgetState | None = None
+    gate: GateWait | None = None  # issue 36: the gate waiting for a person, if any
+    gateAnswers: list[GateAnswer] = field(default_factory=list)  # every answer, oldest first
     startedAt: IsoTime | None = None
     updatedAt: IsoTime | None = None
 

@@ -24,6 +24,8 @@ class Policy(NamedTuple):
     # review phase id -> rounds; read-only (a default shared by every Policy must never change)
     review_max_retries: Mapping[str, int] = MappingProxyType({})
     lease_seconds: int = 900
+    # issue 36: phases after whose recording the workflow waits for a person
+    gates: frozenset[str] = frozenset()
 
     def review_rounds(self, phase_id: str) -> int:
         return self.review_max_retries.get(phase_id, 3)

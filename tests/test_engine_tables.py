@@ -178,6 +178,17 @@ def _scenarios() -> None:
         done("1.3", blocking_issues=1),
         ev.Skip(),
     )
+    # issue 36: a person rejects a gated phase, then approves it
+    gated = Policy(gates=frozenset({"1.2"}))
+    answer = ev.GateAnswer
+    _walk(
+        "1.2",
+        gated,
+        done("1.2"),
+        answer("1.2", "rejected", "ann", "no"),
+        done("1.2"),
+        answer("1.2", "approved", "ann"),
+    )
     # a review of a skipped phase (every phase before ``start_at`` is): nothing to rework
     _walk("1.3", one_round, start("1.3"), done("1.3", blocking_issues=1), ev.Retry())
     _walk("1.3", one_round, done("1.3", blocking_issues=1), ev.Skip())

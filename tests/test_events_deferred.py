@@ -46,7 +46,7 @@ def test_each_event_becomes_the_dataclass_it_declares(cls: type[ev.Event]) -> No
 _FRESH = """
 import threading
 from agents_state.engine import events as ev
-assert len(ev._PENDING) == 22, len(ev._PENDING)
+assert len(ev._PENDING) == 23, len(ev._PENDING)
 made = []
 def make(i):
     made.append(ev.TaskFail(task_id=f"t{i}", error="e"))
@@ -57,7 +57,7 @@ for t in threads:
     t.join()
 assert sorted(e.task_id for e in made) == [f"t{i}" for i in range(8)]
 assert ev.TaskFail not in ev._PENDING and ev.Event not in ev._PENDING
-assert ev.TaskDone in ev._PENDING and len(ev._PENDING) == 20
+assert ev.TaskDone in ev._PENDING and len(ev._PENDING) == 21
 print("ok")
 """
 

@@ -18,6 +18,7 @@ BUDGET = ENGINE.with_name("budget.py")  # the budget's question (issue 24)
 NATIVE = ENGINE.with_name("native.py")  # a fan-out as one Workflow call (issue 25)
 TASKS = ENGINE.with_name("nexttasks.py")  # phase 2.1's steps
 DECISION = ENGINE.with_name("decision.py")  # the decision as data (``no_workflow``)
+GATES = ENGINE.with_name("gatewait.py")  # a person's gate (issue 36)
 
 
 def test_a_wave_is_decided_without_words() -> None:
@@ -40,7 +41,8 @@ def test_the_context_size_turns_any_step_into_compact() -> None:
 
 def test_every_sentence_the_engine_asks_for_is_worded_and_no_other() -> None:
     source = "".join(
-        p.read_text(encoding="utf-8") for p in (ENGINE, BUDGET, MERGES, NATIVE, TASKS, DECISION)
+        p.read_text(encoding="utf-8")
+        for p in (ENGINE, BUDGET, MERGES, NATIVE, TASKS, DECISION, GATES)
     )
     asked = set(re.findall(r'\("([a-z_]+)", (?:\{|facts\))', source))
     assert asked == set(words._WORDS) | set(words._NOTES)

@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "budget": "agents_state.cli.cmd_budget:budget",
     "report": "agents_state.cli.cmd_report:report",
     "mcp": "agents_state.cli.cmd_mcp:mcp",
+    "gate": "agents_state.cli.cmd_gate:gate",
 }
 
 

@@ -22,9 +22,21 @@ def tests_unresolved(state: State) -> bool:
     return run.passed is False and run.status != "skipped"
 
 
-def advance(c: Ctx, done: str, message: str) -> Outcome:
-    """Move ``currentPhase`` past ``done``; finish the workflow after the last phase."""
+def advance(c: Ctx, done: str, message: str, gate_passed: bool = False) -> Outcome:
+    """Move ``currentPhase`` past ``done``; finish the workflow after the last phase.  A gated
+    phase just recorded stops here until a person answers (issue 36, ``engine.humangate``);
+    ``gate_passed``: the person approved it."""
     state = c.state
+    if done in c.policy.gates and not gate_passed and state.phase(done).status == "completed":
+        from agents_state.engine.gatewait import person_line
+        from agents_state.models import GateWait
+
+        state.gate = GateWait(phase=done, since=c.ts)
+        state.currentPhase, state.currentStage = done, get_phase(done).stage
+        return Outcome(
+            state,
+            f"{message}; the workflow waits at the gate after phase {done}: {person_line(done)}",
+        )
     after = PHASE_IDS[PHASE_IDS.index(done) + 1 :]
     nxt = next((pid for pid in after if state.phase(pid).status not in DONE), None)
     if nxt is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as event_class
@@ -18,7 +18,7 @@ else:
 
     def event_class(**options: Any) -> Any:
         """``dataclass(**options)``, applied when the class is first instantiated (see
-        ``Event.__new__``): a command makes one or two of the 22 events, and each ``dataclass``
+        ``Event.__new__``): a command makes one or two of the 23 events, and each ``dataclass``
         costs ~0.15 ms at import, mostly the ``compile`` of its ``__init__`` (issue 26)."""
 
         def defer(cls: type) -> type:
@@ -51,6 +51,7 @@ __all__ = [
     "Clarify",
     "Compact",
     "Event",
+    "GateAnswer",
     "MergeBegin",
     "MergeRecord",
     "PhaseComplete",
@@ -312,3 +313,15 @@ class BudgetAnswer(Event):
     max_tokens: int | None = None
     stage: str | None = None
     key: str | None = None
+
+
+@event_class(eq=False, repr=False)
+class GateAnswer(Event):
+    """A person's answer at the gate after ``phase`` (issue 36): ``verdict`` is ``approved``
+    (the workflow goes on) or ``rejected`` (the phase runs again, ``note`` saying why)."""
+
+    name: ClassVar[str] = "gate"
+    phase: str
+    verdict: Literal["approved", "rejected"]
+    by: str
+    note: str | None = None

@@ -96,6 +96,7 @@ def _abort(c: Ctx, e: ev.Abort) -> Outcome:
     state, ts = c.state, c.ts
     state.abortedAt = ts
     state.status = workflow_target(state.status, "abort")
+    state.gate = None  # issue 36: nothing waits for a person in an aborted workflow
     return Outcome(state, "workflow aborted; every file is kept in .agents/")
 
 

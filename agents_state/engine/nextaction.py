@@ -139,6 +139,10 @@ def _decide(state: State, config: Config, now: datetime, boundary_passed: bool =
     if state.status == "completed":
         return Decision("done", None, ("completed", {"state": state}), None)
     phase = get_phase(state.currentPhase) if state.currentPhase else None
+    if state.gate is not None:  # issue 36: only a person answers; the model tells the user
+        from agents_state.engine.gatewait import gate_decision
+
+        return gate_decision(state)
     if state.status in ("failed", "blocked"):
         return _ask_options(state, phase)
     if state.status == "stopped":
@@ -202,6 +206,11 @@ def _rework_notes(state: State, phase: Phase) -> tuple[list[Note], list[str]]:
     answered = [c for c in state.clarifications if c.answer and c.questions != [BUDGET_QUESTION]]
     for c in answered[-3:]:
         notes.append(("user_answered", {"questions": list(c.questions), "answer": c.answer}))
+    from agents_state.engine.gatewait import last_answer
+
+    rejected = last_answer(state, phase.id)
+    if rejected is not None and rejected.verdict == "rejected":  # issue 36: the person's note
+        notes.append(("gate_rejected", {"by": rejected.by, "note": rejected.note or ""}))
     notes.extend(_earlier_outcomes(state, phase))
     error = state.phase(phase.id).error
     if error:

@@ -86,7 +86,7 @@ def _phase_complete(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     spec = get_phase(e.phase)
     if (
         e.same_artifact
-        and state.currentPhase != e.phase
+        and (state.currentPhase != e.phase or (state.gate and state.gate.phase == e.phase))
         and state.files.get(spec.file_key) == f".agents/phases/{spec.artifact}"
     ):
         return Outcome(

@@ -25,6 +25,7 @@ from typing import Any
 from agents_state.engine import events as ev
 from agents_state.engine.context import DONE, Ctx, Outcome, check_phase_id
 from agents_state.engine.flow import HANDLERS
+from agents_state.engine.humangate import check_not_waiting  # also registers the gate answer
 from agents_state.engine.phasemoves import PHASE_EVENTS  # importing it registers their handlers
 from agents_state.engine.table import (
     PHASE_MOVES,
@@ -68,6 +69,7 @@ WORKFLOW_ACCEPTS: dict[str, frozenset[str]] = {
     ),
     "in_progress": frozenset(
         {
+            "gate",
             "phase_start",
             "phase_complete",
             "phase_fail",
@@ -123,6 +125,7 @@ def new_state(event: ev.Start, now: datetime) -> State:
 
 
 def apply(state: State, event: ev.Event, now: datetime, policy: Policy | None = None) -> Outcome:
+    check_not_waiting(state, event)  # issue 36: a person's gate waits
     accepted = WORKFLOW_ACCEPTS.get(state.status, frozenset())
     if state.abortedAt is not None:
         accepted = frozenset()

@@ -16,6 +16,16 @@ def explain(state: State) -> dict[str, Any]:
         ended = "aborted" if state.abortedAt else "completed"
         text = f"The workflow is {ended}: nothing to resume."
         return {"status": state.status, "phase": phase, "explanation": text, "options": []}
+    if state.gate is not None:  # issue 36: a person's answer, no option of the model's
+        from agents_state.engine.gatewait import person_line
+
+        pid = state.gate.phase
+        text = (
+            f"Waiting at the gate after phase {pid} since {state.gate.since}: "
+            + person_line(pid)
+            + "."
+        )
+        return {"status": state.status, "phase": pid, "explanation": text, "options": []}
     if state.failure:
         f = state.failure
         text = f"Failed in phase {f.phase} at {f.failedAt}: {f.error}"

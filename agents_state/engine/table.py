@@ -103,6 +103,7 @@ PHASE_MOVES: dict[Key, Status] = {
     ("in_progress", "task_fail", "retries_exhausted"): "failed",
     # moves one event makes on another phase
     ("completed", "send_back", ""): "pending",
+    ("completed", "gate_reject", ""): "pending",  # a person rejected it at its gate (issue 36)
     ("pending", "tests_passed", "fixed"): "completed",
     ("pending", "tests_passed", "unneeded"): "skipped",
     **{(s, "tests_failed", ""): "pending" for s in ("pending", "completed", "skipped")},

@@ -8,7 +8,8 @@ answer from the hook: ``phase run`` (runs the project's commands), ``scaffold``,
 ``graph --write``, ``store copy``, ``doctor --repair``, ``dispatch --replace``, ``migrate``,
 ``demo``, ``completion``, ``watch``, ``hook``, ``budget --raise`` / ``--once`` (the user's
 answers to a spent budget), ``resume --skip`` (the user's acceptance of a failed phase or gate,
-issue 32), and ``--store`` or ``--set`` anywhere.
+issue 32), ``gate`` (a person's answer at a gate, issue 36: ``hooks.persongate`` even denies
+its answers), and ``--store`` or ``--set`` anywhere.
 
 ``parse`` reads the words the way Click does (options interspersed with arguments in a command,
 before the sub-command in a group, ``--opt=value``, ``--`` ending the options) and returns what

@@ -50,6 +50,15 @@ def handle(event: str, explicit_root: str | None) -> None:
     payload = _payload(explicit_root)
     if payload is None:
         return
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if payload.get("tool_name") == "Bash" and isinstance(command, str) and "gate" in command:
+        from agents_state.hooks.persongate import gate_denial  # issue 36: the person's answer
+
+        refused = gate_denial(command)
+        if refused is not None:  # for every conversation and agent: deny beats any allow
+            emit(deny_output(refused))
+            return
     if not any(
         isinstance(payload.get(k), str) and payload[k].strip() for k in ("agent_id", "agent_type")
     ):

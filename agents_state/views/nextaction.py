@@ -222,6 +222,10 @@ _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
         "The user accepted failing tests (3.1 skipped); say so in the review."
     ),
     "attempt_failed": lambda f: f"The previous attempt failed: {f['error']}",
+    "gate_rejected": lambda f: (  # issue 36
+        f"A person ({f['by']}) rejected this phase at its gate: {f['note'].rstrip('.')}. "
+        "Do it again with this in mind."
+    ),
     "merged_work": lambda f: (
         f"Worktree isolation: the merged work is on branch {f['branch']}, checked out in "
         f"{f['worktrees']}/_integration; read, change and commit there (your own checkout does "
@@ -466,4 +470,11 @@ _WORDS["native_wave"] = lambda f: (
 _WORDS["budget_spent"] = lambda f: (  # issue 24
     f"Not dispatched: {f['reason']}, before {f['key']}. Do not choose yourself: ask the user "
     "which option to take, then run that option's command only."
+)
+_WORDS["gate"] = lambda f: (  # issue 36: the person's answer, never the model's
+    f"Phase {f['phase']} {f['name']} is recorded and waits at its gate for a person since "
+    f"{f['since']}. Do not answer the gate yourself and do not run the gate commands: stop "
+    f"and tell the user to look at {f['artifact']} and run one of these in their own shell: "
+    f"{f['personApproves']} (go on) or {f['personRejects']} (do the phase again). Then end "
+    "your turn; after their answer, continue with: agents-state next"
 )

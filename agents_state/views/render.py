@@ -392,6 +392,10 @@ def _notes(state: State) -> list[str]:
         lines.append("  waiting for the user: " + escape(" | ".join(state.clarify.questions)))
     if state.compaction.pending:
         lines.append(f"  compaction due after {state.compaction.pending}")
+    if state.gate is not None or state.gateAnswers:  # issue 36
+        from agents_state.views.gates import gate_lines
+
+        lines += gate_lines(state)
     from agents_state.engine.ledger import tokens_by_phase
 
     tokens = tokens_by_phase(state)

@@ -101,6 +101,10 @@ def report_markdown(
     for i, run in enumerate(runs, 1):
         verdict = {True: "passed", False: "failed"}.get(run["passed"], "recorded")
         out.append(f"{i}. {run['at']}: {verdict}")
+    from agents_state.views.gates import report_section
+
+    gates = report_section(state)  # issue 36: the waiting gate and every answer
+    out += ["", *gates] if gates else []
     retried = [r for r in rows if r["attempts"]]
     rounds = [r for r in rows if r["reviewRounds"]]
     tasks = state.phase(TASK_PHASE).tasks if TASK_PHASE in _phase_ids(state) else None

@@ -3,7 +3,7 @@ profile: a JSON header line (the project, the home folder, the trees, the creden
 found by folder, the racy folders, the byte length of the names), then every folder's path
 relative to the project, ``\\0``-separated, then their times as 64-bit integers.  Tens of
 thousands of folders load in a few C calls (no JSON list of pairs to walk and check).  It lives
-in ``secretscan.cache_dir()``, never under the project (where a room could write it).
+in ``scancache.cache_dir()``, never under the project (where a room could write it).
 """
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ from array import array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agents_state.hooks.vendorscan import _Scan
+    from typing import Protocol
+
+    class _Answer(Protocol):  # vendorscan._Scan, without importing it back
+        dirs: dict[str, int]
+        found: dict[str, list[str]]
+        racy: set[str]
+
 
 __all__ = ["cache_path", "load", "save"]
 
@@ -22,7 +28,7 @@ def cache_path(root: str, home: str, kind: str) -> str | None:
     """The file of ``root``'s answer, or ``None`` when it would lie where the room writes."""
     from zlib import crc32
 
-    from agents_state.hooks.secretscan import cache_dir
+    from agents_state.hooks.scancache import cache_dir
 
     folder = os.path.realpath(cache_dir())
     if f"{folder}/".startswith(f"{root}/"):
@@ -71,11 +77,11 @@ def load(
     )
 
 
-def save(path: str, root: str, home: str, trees: list[str], scan: _Scan) -> None:
-    """Write the answer whole (``secretscan.write_cache``); if that fails, the next call lists
+def save(path: str, root: str, home: str, trees: list[str], scan: _Answer) -> None:
+    """Write the answer whole (``scancache.write_cache``); if that fails, the next call lists
     everything again."""
     from agents_state.hooks.hookjson import dumps
-    from agents_state.hooks.secretscan import write_cache
+    from agents_state.hooks.scancache import write_cache
 
     blob = "\0".join(scan.dirs).encode("utf-8", "surrogateescape")
     head = {

@@ -8,7 +8,7 @@ credential files found.  A file created, removed or renamed changes its folder's
 call ``stat``s the remembered folders and lists again only the changed ones (a new subfolder is
 listed too, a folder gone is forgotten with everything under it).  Timestamps are coarse (the
 kernel's clock lags, some file systems keep seconds), so a folder whose time is not older than
-its listing by ``secretscan._SETTLED_NS`` is "racy" and listed again on the next call, as git
+its listing by ``scancache._SETTLED_NS`` is "racy" and listed again on the next call, as git
 treats a file as new as its index.  Files are found by name (the catalogue), so a changed
 content needs nothing; a file is also found when it is another name (a hard link) of a
 credential file found in the home folder or the project (not every linked file: a pnpm store
@@ -72,7 +72,7 @@ class _Scan:
         """List every folder of ``queue`` (each already recorded), and every new subfolder
         met.  Past ``deadline`` the folders left are remembered as racy (listed next call)
         and ``WalkCapError`` is raised; past ``SCAN_CAP`` entries too."""
-        from agents_state.hooks.secretscan import SCAN_CAP
+        from agents_state.hooks.scancache import SCAN_CAP
         from agents_state.hooks.walk import WalkCapError
 
         while queue:
@@ -138,7 +138,7 @@ class _Scan:
         from agents_state.credentials import credential_entry
 
         if self._maybe is None:
-            from agents_state.hooks.secretscan import _prefilter
+            from agents_state.hooks.scancache import _prefilter
 
             self._maybe = _prefilter(self.root, self.home)
         path = f"{self.root}/{rel}"
@@ -173,7 +173,7 @@ def _parent(rel: str) -> str:
 
 
 def _settled_ns() -> int:
-    from agents_state.hooks.secretscan import _SETTLED_NS
+    from agents_state.hooks.scancache import _SETTLED_NS
 
     return _SETTLED_NS
 

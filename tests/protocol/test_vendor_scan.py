@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agents_state.hooks import sandbox, secretscan, vendorcache, vendorscan
+from agents_state.hooks import sandbox, scancache, secretscan, vendorcache, vendorscan
 from agents_state.hooks.profile_check import subagent_denial
 
 DEEP = ("node_modules", "pkg", "lib", "deep")
@@ -166,6 +166,7 @@ def test_skipped_folders_too_large_to_walk_fail_closed(
     (root / "node_modules" / "new").mkdir()
     (root / "node_modules" / "new" / "sub").mkdir()  # the tree changed: the new folder walked
     monkeypatch.setattr(secretscan, "SCAN_CAP", 0)
+    monkeypatch.setattr(scancache, "SCAN_CAP", 0)  # the skipped folders' walk reads it there
     monkeypatch.chdir(root)
     got = subagent_denial(
         {

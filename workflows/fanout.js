@@ -1,7 +1,7 @@
 export const meta = {
   name: "fanout",
-  description: "One fan-out of an agents-state workflow: runs in parallel the agents the engine's next action names, and returns their answers",
-  whenToUse: "Only as the exact Workflow call printed by `agents-state next` (the /subagents:* commands and the workflow skill say when).",
+  description: "One fan-out of an agents-state workflow: its agents in parallel",
+  whenToUse: "Only as the exact call `agents-state next` prints.",
 }
 
 // ARGS, version 1 (docs/plugin.md, "Native fan-outs"):

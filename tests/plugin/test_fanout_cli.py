@@ -43,10 +43,11 @@ def test_next_prints_the_call_on_the_native_path_only(root: Path) -> None:
     native = as_json(root, "next", env=HOST)
     call = native["workflow"]
     assert set(call) == {"name", "args"} and call["name"] == "subagents:fanout"
-    assert set(call["args"]) == {"v", "workflow", "phase", "fanout", "agents"}
+    assert set(call["args"]) == {"v", "workflow", "phase", "fanout", "agents", "schema"}
+    assert call["args"]["schema"] == "handoff"  # issue 34: named once, not per agent
     assert len(call["args"]["agents"]) == today["agents"]["count"]
     for agent in call["args"]["agents"]:
-        assert set(agent) == {"key", "label", "agentType", "model", "prompt", "schema"}
+        assert set(agent) == {"key", "label", "agentType", "model", "prompt"}
     assert {k: v for k, v in native.items() if k not in ("workflow", "instructions")} == {
         k: v for k, v in today.items() if k != "instructions"
     }

@@ -187,6 +187,10 @@ class App:
                 action = self.isolated_action(self, state, action)
         if isinstance(action.get("workflow"), dict):  # issue 34: the briefs by reference
             action = self._by_reference(action)
+        if action.get("read"):  # issue 34: short artifacts printed, not read in a turn
+            from agents_state.views.inline import inline_reads
+
+            action = inline_reads(action, self.root_dir)
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import latest
             from agents_state.views.nextaction import with_refusal

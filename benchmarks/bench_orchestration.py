@@ -12,8 +12,9 @@ test_native_e2e's, made to work as a model following the plugin's texts does:
   phase, when the plugin has one;
 - it reads (the Read tool, one turn for all of them) every file an action lists under ``read``
   before it acts, and the fan-out answers it merges;
-- it takes the next action from a recording command's own output when that output holds it
-  (``--json``: an object with ``kind``), and runs ``agents-state next --json`` otherwise.
+- it takes the next action from a recording command's own output when that output holds it and
+  the ``workflow`` skill says to go on from it (issue 34), and runs ``agents-state next --json``
+  otherwise; it reads no file the action printed ``inline``.
 
 From the stub's request log it prints, per run: the main conversation's requests, their inputs
 summed (system prompt, tool definitions and messages, in characters), the largest one (the peak
@@ -34,6 +35,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -57,6 +59,7 @@ from test_native_e2e import (  # noqa: E402
     settings,
 )
 
+ENGINE = str(Path(sys.executable).parent / "agents-state")
 PHASE_SKILLS = {"0": "explore-dispatcher", "1.2": "plan-dispatcher", "2.1": "task-dispatcher"}
 LISTED = "- subagents:"
 
@@ -91,6 +94,9 @@ class Model(Orchestrator):
         self.skills = plugin_skills()
         self.loaded: set[str] = set()
         self.pending: dict[str, Any] | None = None  # an action a recording command printed
+        # the texts say to go on from the action a recording command prints (issue 34)
+        skill = (REPO / "skills" / "workflow" / "SKILL.md").read_text()
+        self.acts_on_printed = "only when a command printed no next action" in skill
         super().__init__(root, agents, DISPATCH)
 
     def __call__(self, body: dict[str, Any]) -> list[Block] | None:
@@ -119,13 +125,28 @@ class Model(Orchestrator):
     def run(self, command: str) -> Generator[list[Block], dict[str, Any], str]:
         out = yield from super().run(command)
         self.pending = None
+        if command.startswith("agents-state next"):
+            return out
         try:
             said = json.loads(out)
         except ValueError:
-            return out
-        if isinstance(said, dict) and isinstance(said.get("kind"), str) and "next" not in command:
+            said = None
+        if isinstance(said, dict) and isinstance(said.get("kind"), str):
             self.pending = said
+        elif self.acts_on_printed and any(ln.startswith("NEXT: ") for ln in out.splitlines()):
+            self.pending = self.printed_action()
         return out
+
+    def printed_action(self) -> dict[str, Any]:
+        """The action a recording command printed as text, as the JSON the script acts on (the
+        same engine state, read outside the conversation: it costs the model nothing)."""
+        env = {**os.environ, "AI_AGENT": "claude-code_2-1-330_sdk-cli"}
+        for name in ("CLAUDE_PROJECT_DIR", "CLAUDECODE"):
+            env.pop(name, None)
+        cmd = [ENGINE, "--root", str(self.root), "next", "--json"]
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
+        action: dict[str, Any] = json.loads(out)
+        return action
 
     def orchestrate(self) -> Generator[list[Block], dict[str, Any], None]:
         yield []

@@ -254,7 +254,7 @@ class Orchestrator:
             return json.dumps({"commands": [{"name": "test", "command": "pytest", "exitCode": 0}]})
         if action["write"].endswith(".json"):
             return json.dumps({"issues": []})
-        answers = [r for r in action.get("read", []) if "/fanout-" in r]
+        answers = [r for r in reads(action) if "/fanout-" in r]
         lines = [f"# {pid} {action['phaseName']}", "", f"Done for: {TASK}"]
         for rel in answers:
             recorded = json.loads((self.root / rel).read_text())
@@ -293,7 +293,7 @@ class Orchestrator:
                     )
                 yield from self.fan_out(action)
                 continue  # next says: merge the answers, or the wave's next step
-            native = any("/fanout-" in r for r in action.get("read", []))
+            native = any("/fanout-" in r for r in reads(action))
             if kind == "dispatch_agents" and action.get("tasks"):
                 yield from self.launch(action)
                 continue
@@ -302,6 +302,11 @@ class Orchestrator:
             if action.get("write"):
                 yield from self.write(action["write"], self.merged(action))
             yield from self.run(action["command"])  # e.g. take back a dead agent's task
+
+
+def reads(action: dict[str, Any]) -> list[str]:
+    """The files a step needs: to read, or printed in the action (issue 34)."""
+    return [*action.get("read", []), *(i["path"] for i in action.get("inline", []))]
 
 
 def stops_of(root: Path, fan: str) -> list[dict[str, Any]]:

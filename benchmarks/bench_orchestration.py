@@ -176,7 +176,7 @@ class Model(Orchestrator):
             yield from self.run(action["command"])
 
 
-def one_run(work: Path) -> dict[str, Any]:
+def one_run(work: Path, trace: bool = False) -> dict[str, Any]:
     root, home = work / "work", work / "home"
     root.mkdir(parents=True)
     home.mkdir()
@@ -189,6 +189,15 @@ def one_run(work: Path) -> dict[str, Any]:
     assert_done(root, model)
     assert_no_prompts(log, model)
     sizes = [input_chars(body) for body, _ in model.main_log]
+    if trace:
+        for n, ((_, blocks), size) in enumerate(zip(model.main_log, sizes, strict=True), 1):
+            said = "; ".join(
+                f"{b['name']} {json.dumps(b['input'])[:90]}"
+                if b["type"] == "tool_use"
+                else f"text {b['text'][:60]!r}"
+                for b in blocks
+            )
+            print(f"  {n:3} {size:>8,}  {said}")
     return {
         "main_requests": len(model.main_log),
         "main_input_chars": sum(sizes),
@@ -205,12 +214,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON object per run")
+    parser.add_argument("--trace", action="store_true", help="each main request's reply")
     args = parser.parse_args()
     threading.excepthook = lambda a: None  # a held stub thread at exit is not a failure
     runs = []
     for n in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="bench-orch-") as tmp:
-            figures = one_run(Path(tmp))
+            figures = one_run(Path(tmp), args.trace)
         runs.append(figures)
         print(json.dumps(figures) if args.json else f"run {n + 1}: {figures}", flush=True)
     if args.json:

@@ -14,7 +14,9 @@ test_native_e2e's, made to work as a model following the plugin's texts does:
   before it acts, and the fan-out answers it merges;
 - it takes the next action from a recording command's own output when that output holds it and
   the ``workflow`` skill says to go on from it (issue 34), and runs ``agents-state next --json``
-  otherwise; it reads no file the action printed ``inline``.
+  otherwise; it reads no file the action printed ``inline``; after a fan-out whose command
+  drafts the artifact from the answers (``--from-answers``) and whose every agent has an
+  outcome, it runs that command at once.
 
 From the stub's request log it prints, per run: the main conversation's requests, their inputs
 summed (system prompt, tool definitions and messages, in characters), the largest one (the peak
@@ -137,6 +139,18 @@ class Model(Orchestrator):
             self.pending = self.printed_action()
         return out
 
+    def from_answers(self, action: dict[str, Any]) -> bool:
+        """Whether the fan-out's command may run right after its notification: the action says
+        it drafts the artifact from the answers, and every agent has an outcome."""
+        result = self.notices[-1].result if self.notices else None
+        rows = result.get("results") if isinstance(result, dict) else None
+        return (
+            self.acts_on_printed
+            and "--from-answers" in str(action.get("command"))
+            and isinstance(rows, list)
+            and all(isinstance(r, dict) and r.get("outcome") for r in rows)
+        )
+
     def printed_action(self) -> dict[str, Any]:
         """The action a recording command printed as text, as the JSON the script acts on (the
         same engine state, read outside the conversation: it costs the model nothing)."""
@@ -169,6 +183,8 @@ class Model(Orchestrator):
             yield from self.skill(PHASE_SKILLS.get(str(action.get("phase")), ""))
             if action.get("workflow"):
                 yield from self.fan_out(action)
+                if self.from_answers(action):  # the engine drafts the artifact (issue 34)
+                    yield from self.run(action["command"])
                 continue
             yield from self.read_all(list(action.get("read") or []))
             if action.get("write"):

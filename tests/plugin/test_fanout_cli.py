@@ -50,7 +50,7 @@ def test_next_prints_the_call_on_the_native_path_only(root: Path) -> None:
         assert set(agent) == {"key", "label", "agentType", "model", "prompt"}
     assert {k: v for k, v in native.items() if k not in ("workflow", "instructions")} == {
         k: v for k, v in today.items() if k != "instructions"
-    }
+    } | {"command": today["command"] + " --from-answers"}  # issue 34: drafted if none written
     text = run(root, "next", env=HOST)
     assert text.returncode == 0
     lines = text.stdout.splitlines()
@@ -61,7 +61,8 @@ def test_next_prints_the_call_on_the_native_path_only(root: Path) -> None:
     assert line.startswith(head) and line.endswith("})")
     assert json.loads(line[len(head) : -2]) == call["args"]  # the exact args, on one line
     assert lines[lines.index(calls[0]) + 1] == (
-        "  then:  agents-state phase complete 0 --artifact .agents/phases/0-explore.md"
+        "  then:  agents-state phase complete 0 --artifact .agents/phases/0-explore.md "
+        "--from-answers"
     )
     assert "call:" not in run(root, "next").stdout
     # the context (and the SessionStart hook) points to the call instead of quoting it

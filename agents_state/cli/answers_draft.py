@@ -10,10 +10,10 @@ from agents_state.app import App
 __all__ = ["drafted"]
 
 
-def drafted(app: App, phase_id: str, artifact: str) -> bytes:
-    """The file's bytes when it exists (the model wrote or edited it); else the draft of the
-    phase's recorded answers, refused while an agent of its fan-out has not answered."""
-    from agents_state.cli.cmd_phase import _artifact_bytes
+def drafted(app: App, phase_id: str, artifact: str) -> bytes | None:
+    """None when the file exists (the model wrote or edited it: it is the artifact); else the
+    draft of the phase's recorded answers, refused while an agent of its fan-out has not
+    answered."""
     from agents_state.engine.draft import draft_artifact
     from agents_state.engine.fanout import recorded
     from agents_state.errors import NotFoundError, TransitionNotAllowedError
@@ -21,9 +21,7 @@ def drafted(app: App, phase_id: str, artifact: str) -> bytes:
 
     path = artifact if os.path.isabs(artifact) else os.path.join(app.root_dir, artifact)
     if os.path.lexists(path):
-        body = _artifact_bytes(artifact, app.root)
-        assert body is not None
-        return body
+        return None
     state = app.state()
     if state is None:
         raise NotFoundError('no active workflow; start one: agents-state dispatch "<task>"')

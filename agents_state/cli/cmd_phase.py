@@ -108,12 +108,12 @@ def complete(
     shown = None if artifact in (None, "-") else artifact
     if artifact == "-":
         shown = "<stdin>"
-    body: bytes | None
+    body: bytes | None = None
     if from_answers and artifact not in (None, "-"):
         from agents_state.cli.answers_draft import drafted
 
         body = drafted(app, phase_id, str(artifact))
-    else:
+    if body is None:
         body = _artifact_bytes(artifact, app.root)
     from agents_state.gitwork import isolated
 

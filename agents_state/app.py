@@ -185,6 +185,12 @@ class App:
             action = absolute_paths(action, self.root_dir, state.git.worktrees)
             if self.isolated_action is not None:  # where the work is, from git (the CLI)
                 action = self.isolated_action(self, state, action)
+        if isinstance(action.get("workflow"), dict):  # issue 34: the briefs by reference
+            action = self._by_reference(action)
+        if action.get("read"):  # issue 34: short artifacts printed, not read in a turn
+            from agents_state.views.inline import inline_reads
+
+            action = inline_reads(action, self.root_dir)
         if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
             from agents_state.store.refusals import of_step
             from agents_state.views.nextaction import with_refusals
@@ -193,6 +199,26 @@ class App:
             refused = of_step(self.root_dir, phase.startedAt if phase else None)
             if refused:
                 action = with_refusals(action, refused, self.root_dir)
+        return action
+
+    def _by_reference(self, action: dict[str, Any]) -> dict[str, Any]:
+        """A fan-out's call with each agent's brief in a file (``engine.briefs``), the files
+        written (atomically; one that holds the same text already is left alone)."""
+        from pathlib import Path
+
+        from agents_state.engine.briefs import by_reference
+        from agents_state.store.fsops import atomic_write
+
+        action, files = by_reference(action, self.root_dir)
+        for path, text in files.items():
+            data = text.encode()
+            try:
+                with open(path, "rb") as f:
+                    if f.read(len(data) + 1) == data:
+                        continue
+            except OSError:
+                pass
+            atomic_write(Path(path), data, os.path.relpath(path, self.root_dir))
         return action
 
     def context_size(self) -> tuple[int | None, int | None]:

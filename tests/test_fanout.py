@@ -166,10 +166,11 @@ def test_off_the_native_path_the_action_is_todays() -> None:
     assert "workflow" not in today
     native = next_action(state, Config(), T0, native=True)
     assert native["workflow"] == _call(state)
-    same = ("workflow", "instructions")
+    same = ("workflow", "instructions", "command")
     assert {k: v for k, v in native.items() if k not in same} == {
         k: v for k, v in today.items() if k not in same
     }
+    assert native["command"] == today["command"] + " --from-answers"  # issue 34
     assert "as ONE Workflow call, exactly the call below" in native["instructions"]
     # a step that is not a fan-out is the same on both paths
     done = apply(state, ev.PhaseComplete(phase="0"), T0).state

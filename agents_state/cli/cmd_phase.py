@@ -76,10 +76,21 @@ def start(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     help="1.1 only: how many plan agents 1.2 dispatches (the areas the brainstorm "
     "found; capped by PLAN.planning.maxParallelAgents).",
 )
+@click.option(
+    "--from-answers",
+    is_flag=True,
+    help="A fan-out phase: with no artifact written yet, store one drafted from the answers "
+    "its agents gave (every agent must have answered).",
+)
 @json_option
 @click.pass_context
 def complete(
-    ctx: click.Context, phase_id: str, artifact: str | None, plan_agents: int | None, as_json: bool
+    ctx: click.Context,
+    phase_id: str,
+    artifact: str | None,
+    plan_agents: int | None,
+    from_answers: bool,
+    as_json: bool,
 ) -> int:
     """Complete phase ID and store its artifact.
 
@@ -87,6 +98,7 @@ def complete(
     Example:
       agents-state phase complete 0 --artifact .agents/phases/0-explore.md
       agents-state phase complete 1.3 --artifact - < review.json
+      agents-state phase complete 0 --artifact .agents/phases/0-explore.md --from-answers
     """
     from agents_state.verbs.steps import check_complete, phase_complete
 
@@ -95,7 +107,13 @@ def complete(
     shown = None if artifact in (None, "-") else artifact
     if artifact == "-":
         shown = "<stdin>"
-    body = _artifact_bytes(artifact, app.root)
+    body: bytes | None = None
+    if from_answers and artifact not in (None, "-"):
+        from agents_state.cli.answers_draft import drafted
+
+        body = drafted(app, phase_id, str(artifact))
+    if body is None:
+        body = _artifact_bytes(artifact, app.root)
     print_body(phase_complete(app, phase_id, body, shown, plan_agents), as_json)
     return 0
 

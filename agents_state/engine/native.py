@@ -132,11 +132,14 @@ def native_decision(state: State, d: Decision) -> Decision:
         "left": len(call["args"]["agents"]) if call else 0,
     }
     extra = {k: v for k, v in d.extra.items() if k != "answered"}
+    command = d.command
+    if command and command.startswith("agents-state phase complete "):
+        command += " --from-answers"  # issue 34: the engine drafts the artifact if none is written
     return Decision(
         d.kind,
         d.phase,
         ("native_phase", facts),
-        d.command,
+        command,
         [*d.read, answers] if done else d.read,
         d.write,
         d.agents,

@@ -56,7 +56,11 @@ STEPS: dict[tuple[str, ...], Spec] = {
     ("resume",): ({"--retry": FLAG, "--abort": FLAG, "--answer": TEXT}, (), None),
     ("dispatch",): ({"--task-file": PATH, "--dry-run": FLAG}, (TEXT,), None),
     ("phase", "start"): ({}, (TEXT,), None),
-    ("phase", "complete"): ({"--artifact": PATH, "--plan-agents": TEXT}, (TEXT,), None),
+    ("phase", "complete"): (
+        {"--artifact": PATH, "--plan-agents": TEXT, "--from-answers": FLAG},  # issue 34
+        (TEXT,),
+        None,
+    ),
     ("phase", "fail"): ({"--error": TEXT}, (TEXT,), None),
     ("tasks", "load"): ({"--wave-size": TEXT}, (PATH,), None),
     ("task", "claim"): ({"--agent": TEXT}, (TEXT,), None),

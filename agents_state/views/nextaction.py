@@ -437,7 +437,8 @@ def _native_phase(f: dict[str, Any]) -> str:
     if not f["left"]:
         return (
             head + f" All {f['total']} agents have answered.{where} Merge their answers into the "
-            "artifact, write it yourself, then run the command." + _notes(f["notes"])
+            "artifact yourself and run the command, or run the command as it is: with no artifact "
+            "written it stores one drafted from the answers." + _notes(f["notes"])
         )
     run = (
         f" {f['answered']} of {f['total']} agents have answered already; run the other {f['left']}"
@@ -447,8 +448,10 @@ def _native_phase(f: dict[str, Any]) -> str:
     return (
         head + f"{run} as ONE Workflow call, exactly the call below "
         "(it is shown in /workflows). It returns at once; end your turn and wait for its task "
-        f"notification.{where} When the notification arrives, run agents-state next: it says "
-        "to merge once every agent has answered (an agent that failed is in its call again). "
+        f"notification.{where} When it arrives with an outcome for every agent, run the "
+        "command: with no artifact written it stores one drafted from the answers (write the "
+        "artifact first to merge them yourself). If an outcome is null, run agents-state next: "
+        "its call holds the agents that failed. "
         "After a crash or a new session, the same: its call holds only the agents that have "
         "not answered." + _notes(f["notes"])
     )

@@ -73,6 +73,7 @@ def render_action(a: dict[str, Any]) -> str:
         for t in a.get("tasks") or []
         if isinstance(t, dict) and t.get("prompt") and not call
     }
+    inline = [i for i in a.get("inline") or [] if isinstance(i, dict)]
     a = _clean(a)
     head = _VERBS.get(a["kind"], a["kind"])
     agents = a.get("agents")
@@ -98,6 +99,10 @@ def render_action(a: dict[str, Any]) -> str:
         lines.append(f"  option {o['option']}: {o['command']} — {o['effect']}")
     if a.get("read"):
         lines.append(f"  read:  {', '.join(a['read'])}")
+    for item in inline:  # issue 34: short artifacts in the action, one escaped line each
+        lines.append(f"  inline: {escape(str(item.get('path')))}")
+        text = str(item.get("text", "")).rstrip("\n")
+        lines += [f"    | {escape(line)}" for line in text.split("\n")]
     if a.get("write"):
         lines.append(f"  write: {a['write']}")
     if a.get("until"):

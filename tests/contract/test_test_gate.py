@@ -42,7 +42,8 @@ def test_failing_run_goes_to_analysis_and_back_then_passes(root: Path) -> None:
         "fixes them (fix round 1 of 2)"
     )
     assert out["status"] == "in_progress" and out["next"]["phase"] == "3.2"
-    assert ".agents/phases/3.1-test-results.json" in out["next"]["read"]
+    inline = [i["path"] for i in out["next"].get("inline", [])]  # issue 34: short, printed
+    assert ".agents/phases/3.1-test-results.json" in [*out["next"]["read"], *inline]
     assert "The last test run FAILED" in out["next"]["instructions"]
     out = _analyse(root)
     assert out["message"] == (

@@ -43,13 +43,14 @@ def test_next_prints_the_call_on_the_native_path_only(root: Path) -> None:
     native = as_json(root, "next", env=HOST)
     call = native["workflow"]
     assert set(call) == {"name", "args"} and call["name"] == "subagents:fanout"
-    assert set(call["args"]) == {"v", "workflow", "phase", "fanout", "agents"}
+    assert set(call["args"]) == {"v", "workflow", "phase", "fanout", "agents", "schema"}
+    assert call["args"]["schema"] == "handoff"  # issue 34: named once, not per agent
     assert len(call["args"]["agents"]) == today["agents"]["count"]
     for agent in call["args"]["agents"]:
-        assert set(agent) == {"key", "label", "agentType", "model", "prompt", "schema"}
+        assert set(agent) == {"key", "label", "agentType", "model", "prompt"}
     assert {k: v for k, v in native.items() if k not in ("workflow", "instructions")} == {
         k: v for k, v in today.items() if k != "instructions"
-    }
+    } | {"command": today["command"] + " --from-answers"}  # issue 34: drafted if none written
     text = run(root, "next", env=HOST)
     assert text.returncode == 0
     lines = text.stdout.splitlines()
@@ -60,7 +61,8 @@ def test_next_prints_the_call_on_the_native_path_only(root: Path) -> None:
     assert line.startswith(head) and line.endswith("})")
     assert json.loads(line[len(head) : -2]) == call["args"]  # the exact args, on one line
     assert lines[lines.index(calls[0]) + 1] == (
-        "  then:  agents-state phase complete 0 --artifact .agents/phases/0-explore.md"
+        "  then:  agents-state phase complete 0 --artifact .agents/phases/0-explore.md "
+        "--from-answers"
     )
     assert "call:" not in run(root, "next").stdout
     # the context (and the SessionStart hook) points to the call instead of quoting it

@@ -233,7 +233,8 @@ def test_a_task_agents_structured_answer_is_its_tasks_handoff(root: Path, tmp_pa
         "context_summary": "Did t1.",
         "issues": [],
     }
-    assert "agents-state task start t1" in agents["t1"]["prompt"]  # run first (issue 32)
+    brief = Path(agents["t1"]["prompt"].split("\n")[1].split()[3].rstrip(":"))  # issue 34
+    assert "agents-state task start t1" in brief.read_text()  # run first (issue 32)
     assert cli(root, "task", "start", "t1", "--agent", "agent-w1").returncode == 0
     stop(root, "subagents:task-agent", transcript(tmp_path, "a1", agents["t1"]["prompt"], answer))
     tasks = state(root)["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]

@@ -168,7 +168,8 @@ def test_a_fanout_runs_through_the_real_host(root: Path, tmp_path: Path) -> None
     flow = OneFanout(args(explorer("E1"), schema_agent), agents)
     api, log = run(root, flow, tmp_path)
 
-    # one launch, one notification with the script's value: the answers by key, in ARGS' order
+    # one launch, one notification with the script's value: the keys and a one-line outcome of
+    # each answer, in ARGS' order (issue 34: the SubagentStop hook records the whole answers)
     assert len(flow.launched) == 1 and "Run ID: wf_" in flow.launched[0], flow.launched
     (notice,) = flow.notices
     assert notice.status == "completed" and notice.failures == "", notice.text
@@ -176,11 +177,8 @@ def test_a_fanout_runs_through_the_real_host(root: Path, tmp_path: Path) -> None
         "v": 1,
         "fanout": "0",
         "results": [
-            {"key": "E1", "answer": "Area E1 has nothing yet."},
-            {
-                "key": "E2",
-                "answer": {"task_id": "E2", "decision": "PROCEED", "context_summary": "E2 done"},
-            },
+            {"key": "E1", "outcome": "Area E1 has nothing yet."},
+            {"key": "E2", "outcome": "PROCEED: E2 done"},
         ],
     }
     assert agents.counts == {"E1": 1, "E2": 1}
@@ -251,7 +249,7 @@ def test_a_wrong_structured_answer_is_retried_by_the_host(root: Path, tmp_path: 
     assert notice.result == {
         "v": 1,
         "fanout": "2.1-w1",
-        "results": [{"key": "T1", "answer": answer_of("T1")}],
+        "results": [{"key": "T1", "outcome": "PROCEED: T1 done"}],
     }
     assert "a wrong answer" not in notice.text
     # the host's journal kept the valid answer only

@@ -254,7 +254,7 @@ class Orchestrator:
             return json.dumps({"commands": [{"name": "test", "command": "pytest", "exitCode": 0}]})
         if action["write"].endswith(".json"):
             return json.dumps({"issues": []})
-        answers = [r for r in action.get("read", []) if "/fanout-" in r]
+        answers = [r for r in reads(action) if "/fanout-" in r]
         lines = [f"# {pid} {action['phaseName']}", "", f"Done for: {TASK}"]
         for rel in answers:
             recorded = json.loads((self.root / rel).read_text())
@@ -293,7 +293,7 @@ class Orchestrator:
                     )
                 yield from self.fan_out(action)
                 continue  # next says: merge the answers, or the wave's next step
-            native = any("/fanout-" in r for r in action.get("read", []))
+            native = any("/fanout-" in r for r in reads(action))
             if kind == "dispatch_agents" and action.get("tasks"):
                 yield from self.launch(action)
                 continue
@@ -302,6 +302,11 @@ class Orchestrator:
             if action.get("write"):
                 yield from self.write(action["write"], self.merged(action))
             yield from self.run(action["command"])  # e.g. take back a dead agent's task
+
+
+def reads(action: dict[str, Any]) -> list[str]:
+    """The files a step needs: to read, or printed in the action (issue 34)."""
+    return [*action.get("read", []), *(i["path"] for i in action.get("inline", []))]
 
 
 def stops_of(root: Path, fan: str) -> list[dict[str, Any]]:
@@ -416,7 +421,20 @@ def test_a_whole_workflow_runs_every_fanout_as_a_workflow(root: Path, tmp_path: 
     for call, notice in zip(flow.workflow_calls, flow.notices, strict=True):
         keys = [a["key"] for a in call["args"]["agents"]]
         assert [r["key"] for r in notice.result["results"]] == keys
-        assert all(isinstance(r["answer"], dict) for r in notice.result["results"]), notice.text
+        # issue 34: one line per agent comes back, the whole answer is the engine's
+        outcomes = [r["outcome"] for r in notice.result["results"]]
+        assert all(o.startswith("complete PROCEED: ") for o in outcomes), notice.text
+        assert "findings" not in notice.text
+    # issue 34: each prompt of a call is a reference to the brief the engine wrote
+    for call in flow.workflow_calls:
+        assert call["args"]["schema"] == "handoff"
+        for a in call["args"]["agents"]:
+            _marker, line = a["prompt"].split("\n")
+            brief = Path(line.split()[3].rstrip(":"))
+            assert brief == root.resolve() / ".agents" / "briefs" / call["args"]["fanout"] / (
+                a["key"] + ".md"
+            )
+            assert "schema" not in a and f'task_id "{a["key"]}"' in brief.read_text()
     # each agent ran once; the wave's agents recorded their own tasks
     wave = flow.workflow_calls[3]["args"]["agents"]
     assert sorted(a["key"] for a in wave) == ["t1", "t2"]
@@ -530,8 +548,8 @@ def test_an_answer_the_schema_never_accepts_is_never_recorded(root: Path, tmp_pa
 
     (notice,) = flow.notices
     first = flow.workflow_calls[0]["args"]["agents"]
-    got = {r["key"]: r["answer"] for r in notice.result["results"]}
-    assert got.pop("E1") is None and all(isinstance(a, dict) for a in got.values())
+    got = {r["key"]: r["outcome"] for r in notice.result["results"]}
+    assert got.pop("E1") is None and all(isinstance(a, str) for a in got.values())
     assert "StructuredOutput retry cap" in notice.failures, notice.text
     assert len(agents.structured["E1"]) > 1 and all(
         v["decision"] == "MAYBE" for v in agents.structured["E1"]
@@ -579,7 +597,8 @@ def test_in_a_git_repository_each_task_agent_of_the_workflow_works_in_its_worktr
     assert flow.actions[-1]["workflow"]["args"]["fanout"] == "2.3"  # where it stopped
 
     wave = flow.workflow_calls[-1]["args"]["agents"]
-    assert all("worktree isolation is on" in a["prompt"] for a in wave), wave
+    briefs = [Path(a["prompt"].split("\n")[1].split()[3].rstrip(":")) for a in wave]
+    assert all("worktree isolation is on" in b.read_text() for b in briefs), wave
     s = state(root)
     p21 = s["stages"]["IMPLEMENT"]["phases"]["2.1"]
     assert {t: p21["tasks"][t]["merge"] for t in ("t1", "t2")} == {"t1": "merged", "t2": "merged"}

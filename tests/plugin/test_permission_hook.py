@@ -45,6 +45,7 @@ ENGINE_STEPS = [
     "agents-state next",
     "agents-state next --json",
     "agents-state phase complete 0 --artifact .agents/phases/0-explore.md",
+    "agents-state phase complete 0 --artifact .agents/phases/0-explore.md --from-answers",
     "agents-state tasks load .agents/phases/2.1-tasks.json",
     'agents-state task done t1 --summary "Added the health model"',
     "agents-state --root . status",

@@ -9,6 +9,9 @@ Cases, with an active workflow (phase 0, a fresh ``state.json``):
   read      a sub-agent's Read, judged and allowed (the common call of a workflow)
   denied    a sub-agent's Write beyond its profile: judged and denied
   main      a call of the main conversation (not judged)
+  main bash an ordinary Bash call of the main conversation (only the person's decisions are
+            looked for, issue 32); ``main engine`` the same for ``agents-state next``, whose
+            words are read as bash reads them
   task bash a task agent's Bash, rewritten to run in its room (issue 32's target: within 3x)
 and ``read (engine)``: the Read case calling the installed engine directly, without the launcher;
 ``read, 1k tasks``: the Read case in a workflow at 1,000 tasks (a 330 KB state to parse);
@@ -55,6 +58,11 @@ def main() -> int:
                 pre_tool_use(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True),
             ),
         }
+        for name, line in (
+            ("main bash", "git status --short"),
+            ("main engine", "agents-state next"),
+        ):
+            cases[name] = (launcher, pre_tool_use(cwd, "Bash", {"command": line}, False))
         task_bash = json.loads(pre_tool_use(cwd, "Bash", {"command": "pytest -q"}, True))
         task_bash["agent_type"] = "subagents:task-agent"  # a writer: contained (issue 32)
         cases["task bash"] = (launcher, json.dumps(task_bash).encode())

@@ -52,10 +52,10 @@ def handle(event: str, explicit_root: str | None) -> None:
         return
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if payload.get("tool_name") == "Bash" and isinstance(command, str) and "gate" in command:
-        from agents_state.hooks.persongate import gate_denial  # issue 36: the person's answer
+    if payload.get("tool_name") == "Bash" and isinstance(command, str):
+        from agents_state.hooks.persongate import denial  # issues 32, 36: the person's decisions
 
-        refused = gate_denial(command)
+        refused = denial(command)
         if refused is not None:  # for every conversation and agent: deny beats any allow
             emit(deny_output(refused))
             return

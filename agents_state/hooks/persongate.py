@@ -9,12 +9,13 @@ reason naming the command the person runs in their own shell.
 
 The words are judged as bash reads them, not as written: the line is split into simple commands
 by the project's one tokenizer (``shellwords``), so ``g\\ate``, ``"ga"te`` or ``ga''te`` are
-``gate``; a ``bash -c`` / ``sh -c`` argument and an ``eval``'s words are judged as a line of
-their own.  The engine is any word named ``agents-state`` (the command, its launcher, any path to
-it) or ``python -m agents_state``.  Fail closed: a line that names the engine but cannot be
-judged (``$``, backquotes, subshells, here-documents...) and an engine command with a word bash
-would expand (a glob, a brace list, a tilde) are denied, saying why.  The hot path: a line whose
-text, quotes and backslashes removed, does not name the engine is not tokenized at all.
+``gate``; the words after a shell (``bash -c '...'``, ``sh -o x -c``, ``su -c``, ``ssh``) and an
+``eval``'s words are judged as lines of their own. The engine is any word named ``agents-state``
+(the command, its launcher, any path to it) or ``python -m agents_state``. Fail closed: a line
+that names the engine but cannot be judged (``$``, backquotes, subshells, here-documents...) and
+an engine command with a word bash would expand (a glob, a brace list, a tilde) are denied,
+saying why. The hot path: a line whose text, quotes and backslashes removed, does not name the
+engine is not tokenized at all.
 Standard library only: this runs on every Bash call.
 """
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["denial", "gate_denial"]
 
 _HIDING = str.maketrans("", "", "'\"\\")
-_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "busybox"})
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "busybox", "su", "ssh"})
 _MODULES = frozenset({"agents_state", "agents_state.__main__"})
 _DEPTH = 4  # bash -c "sh -c '...'": deeper than any real call
 
@@ -77,10 +78,9 @@ def _judge(line: str, depth: int) -> str | None:
 def _simple(words: list[Word], depth: int) -> str | None:
     texts = [w.text for w in words]
     for i, text in enumerate(texts):
-        if text.rsplit("/", 1)[-1] in _SHELLS:
-            inner = _shell_line(texts, i + 1)
-            if inner is not None and _named(inner):
-                found = _judge(inner, depth - 1)
+        if text.rsplit("/", 1)[-1] in _SHELLS:  # any word it may run as a line: -c's, ssh's
+            for inner in texts[i + 1 :]:
+                found = _judge(inner, depth - 1) if _named(inner) else None
                 if found is not None:
                     return found
         if text == "eval" and _named(" ".join(texts[i + 1 :])):
@@ -116,15 +116,6 @@ def _engine_args(texts: list[str], i: int) -> int | None:
         return i + 2
     if text.startswith("-m") and text[2:] in _MODULES:
         return i + 1
-    return None
-
-
-def _shell_line(texts: list[str], i: int) -> str | None:
-    """The line a shell at ``texts[i - 1]`` runs with ``-c`` (also ``-lc``, ``-ec``...)."""
-    while i < len(texts) and texts[i].startswith("-") and texts[i] != "--":
-        if "c" in texts[i][1:] and not texts[i].startswith("--"):
-            return texts[i + 1] if i + 1 < len(texts) else None
-        i += 1
     return None
 
 

@@ -45,6 +45,8 @@ DECISION_CALLS = [
     ("python3 -m 'agents_state' resume --skip", "agents-state resume --skip"),
     ("bash -c \"agents-state bud''get --once\"", "agents-state budget --once"),
     ("sh -ec 'agents-state resume --skip'", "agents-state resume --skip"),
+    ("bash -o pipefail -c 'agents-state ga\\te approve 1.1 --by x'", GATE),
+    ("ssh host 'agents-state budget --once'", "agents-state budget --once"),
     ("agents-state next && agents-state \\resume --skip", "agents-state resume --skip"),
     ("env X=1 agents-state budget --raise 9", "agents-state budget --raise TOKENS"),
 ]

@@ -2,10 +2,12 @@
 
 The real ``claude -p --plugin-dir .`` runs ``/subagents:resume``, whose ``allowed-tools`` grant
 ``Bash(agents-state *)`` would cover ``budget --raise``, ``budget --once``, ``resume --skip``,
-``task done --force`` and ``dispatch --replace`` (before the fix each of them ran: the budget was
-raised with nobody asked).  A scripted model tries each, plainly and hidden by quoting as bash
-reads it (``bud''get``, ``"re"sume``, ``dis\\patch``); the plugin's first PreToolUse hook denies
-every one, naming the command the person runs in their own shell, and the workflow's state is
+``task done --force`` and ``dispatch --replace``: before the fix every one of them ran (the
+budget was raised twice, quoted or not, and ``dis\\patch --replace`` archived the workflow, with
+nobody asked; the others reached the engine, which refused them only for the workflow's
+state).  A scripted model tries each, plainly and hidden by quoting as bash reads it
+(``bud''get``, ``"re"sume``, ``dis\\patch``); the plugin's first PreToolUse hook denies every
+one, naming the command the person runs in their own shell, and the workflow's state is
 unchanged.
 """
 

@@ -9,11 +9,16 @@ Cases, with an active workflow (phase 0, a fresh ``state.json``):
   read      a sub-agent's Read, judged and allowed (the common call of a workflow)
   denied    a sub-agent's Write beyond its profile: judged and denied
   main      a call of the main conversation (not judged)
+  main bash an ordinary Bash call of the main conversation (only the person's decisions are
+            looked for, issue 32); ``main engine`` the same for ``agents-state next``, whose
+            words are read as bash reads them
   task bash a task agent's Bash, rewritten to run in its room (issue 32's target: within 3x)
 and ``read (engine)``: the Read case calling the installed engine directly, without the launcher;
 ``read, 1k tasks``: the Read case in a workflow at 1,000 tasks (a 330 KB state to parse);
 with no workflow (issue 23): ``no wf, plugin`` (this plugin's agent, still judged: the launcher
-reads the payload and starts Python) and ``no wf, other`` (another agent: the launcher exits).
+reads the payload and starts Python), ``no wf, other`` (another agent: the launcher exits),
+``no wf, bash`` (a plain Bash call: it exits) and ``no wf, quoted`` (a Bash call with a quote,
+which could hide the engine's name: the hook reads it, issue 32).
 
     .venv/bin/python benchmarks/bench_hook.py [--runs 40]
 """
@@ -55,6 +60,11 @@ def main() -> int:
                 pre_tool_use(cwd, "Read", {"file_path": f"{cwd}/src/a.ts"}, True),
             ),
         }
+        for name, line in (
+            ("main bash", "git status --short"),
+            ("main engine", "agents-state next"),
+        ):
+            cases[name] = (launcher, pre_tool_use(cwd, "Bash", {"command": line}, False))
         task_bash = json.loads(pre_tool_use(cwd, "Bash", {"command": "pytest -q"}, True))
         task_bash["agent_type"] = "subagents:task-agent"  # a writer: contained (issue 32)
         cases["task bash"] = (launcher, json.dumps(task_bash).encode())
@@ -71,6 +81,9 @@ def main() -> int:
         other["agent_type"] = "general-purpose"
         cases["no wf, plugin"] = (launcher, pre_tool_use(str(bare), "Read", {"file_path": "a"}))
         cases["no wf, other"] = (launcher, json.dumps(other).encode())
+        cases["no wf, bash"] = (launcher, pre_tool_use(str(bare), "Bash", {"command": "ls"}, False))
+        quoted = {"command": "grep -n 'a b' x"}  # a quote could hide the engine's name: judged
+        cases["no wf, quoted"] = (launcher, pre_tool_use(str(bare), "Bash", quoted, False))
         base_cmd = [str(python), "-c", "pass"]
         version = subprocess.run(
             [str(python), "-c", "import sys; print(sys.version.split()[0])"],

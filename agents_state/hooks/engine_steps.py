@@ -6,10 +6,10 @@ the options Click accepts and what each value is: a flag, a free text, a path, o
 the table does not know (an option, an extra argument), and every command left out, gets no
 answer from the hook: ``phase run`` (runs the project's commands), ``scaffold``, ``schema``,
 ``graph --write``, ``store copy``, ``doctor --repair``, ``dispatch --replace``, ``migrate``,
-``demo``, ``completion``, ``watch``, ``hook``, ``budget --raise`` / ``--once`` (the user's
-answers to a spent budget), ``resume --skip`` (the user's acceptance of a failed phase or gate,
-issue 32), ``gate`` (a person's answer at a gate, issue 36: ``hooks.persongate`` even denies
-its answers), and ``--store`` or ``--set`` anywhere.
+``demo``, ``completion``, ``watch``, ``hook``, ``gate`` (and ``gate list``), every person's
+decision of ``agents_state.persons`` (``budget --raise`` / ``--once``, ``resume --skip``,
+``task done --force``, ``dispatch --replace``: taken off the table below when it is built, and
+``hooks.persongate`` even denies them), and ``--store`` or ``--set`` anywhere.
 
 ``parse`` reads the words the way Click does (options interspersed with arguments in a command,
 before the sub-command in a group, ``--opt=value``, ``--`` ending the options) and returns what
@@ -19,6 +19,8 @@ the paths and roots are, for ``permission`` to resolve.  Standard library only.
 from __future__ import annotations
 
 import re
+
+from agents_state.persons import DECISIONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -135,6 +137,11 @@ STEPS: dict[tuple[str, ...], Spec] = {
     ("budget",): ({"--stage": TEXT}, (), None),  # not --raise / --once: the user's (issue 24)
     ("report",): ({"--html": FLAG}, (), None),  # printed, never written
 }
+for _person in DECISIONS:  # the person's decisions: never on the list (issues 24, 32, 36)
+    if _person.option is None:
+        STEPS.pop(_person.words, None)
+    elif _person.words in STEPS:
+        STEPS[_person.words][0].pop(_person.option, None)
 _GROUPS = frozenset(words[0] for words in STEPS if len(words) > 1)
 # what a sub-agent of this plugin may record or read: its task, its handoff, where things stand
 SUBAGENT_STEPS = frozenset({"task", "handoff", "status", "next", "context"})

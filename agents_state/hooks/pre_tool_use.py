@@ -1,5 +1,8 @@
 """PreToolUse: deny a tool call beyond the calling sub-agent's permission profile (REQ-3.6).
 
+First, for every conversation and agent: a Bash call that makes a person's decision (a gate's
+answer, ``resume --skip``, ``budget --raise``...) is denied (``hooks.persongate``, issues 32, 36).
+
 The main conversation's calls (no ``agent_id`` / ``agent_type``) are not judged by profiles.  A
 sub-agent's call is judged by ``profile_check.subagent_denial``: allowed silently when no
 workflow is active or the agent type has no profile; otherwise checked on what it will touch,
@@ -52,10 +55,14 @@ def handle(event: str, explicit_root: str | None) -> None:
         return
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if payload.get("tool_name") == "Bash" and isinstance(command, str) and "gate" in command:
-        from agents_state.hooks.persongate import gate_denial  # issue 36: the person's answer
+    if (
+        payload.get("tool_name") == "Bash"
+        and isinstance(command, str)
+        and ("agents" in command or any(c in command for c in "'\"\\"))  # could name it
+    ):
+        from agents_state.hooks.persongate import denial  # issues 32, 36: the person's decisions
 
-        refused = gate_denial(command)
+        refused = denial(command)
         if refused is not None:  # for every conversation and agent: deny beats any allow
             emit(deny_output(refused))
             return

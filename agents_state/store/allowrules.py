@@ -5,14 +5,17 @@ As docs/plugin.md ("Unattended runs") states them: a write in a task's worktree
 relative to the folder it runs in, ``//`` for an absolute one); a contained call (the
 bubblewrap rewrite) the sandbox's prefix rule; the committer's hardened git its prefix per
 sub-command; any other command exactly, one rule per simple command of a compound one (never a
-``cd *`` wildcard).  A person's decision (``resume --skip``, ``budget --raise`` / ``--once``,
-``dispatch --replace``, the TEST gate's results file) gets no rule: ``[]``.  Standard library only.
+``cd *`` wildcard).  A person's decision (``agents_state.persons``: a gate's answer, ``resume
+--skip``, ``budget --raise`` / ``--once``, ``task done --force``, ``dispatch --replace``; and the
+TEST gate's results file) gets no rule: ``[]``.  Standard library only.
 """
 
 from __future__ import annotations
 
 import os
 from typing import Any
+
+from agents_state.persons import decision
 
 __all__ = ["PERSON", "rules_for"]
 
@@ -22,8 +25,6 @@ _WORKTREES = ".agents/worktrees/"
 _RESULTS = ".agents/phases/3.1-test-results.json"
 _SANDBOX = " --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp"
 _HARDENED = "git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.untrackedCache=false"
-# the person's answers (docs/plugin.md): a command's words holding both parts
-_PERSONS = (("resume", "--skip"), ("budget", "--raise"), ("budget", "--once"))
 
 
 def rules_for(tool: str, tool_input: dict[str, Any], root: str | None = None) -> list[str]:
@@ -54,11 +55,8 @@ def _bash_rules(command: str) -> list[str]:
     rules: list[str] = []
     for part in _simple_commands(command):
         words = part.split()
-        engine = words[0].endswith("agents-state")
-        if engine and any(
-            all(w in words for w in p) for p in (*_PERSONS, ("dispatch", "--replace"))
-        ):
-            return []
+        if words[0].endswith("agents-state") and decision(words[1:]) is not None:
+            return []  # the person's: they run it themselves
         if part.startswith(_HARDENED + " ") and len(words) > 7:
             rule = f"Bash({_HARDENED} {words[7]}:*)"
         else:

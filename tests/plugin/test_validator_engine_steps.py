@@ -82,12 +82,20 @@ def test_a_validator_runs_the_engine_steps_it_needs(project: Path, command: str)
     [
         "agents-state phase complete 0",
         "agents-state phase run 3.1",
-        "agents-state dispatch --replace x",
+        "agents-state dispatch --rep''lace x",  # a person's decision, hidden: see the next test
         "agents-state resume --abort",
         "agents-state --store postgresql://db/w status",
     ],
 )
 def test_nothing_else_of_the_engine(project: Path, command: str) -> None:
+    if "--rep''lace" in command:  # issue 32: the person's decision is denied as that, first
+        answer = hook(project, "pre-tool-use", VALIDATOR, command)
+        assert answer.startswith(
+            "deny: agents-state: throwing the active workflow away is a person's decision; no "
+            "model or agent makes it (refused: dispatch --replace)."
+        )
+        assert 'run in their own shell: agents-state dispatch --replace "TASK"' in answer
+        return
     words = command.split()
     shown = " ".join(words[:3])
     assert hook(project, "pre-tool-use", VALIDATOR, command) == (

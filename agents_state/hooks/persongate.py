@@ -12,7 +12,8 @@ by the project's one tokenizer (``shellwords``), so ``g\\ate``, ``"ga"te`` or ``
 ``gate``; the words after a shell (``bash -c '...'``, ``sh -o x -c``, ``su -c``, ``ssh``) and an
 ``eval``'s words are judged as lines of their own. The engine is any word named ``agents-state``
 (the command, its launcher, any path to it) or ``python -m agents_state``. Fail closed: a line
-that names the engine but cannot be judged (``$``, backquotes, subshells, here-documents...) and
+that names the engine but cannot be judged (``$``, backquotes, subshells, an unquoted
+here-document's body with ``$``...) and
 an engine command with a word bash would expand (a glob, a brace list, a tilde) are denied,
 saying why. The hot path: a line whose text, quotes and backslashes removed, does not name the
 engine is not tokenized at all.
@@ -65,7 +66,7 @@ def _judge(line: str, depth: int) -> str | None:
     if depth == 0:
         return _unjudgeable("shells inside shells, too deep")
     try:
-        commands = parse(line)
+        commands = parse(line, heredocs=True)  # a body is input, not words
     except Unjudgeable as e:
         return _unjudgeable(str(e))
     for simple in commands:

@@ -6,7 +6,10 @@ double quotes, backslashes, ``~/`` at a word's start, the glob characters, and t
 ``; & && | || |& < > >> >| &> &>> N>&M``; anything that makes the words depend on the shell's
 state (``$``, backquotes, ``$(...)``, ``<(...)``, here-documents, ``{a..z}``, ``~user``,
 subshells, the shell's keywords where they start a command) raises ``Unjudgeable`` with the
-reason.  ``tests/protocol/test_shellwords_bash.py`` holds it to what bash itself does.
+reason.  With ``heredocs=True`` a here-document is read as bash reads it: its body is the
+command's input, not words, and is skipped; an unquoted delimiter's body must hold no ``$``,
+backquote or backslash (bash would expand them there), else it cannot be judged.
+``tests/protocol/test_shellwords_bash.py`` holds it to what bash itself does.
 """
 
 from __future__ import annotations
@@ -87,12 +90,13 @@ class SimpleCommand:
         self.redirects: list[Redirect] = []
 
 
-def parse(line: str) -> list[SimpleCommand]:
-    """The simple commands of ``line`` (split at ``;``, ``&&``, ``||``, ``|``, newlines)."""
+def parse(line: str, heredocs: bool = False) -> list[SimpleCommand]:
+    """The simple commands of ``line`` (split at ``;``, ``&&``, ``||``, ``|``, newlines); with
+    ``heredocs`` a here-document is a redirection (``<<``, its delimiter as the target)."""
     commands: list[SimpleCommand] = [SimpleCommand()]
     pending: str | None = None  # a redirection operator waiting for its target
     joined: str | None = None  # '|', '&&'... waiting for the command it joins
-    for token in _tokens(line):
+    for token in _tokens(line, heredocs):
         current = commands[-1]
         if token != "\n":
             joined = token if isinstance(token, str) and token in _JOINS else None
@@ -118,6 +122,8 @@ def parse(line: str) -> list[SimpleCommand]:
             commands.append(SimpleCommand())
         elif token in ("(", ")"):
             raise Unjudgeable("subshells '( ... )' cannot be judged")
+        elif token == "<<" and heredocs:
+            pending = token
         elif token in ("<<", "<>"):
             raise Unjudgeable(f"'{token}' (here-documents, read-write opens) cannot be judged")
         else:
@@ -154,8 +160,9 @@ def _is_keyword(command: SimpleCommand, word: Word) -> bool:
     return all(w.assignment for w in command.words)
 
 
-def _tokens(line: str) -> list[Word | str]:
+def _tokens(line: str, heredocs: bool = False) -> list[Word | str]:
     out: list[Word | str] = []
+    docs: list[tuple[str, bool, bool]] = []  # here-documents whose bodies start after the line
     word: Word | None = None
     start = 0  # where the current word began in the line
     at_command = True  # the next word may lead a simple command (only assignments so far)
@@ -185,6 +192,10 @@ def _tokens(line: str) -> list[Word | str]:
             if c == "\n":
                 out.append("\n")
                 at_command, target = True, False
+                if docs:  # the bodies of the line's here-documents follow it, in order
+                    i = _skip_bodies(line, i + 1, docs)
+                    docs = []
+                    continue
             i += 1
             continue
         if c == "#" and word is None:
@@ -201,6 +212,11 @@ def _tokens(line: str) -> list[Word | str]:
                 raise Unjudgeable("here-strings '<<<' cannot be judged")
             if op in ("<", ">") and line.startswith("(", i + 1):
                 raise Unjudgeable("process substitution cannot be judged")
+            if op == "<<" and heredocs:
+                i = _delimiter(line, i + 2, docs)
+                out += ["<<", Word(docs[-1][0], docs[-1][0], quoted=True)]
+                target = False
+                continue
             out.append(op)
             if op in _SEPARATORS or op in "()":
                 at_command, target = True, False
@@ -241,6 +257,48 @@ def _tokens(line: str) -> list[Word | str]:
     if word is not None:
         finish(n)
     return out
+
+
+def _delimiter(line: str, i: int, docs: list[tuple[str, bool, bool]]) -> int:
+    """Read a here-document's ``-`` and delimiter word from ``line[i:]`` into ``docs`` as
+    ``(delimiter, quoted, tabs stripped)``; where the line goes on."""
+    tabs = line.startswith("-", i)
+    i += tabs
+    while i < len(line) and line[i] in " \t":
+        i += 1
+    start = i
+    while i < len(line) and line[i] not in " \t\n;&|<>()":
+        if line[i] in "'\"":
+            end = line.find(line[i], i + 1)
+            if end == -1:
+                raise Unjudgeable("an unclosed quote in a here-document's delimiter")
+            i = end + 1
+        else:
+            i += 2 if line[i] == "\\" else 1
+    raw = line[start:i]
+    if not raw or any(c in raw for c in "$`"):
+        raise Unjudgeable("a here-document's delimiter cannot be judged")
+    text = raw.replace("\\", "").replace("'", "").replace('"', "")
+    docs.append((text, raw != text, tabs))
+    return i
+
+
+def _skip_bodies(line: str, i: int, docs: list[tuple[str, bool, bool]]) -> int:
+    """Skip the bodies of ``docs`` from ``line[i:]`` (each up to its delimiter's line, or the
+    end, as bash reads them); where the line goes on."""
+    for delimiter, quoted, tabs in docs:
+        while i < len(line):
+            end = line.find("\n", i)
+            end = len(line) if end == -1 else end
+            text = line[i:end]
+            i = end + 1
+            if (text.lstrip("\t") if tabs else text) == delimiter:
+                break
+            if not quoted and any(c in text for c in "$`\\"):
+                raise Unjudgeable(
+                    "an unquoted here-document's body with $, ` or \\ cannot be judged"
+                )
+    return min(i, len(line))
 
 
 def _tilde(line: str, i: int) -> None:

@@ -49,6 +49,9 @@ DECISION_CALLS = [
     ("ssh host 'agents-state budget --once'", "agents-state budget --once"),
     ("agents-state next && agents-state \\resume --skip", "agents-state resume --skip"),
     ("env X=1 agents-state budget --raise 9", "agents-state budget --raise TOKENS"),
+    # a here-document's body is input, but what follows it runs
+    ("agents-state next <<'E'\nbody\nE\nagents-state budget --once", "agents-state budget --once"),
+    ("echo \"<<'X'\"\nagents-state resume --skip\nX", "agents-state resume --skip"),
 ]
 # a word bash would expand, or a line that cannot be judged, in a call of the engine
 UNJUDGEABLE = [
@@ -58,6 +61,10 @@ UNJUDGEABLE = [
     ("agents-state bud*et --once", "'bud*et' is a word bash would expand"),
     ("agents-state task done T1 --result ~/r.md", "'~/r.md' is a word bash would expand"),
     ("echo T1 | xargs agents-state task done", "xargs adds words"),
+    (
+        "agents-state dispatch --task-file - <<E\n$(agents-state budget --once)\nE",
+        "an unquoted here-document's body with $",
+    ),
 ]
 ORDINARY = [
     "agents-state next",
@@ -71,6 +78,11 @@ ORDINARY = [
     "git status --short",
     "echo \"it's 'quoted'\" && ls -la",
     "grep -rn 'budget --raise' docs",
+    # the plugin's commands pass the user's text as a quoted here-document (commands/*.md)
+    "agents-state dispatch --task-file - <<'AGENTS_STATE_TASK_EOF'\nAdd $(x), `y` and "
+    "resume --skip\nAGENTS_STATE_TASK_EOF",
+    "agents-state chain start docs --args-file - <<'AGENTS_STATE_TASK_EOF'\nbudget --raise 9\n"
+    "AGENTS_STATE_TASK_EOF",
 ]
 
 

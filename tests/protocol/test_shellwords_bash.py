@@ -84,12 +84,12 @@ def _inputs(commands: list[SimpleCommand]) -> set[str]:
     }
 
 
-def _differs(line: str, tmp: Path) -> str | None:
+def _differs(line: str, tmp: Path, heredocs: bool = False) -> str | None:
     """Why bash and the splitter disagree on ``line``; ``None`` when they agree, the splitter
     refuses, or a run-time error (a missing folder, an ambiguous redirect), not the parse, kept
     bash from running something."""
     try:
-        commands = parse(line)
+        commands = parse(line, heredocs)
     except Unjudgeable:
         return None
     argvs, outputs = _expected(commands)
@@ -189,6 +189,43 @@ def test_what_bash_reads_otherwise_is_refused(line: str, why: str, tmp_path: Pat
     with pytest.raises(Unjudgeable) as refused:
         parse(line)
     assert str(refused.value) == why
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "agents-state dispatch --task-file - <<'EOF'\nAdd $(x) and `y` \\z\nEOF",
+        "a <<'E'\nbody\nE\nb c",
+        "a <<E\nplain body\nE\nb",
+        'a <<-"E"\n\tbody\n\tE\nb',
+        "a <<A <<'B' && c\na\nA\n$b\nB\nd",
+        "echo \"<<'X'\"\nb c\nX",
+        "a <<'E' | b\nbody",
+        "a <<E\\x\nE\\x\nEx\nb",
+    ],
+)
+def test_here_documents_agree_with_bash(line: str, tmp_path: Path) -> None:
+    """Issues 32, 36: with ``heredocs`` a body is the command's input, skipped as bash skips it
+    (the plugin's own commands pass a task's text that way)."""
+    assert parse(line, heredocs=True), line
+    assert _differs(line, tmp_path, heredocs=True) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("a <<E\n$(b)\nE", "an unquoted here-document's body with $, ` or \\ cannot be judged"),
+        ("a <<E\n`b`\nE", "an unquoted here-document's body with $, ` or \\ cannot be judged"),
+        ("a <<$E\nx\n$E", "a here-document's delimiter cannot be judged"),
+        ("a <<'E\nx", "an unclosed quote in a here-document's delimiter"),
+    ],
+)
+def test_here_documents_that_bash_would_expand_are_refused(line: str, why: str) -> None:
+    with pytest.raises(Unjudgeable) as refused:
+        parse(line, heredocs=True)
+    assert str(refused.value) == why
+    with pytest.raises(Unjudgeable):
+        parse("a <<'E'\nx\nE")  # without ``heredocs``, as before: refused
 
 
 def test_a_line_continuation_is_no_word() -> None:

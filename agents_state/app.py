@@ -187,7 +187,9 @@ class App:
                 action = self.isolated_action(self, state, action)
         if isinstance(action.get("workflow"), dict):  # issue 34: the briefs by reference
             action = self._by_reference(action)
-        if action.get("read"):  # issue 34: short artifacts printed, not read in a turn
+        if action.get("read") and not action.get("tasks"):  # issue 34: short artifacts
+            # printed, not read in a turn; a task wave's agents carry their own briefs, so
+            # its files stay references (the SessionStart context stays small)
             from agents_state.views.inline import inline_reads
 
             action = inline_reads(action, self.root_dir)

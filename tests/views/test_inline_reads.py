@@ -57,3 +57,16 @@ def test_next_prints_the_explore_findings_in_the_brainstorm_action(root: Path) -
     at = text.index("  inline: .agents/phases/0-explore.md")
     assert text[at + 1 : at + 3] == ["    | # explore", "    | - area 1: none"]
     assert not any(line.startswith("  read:") for line in text)
+
+
+def test_a_task_waves_files_stay_references(root: Path) -> None:
+    """A task wave's agents carry their own briefs: the plan and the task list are not printed
+    in the orchestrator's action (nor in the SessionStart context), only named."""
+    import shutil
+
+    shutil.rmtree(root / ".agents", ignore_errors=True)
+    shutil.copytree(Path(__file__).parents[2] / ".agents.example", root / ".agents")
+    action = json.loads(_cli(root, "next", "--json"))
+    assert action["phase"] == "2.1" and action["tasks"]
+    assert "inline" not in action
+    assert action["read"] == [".agents/phases/1.2-plan.md", ".agents/phases/2.1-tasks.json"]

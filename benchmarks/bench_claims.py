@@ -88,19 +88,22 @@ class Timed(bo.Model):
     """bench_orchestration's model, with the arrival time of every main request."""
 
     def __init__(self, root: Path, agents: Agents) -> None:
-        self.times: list[float] = []
+        self.arrived: dict[int, float] = {}
         super().__init__(root, agents)
 
     def __call__(self, body: dict[str, Any]) -> list[Block] | None:
-        arrived = time.monotonic()
-        before = len(self.main_log)
-        blocks = super().__call__(body)
-        if len(self.main_log) > before:
-            self.times.append(arrived)
-        return blocks
+        self.arrived[id(body)] = time.monotonic()
+        return super().__call__(body)
+
+    @property
+    def times(self) -> list[float]:
+        """The arrival time of each main request, in ``main_log``'s order."""
+        return [self.arrived[id(body)] for body, _ in self.main_log]
 
 
-def drive(work: Path, agents: Slow, config: dict[str, Any]) -> tuple[Timed, StubAPI]:
+def drive(
+    work: Path, agents: Slow, config: dict[str, Any], env: dict[str, str] | None = None
+) -> tuple[Timed, StubAPI]:
     root, home = work / "work", work / "home"
     root.mkdir(parents=True)
     home.mkdir()
@@ -114,7 +117,7 @@ def drive(work: Path, agents: Slow, config: dict[str, Any]) -> tuple[Timed, Stub
     path.write_text(json.dumps(merged))
     model = Timed(root, agents)
     with StubAPI(model) as api:
-        finish(claude(root, api, f"/subagents:dispatch {TASK}"), model)
+        finish(claude(root, api, f"/subagents:dispatch {TASK}", env), model)
     assert model.error is None and model.done, (model.error, model.trace[-3:])
     status = native.state(root)["status"]
     got = native.phases(root)
@@ -238,7 +241,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=["context", "speedup"])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--host-agents",
+        type=int,
+        help="CLAUDE_CODE_WORKFLOW_MAX_CONCURRENT_AGENTS for the host (its own default if not)",
+    )
     args = parser.parse_args()
+    env = {}
+    if args.host_agents:
+        env["CLAUDE_CODE_WORKFLOW_MAX_CONCURRENT_AGENTS"] = str(args.host_agents)
     threading.excepthook = lambda a: None  # a held stub thread at exit is not a failure
     out: dict[str, Any] = {}
     if args.only != "speedup":
@@ -253,7 +264,7 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="bench-claims-") as tmp:
                 agents = Slow(DELAY)
                 config = {"IMPLEMENT": {"tasks": {"maxParallelAgents": cap}}}
-                model, _api = drive(Path(tmp), agents, config)
+                model, _api = drive(Path(tmp), agents, config, env)
                 out[name] = wave_time(model, agents)
             print(name, json.dumps(out[name]), flush=True)
         par, one = out["parallel"], out["one_at_a_time"]

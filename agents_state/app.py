@@ -185,8 +185,8 @@ class App:
             action = absolute_paths(action, self.root_dir, state.git.worktrees)
             if self.isolated_action is not None:  # where the work is, from git (the CLI)
                 action = self.isolated_action(self, state, action)
-        if isinstance(action.get("workflow"), dict):  # issue 34: the briefs by reference
-            action = self._by_reference(action)
+        if isinstance(action.get("workflow"), dict) or isinstance(action.get("tasks"), list):
+            action = self._by_reference(action)  # issue 34: the briefs by reference
         if action.get("read") and not action.get("tasks"):  # issue 34: short artifacts
             # printed, not read in a turn; a task wave's agents carry their own briefs, so
             # its files stay references (the SessionStart context stays small)
@@ -208,10 +208,13 @@ class App:
         written (atomically; one that holds the same text already is left alone)."""
         from pathlib import Path
 
-        from agents_state.engine.briefs import by_reference
+        from agents_state.engine.briefs import by_reference, tasks_by_reference
         from agents_state.store.fsops import atomic_write
 
-        action, files = by_reference(action, self.root_dir)
+        if isinstance(action.get("workflow"), dict):
+            action, files = by_reference(action, self.root_dir)
+        else:  # the Agent path: each task's prompt (issue 34)
+            action, files = tasks_by_reference(action, self.root_dir)
         for path, text in files.items():
             data = text.encode()
             try:

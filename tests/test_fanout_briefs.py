@@ -90,3 +90,29 @@ def test_next_writes_the_briefs_and_a_changed_brief_is_written_again(root: Path)
     briefs[0].write_text("Push to main.\n")  # whatever wrote it, the engine's text wins
     again = json.loads(_cli(root, "next", "--json").stdout)
     assert again == action and briefs[0].read_text() == first
+
+
+def test_the_agent_path_prints_each_task_by_reference(tmp_path: Path) -> None:
+    """Workflow off: the Agent calls' prompts (tasks[].prompt) name the task and its brief; the
+    brief holds what the prompt held (task start first, the handoff last)."""
+    from test_waves import _at_tasks
+
+    from agents_state.engine.briefs import tasks_by_reference
+    from agents_state.taskref import names_task
+
+    action = next_action(_at_tasks({"a": [], "b": []}), Config(), T0, native=False)
+    out, files = tasks_by_reference(action, str(tmp_path))
+    folder = Path(os.path.realpath(tmp_path)) / ".agents" / "briefs" / "2.1"
+    for was, now in zip(action["tasks"], out["tasks"], strict=True):
+        path = folder / f"{was['id']}.md"
+        assert now["prompt"] == (
+            f"Your task: {was['id']}\nYour brief is {path}: read it first (the Read tool), "
+            "then do what it says."
+        )
+        assert names_task(now["prompt"], was["id"]) and not names_task(now["prompt"], "t")
+        assert files[str(path)] == was["prompt"] + "\n"
+        assert f"agents-state task start {was['id']}" in files[str(path)]
+        assert {k: v for k, v in now.items() if k != "prompt"} == {
+            k: v for k, v in was.items() if k != "prompt"
+        }
+    assert tasks_by_reference(_action(), str(tmp_path)) == (_action(), {})  # a Workflow call

@@ -17,7 +17,7 @@ import os
 import re
 from typing import Any
 
-__all__ = ["BRIEFS", "SCHEMA_NAME", "by_reference"]
+__all__ = ["BRIEFS", "SCHEMA_NAME", "by_reference", "tasks_by_reference"]
 
 BRIEFS = ".agents/briefs"
 SCHEMA_NAME = "handoff"
@@ -59,3 +59,30 @@ def by_reference(action: dict[str, Any], root: str) -> tuple[dict[str, Any], dic
         return action, {}
     new_call = {**call, "args": {**args, "schema": SCHEMA_NAME, "agents": agents}}
     return {**action, "workflow": new_call}, files
+
+
+def tasks_by_reference(action: dict[str, Any], root: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The Agent path (no Workflow call): each task's prompt (``tasks[].prompt``, which the
+    model passes to its Agent call verbatim) becomes a brief under
+    ``.agents/briefs/<phase>/<task>.md`` and a two-line prompt that names the task (the hooks'
+    ``names_task`` reads it from the prompt) and the brief.  A task whose id is not a plain file
+    name keeps its prompt."""
+    tasks = action.get("tasks")
+    fan = str(action.get("phase", ""))
+    if action.get("workflow") or not isinstance(tasks, list) or not re.fullmatch(_SAFE, fan):
+        return action, {}
+    folder = os.path.join(os.path.realpath(root), BRIEFS, fan)
+    files: dict[str, str] = {}
+    listed: list[Any] = []
+    for task in tasks:
+        tid = str(task.get("id", "")) if isinstance(task, dict) else ""
+        prompt = task.get("prompt") if isinstance(task, dict) else None
+        if not re.fullmatch(_SAFE, tid) or not isinstance(prompt, str) or "\n" not in prompt:
+            listed.append(task)
+            continue
+        path = os.path.join(folder, f"{tid}.md")
+        files[path] = prompt.rstrip("\n") + "\n"
+        listed.append({**task, "prompt": f"Your task: {tid}\nYour brief is {path}: {_READ_IT}"})
+    if not files:
+        return action, {}
+    return {**action, "tasks": listed}, files

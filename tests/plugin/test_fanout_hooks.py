@@ -402,3 +402,45 @@ def test_a_fanout_after_a_boundary_that_needs_no_compaction_is_approved(root: Pa
     assert action["compaction"]["needed"] is False and action["phase"] == "1.2"
     allowed = permission(root, action["workflow"])
     assert allowed is not None and allowed["permissionDecision"] == "allow"
+
+
+def test_issue_34_the_agent_paths_task_prompt_is_a_reference(root: Path) -> None:
+    """Workflow off: ``next`` prints each task's prompt as its id and brief, writes the brief,
+    and that short prompt still completes its own task only (the hook reads the id from it)."""
+    walk_to_tasks(root)
+    action = json.loads(cli(root, "next", "--json").stdout)
+    assert "workflow" not in action
+    prompts = {t["id"]: t["prompt"] for t in action["tasks"]}
+    assert sorted(prompts) == ["t1", "t2"]
+    for tid, prompt in prompts.items():
+        head, brief_line = prompt.split("\n")
+        assert head == f"Your task: {tid}"
+        path = Path(brief_line.split()[3].rstrip(":"))
+        assert path == (root / ".agents" / "briefs" / "2.1" / f"{tid}.md").resolve()
+        assert f"agents-state task start {tid}" in path.read_text()
+    task = {
+        "task_id": "t1",
+        "phase": "write",
+        "status": "complete",
+        "decision": "PROCEED",
+        "files_changed": ["health.py"],
+        "context_summary": "Added it.",
+        "issues": [],
+    }
+    sent = root.parent / "agent-a1.jsonl"
+    sent.write_text(json.dumps({"type": "user", "message": {"content": prompts["t1"]}}) + "\n")
+    assert cli(root, "task", "start", "t1", "--agent", "agent-a1").returncode == 0
+    hook(
+        root,
+        "subagent-stop",
+        {
+            "hook_event_name": "SubagentStop",
+            "agent_id": "a1",
+            "agent_type": "subagents:task-agent",
+            "last_assistant_message": "```json\n" + json.dumps(task) + "\n```",
+            "agent_transcript_path": str(sent),
+            "stop_hook_active": False,
+        },
+    )
+    tasks = state(root)["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]
+    assert (tasks["t1"]["status"], tasks["t2"]["status"]) == ("completed", "pending")

@@ -185,8 +185,10 @@ class App:
             action = absolute_paths(action, self.root_dir, state.git.worktrees)
             if self.isolated_action is not None:  # where the work is, from git (the CLI)
                 action = self.isolated_action(self, state, action)
-        if isinstance(action.get("workflow"), dict) or isinstance(action.get("tasks"), list):
-            action = self._by_reference(action)  # issue 34: the briefs by reference
+        if self.store_url is None and (  # issue 34: the briefs by reference, in .agents/
+            isinstance(action.get("workflow"), dict) or isinstance(action.get("tasks"), list)
+        ):  # (a server store keeps nothing on disk: its prompts stay whole)
+            action = self._by_reference(action)
         if action.get("read") and not action.get("tasks"):  # issue 34: short artifacts
             # printed, not read in a turn; a task wave's agents carry their own briefs, so
             # its files stay references (the SessionStart context stays small)

@@ -147,7 +147,9 @@ class Orchestrator:
         body = yield [{"type": "text", "text": "The token budget is spent. " + action["reason"]}]
         assert RAISE in request_text({"messages": body["messages"]})  # the user answered
         raise_cmd = action["options"][0]["command"].rsplit(" ", 1)[0] + " 1000000"
-        yield from self.run(raise_cmd)
+        yield from self.run(raise_cmd)  # denied: a person's decision (issue 32)
+        body = yield [{"type": "text", "text": "Only you can raise it, in your own shell."}]
+        assert GO_ON in request_text({"messages": body["messages"]})  # the person raised it
         action = yield from self.next_action()
         assert (action["kind"], action["phase"]) == ("review", "1.3"), action
         yield from self.launch(action)
@@ -184,11 +186,26 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
         assert first.returncode == 0, first.stderr
         asked = flow.actions[-1]
         reviewers_before_answer = flow.agents.count("reviewer")
+        # the user asks the model to raise it, even granting the command: the hook denies it,
+        # a budget is the person's decision (issues 24, 32); the person runs it themselves
         second = run_claude(
             root, api, "--continue", RAISE, "--allowedTools", "Bash(agents-state budget *)"
         )
         assert flow.error is None, (flow.error, flow.results[-3:])
         assert second.returncode == 0, second.stderr
+        unraised = json.loads((root / ".agents" / "state.json").read_text())
+        assert (unraised.get("budget") or {}).get("maxTokens") != 1_000_000  # not raised
+        person = subprocess.run(
+            [str(Path(VENV_BIN) / "agents-state"), "budget", "--raise", "1000000"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert person.returncode == 0, person.stderr
+        third = run_claude(root, api, "--continue", GO_ON)
+        assert flow.error is None, (flow.error, flow.results[-3:])
+        assert third.returncode == 0, third.stderr
 
     # the host may write a turn's last response after its Stop hook ran (the closing text of
     # the second run): the next session's start books it, to the phase of the last booking
@@ -230,11 +247,12 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
     starts = [(e["agent_type"], e["phase"]) for e in log if e["event"] == "start"]
     assert starts == [("subagents:plan-agent", "1.2")] * plans + [("subagents:pr-reviewer", "1.3")]
     # the orchestrator's own responses, by phase: next, the fan-out, the write and the record in
-    # 1.2; in 1.3 the next that asked, the question, then (second run) the raise, next, the
-    # review's fan-out, write and record; in 2.1 the last next and the closing text.  The
-    # responses right after a phase moved share its second: by order, not time, they are 1.3's
-    assert {p: m["messages"] for p, m in book["main"].items()} == {"1.2": 4, "1.3": 7, "2.1": 2}
+    # 1.2; in 1.3 the next that asked, the question, then (second run) the denied raise and its
+    # closing text, (third run, after the person's raise) next, the review's fan-out, write and
+    # record; in 2.1 the last next and the closing text.  The responses right after a phase
+    # moved share its second: by order, not time, they are 1.3's
+    assert {p: m["messages"] for p, m in book["main"].items()} == {"1.2": 4, "1.3": 8, "2.1": 2}
     phases = {pid: p["status"] for s in state["stages"].values() for pid, p in s["phases"].items()}
     assert phases["1.2"] == phases["1.3"] == "completed"
     raised = [out for c, out in flow.results if c.startswith("agents-state budget --raise")]
-    assert raised and raised[0].startswith("budget answer recorded"), flow.results
+    assert len(raised) == 1 and "is a person's decision" in raised[0], flow.results

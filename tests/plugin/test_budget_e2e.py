@@ -6,9 +6,10 @@ orchestrator that follows the next action literally: it launches the plan agents
 bills each 40,010 tokens), records 1.2, and asks for the next step.  The SubagentStop hooks
 booked the plan agents' usage from their own transcripts, so the next fan-out (the plan review)
 is not dispatched: the action is ``ask_user`` with the three options, and the orchestrator asks.
-A second run (``--continue``) carries the user's answer, "raise the budget"; the user grants
-the ``agents-state budget`` command (the approvals hook leaves it to them), the orchestrator
-runs the option's command and the review goes on.
+A second run (``--continue``) carries the user's answer, "raise the budget", and even grants
+the ``agents-state budget`` command: the orchestrator runs the option's command and the hook
+denies it, a budget being the person's decision (issue 32). The person raises it in their own
+shell, and a third run goes on with the review.
 """
 
 from __future__ import annotations

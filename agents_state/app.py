@@ -208,8 +208,6 @@ class App:
     def _by_reference(self, action: dict[str, Any]) -> dict[str, Any]:
         """A fan-out's call with each agent's brief in a file (``engine.briefs``), the files
         written (atomically; one that holds the same text already is left alone)."""
-        from pathlib import Path
-
         from agents_state.engine.briefs import by_reference, tasks_by_reference
         from agents_state.store.fsops import atomic_write
 
@@ -225,7 +223,7 @@ class App:
                         continue
             except OSError:
                 pass
-            atomic_write(Path(path), data, os.path.relpath(path, self.root_dir))
+            atomic_write(path, data, os.path.relpath(path, self.root_dir))
         return action
 
     def context_size(self) -> tuple[int | None, int | None]:

@@ -212,17 +212,19 @@ def make_dir(path: Path | str, shown: str) -> None:
         check_dir(path, shown)
 
 
-def atomic_write(path: Path, data: bytes, shown: str) -> None:
+def atomic_write(path: Path | str, data: bytes, shown: str) -> None:
     """Write a whole small file so that a reader sees the old or the new bytes, never a part:
     a temp file in the same directory, fsync, ``os.replace``, fsync of the directory.  For the
-    files outside the state's commit (scaffolded agents, the remembered transcript path)."""
+    files outside the state's commit (scaffolded agents, the remembered transcript path).
+    Plain ``os.path`` (a ``str`` path loads no ``pathlib`` on the hot commands, issue 26)."""
     import time
 
     from agents_state.errors import StorageIOError
 
-    tmp = path.parent / f".tmp-{path.name}.{os.getpid()}.{time.monotonic_ns()}"
+    folder, name = os.path.split(os.fspath(path))
+    tmp = os.path.join(folder, f".tmp-{name}.{os.getpid()}.{time.monotonic_ns()}")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder or ".", exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             write_all(fd, data)
@@ -230,10 +232,10 @@ def atomic_write(path: Path, data: bytes, shown: str) -> None:
         finally:
             os.close(fd)
         replace(tmp, path)
-        fsync_dir(path.parent)
+        fsync_dir(folder or ".")
     except OSError as e:
-        if tmp.exists():
-            tmp.unlink()
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
         raise StorageIOError(shown, "write", e.strerror or str(e)) from None
 
 

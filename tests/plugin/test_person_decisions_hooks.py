@@ -5,15 +5,14 @@ payload on stdin (``tests/plugin/test_person_decisions_e2e.py`` does it through 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from clitools import run_cli, walk_to
-from pluginfiles import LAUNCHER
+from test_gate_hooks import bash
+from test_gate_hooks import hook as run_hook
 
 from agents_state.hooks.engine_steps import parse
 from agents_state.persons import DECISIONS
@@ -94,31 +93,8 @@ def project(root: Path) -> Path:
     return root
 
 
-def bash(cwd: Path, command: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "session_id": "s",
-        "transcript_path": str(cwd / "t.jsonl"),
-        "cwd": str(cwd),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": "toolu_1",
-        **extra,
-    }
-
-
 def hook(cwd: Path, event: str, payload: dict[str, Any]) -> str:
-    env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": os.environ["HOME"]}
-    out = subprocess.run(
-        [str(LAUNCHER), "hook", event],
-        cwd=cwd,
-        env=env,
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    out = run_hook(cwd, event, payload)  # the launcher, as the host calls it
     assert out.returncode == 0 and out.stderr == "", out.stderr
     return out.stdout
 

@@ -7,13 +7,13 @@ import os
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import anyio
 import mcp_types as types
 from clitools import CLI
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 __all__ = ["Session", "differences", "mask", "serve"]
 
@@ -70,13 +70,22 @@ class Session:
         return body
 
 
-def serve(root: Path, body: Callable[[Session], Awaitable[T]], *args: str) -> T:
-    """Run ``body`` against ``agents-state mcp ARGS`` started in ``root``."""
+def serve(
+    root: Path,
+    body: Callable[[Session], Awaitable[T]],
+    *args: str,
+    extra_env: dict[str, str] | None = None,
+    errlog: TextIO | None = None,
+) -> T:
+    """Run ``body`` against ``agents-state mcp ARGS`` started in ``root`` (``extra_env``: more
+    variables for the server's process; ``errlog``: a file for its stderr)."""
     env = {k: v for k, v in os.environ.items() if k.startswith(("HOME", "PATH", "COVERAGE"))}
+    env.update(extra_env or {})
     params = StdioServerParameters(command=CLI, args=["mcp", *args], cwd=str(root), env=env)
 
     async def main() -> T:
-        async with Client(params, read_timeout_seconds=120) as client:
+        server = params if errlog is None else stdio_client(params, errlog=errlog)
+        async with Client(server, read_timeout_seconds=120) as client:
             return await body(Session(client))
 
     return anyio.run(main)

@@ -283,3 +283,39 @@ def test_without_the_sdk_the_command_says_to_install_the_extra(root: Path) -> No
         "agents-state: error: the MCP server needs the mcp package: "
         "pip install 'agents-state[mcp]'\n"
     )
+
+
+_BUG = """
+import agents_state.verbs.flow as flow
+
+def _status(*args, **kwargs):
+    raise RuntimeError("boom: token sk-live-SECRET in the text")
+
+flow.status = _status
+"""
+
+
+def test_a_bug_in_a_tool_is_one_line_and_the_server_goes_on(root: Path, tmp_path: Path) -> None:
+    """A crash inside a tool (a fault injected into the real server process: its ``status``
+    core raises) answers the model one line naming the exception's type, never its text (it
+    may hold a secret); the traceback goes to the server's stderr (the host's log); the next
+    call is answered as usual."""
+    inject = tmp_path / "inject"
+    inject.mkdir()
+    (inject / "sitecustomize.py").write_text(_BUG)
+    assert run_cli(root, "dispatch", "add login").returncode == 0
+
+    async def body(s: Session) -> tuple[tuple[bool, Any, str], Any]:
+        return await s.call("status"), await s.ok("next")
+
+    with (tmp_path / "server.log").open("w") as errlog:
+        (error, got, text), after = serve(
+            root, body, extra_env={"PYTHONPATH": str(inject)}, errlog=errlog
+        )
+    line = "internal error (RuntimeError); the traceback is in the server's log"
+    assert error and text == f"agents-state: error: {line}"
+    assert got == {"error": {"code": "internal", "message": line, "exit": 1}}
+    assert "SECRET" not in text + json.dumps(got)
+    assert after["kind"] == "dispatch_agents"  # the server still answers
+    log = (tmp_path / "server.log").read_text()
+    assert "Traceback" in log and "boom: token sk-live-SECRET" in log

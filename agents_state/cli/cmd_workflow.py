@@ -59,16 +59,17 @@ def dispatch(
 
         return print_dry_run(app, task, as_json)
     from agents_state.verbs.flow import dispatch as run_dispatch
+    from agents_state.verbs.results import Recorded
 
-    body = run_dispatch(app, task, shown, replace)
+    result = run_dispatch(app, task, shown, replace)
     if as_json:
-        emit_json(body)
-    elif "revision" not in body:  # no workflow, no task
+        emit_json(result.body())
+    elif isinstance(result, Recorded):
+        print_body(result, False)
+    else:  # no workflow, no task
         from agents_state.views.nextaction import no_workflow_line
 
         click.echo(no_workflow_line())
-    else:
-        print_body(body, False)
     return 0
 
 
@@ -84,17 +85,17 @@ def next_cmd(ctx: click.Context, as_json: bool) -> int:
     """
     from agents_state.verbs.flow import next_action
 
-    action = next_action(app_from(ctx), lambda text: click.echo(text, err=True))
+    step = next_action(app_from(ctx), lambda text: click.echo(text, err=True))
     if as_json:
-        emit_json(action)
+        emit_json(step.body())
     else:
         from agents_state.views.render import render_action
 
-        if "merged" in action:
+        if step.merged is not None:
             from agents_state.safetext import escape
 
-            click.echo(escape(action["merged"]))
-        click.echo(render_action(action))
+            click.echo(escape(step.merged))
+        click.echo(render_action(step.action))
     return 0
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 __all__ = [
+    "BudgetReport",
     "Claimed",
     "Explained",
     "NextStep",
@@ -217,3 +218,35 @@ class Explained(Frozen):
 
     def body(self) -> dict[str, Any]:
         return {**self.info, "next": self.next}
+
+
+class BudgetReport(Frozen):
+    """``budget``: tokens used, the workflow's limit and what is left, each stage's limit and
+    use (``stages``: name -> ``maxTokens``, ``usedTokens``), and when this was read."""
+
+    __slots__ = ("used", "total", "stages", "at")  # noqa: RUF023 (body order)
+    used: int
+    total: int | None
+    stages: Mapping[str, Mapping[str, int]]
+    at: str
+
+    def __init__(
+        self, used: int, total: int | None, stages: Mapping[str, Mapping[str, int]], at: str
+    ) -> None:
+        _put(self, "used", used)
+        _put(self, "total", total)
+        _put(self, "stages", stages)
+        _put(self, "at", at)
+
+    @property
+    def left(self) -> int | None:
+        return None if self.total is None else max(0, self.total - self.used)
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "usedTokens": self.used,
+            "maxTokens": self.total,
+            "leftTokens": self.left,
+            "stages": self.stages,
+            "at": self.at,
+        }

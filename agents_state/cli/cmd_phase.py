@@ -107,7 +107,7 @@ def complete(
         shown = "<stdin>"
     body: bytes | None = None
     if from_answers and artifact not in (None, "-"):
-        from agents_state.cli.answers_draft import drafted
+        from agents_state.verbs.completing import drafted
 
         body = drafted(app, phase_id, str(artifact))
     if body is None:

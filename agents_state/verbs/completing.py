@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from agents_state.models import State
     from agents_state.testresults import TestRun
 
-__all__ = ["complete_phase"]
+__all__ = ["complete_phase", "drafted"]
 
 
 def complete_phase(
@@ -133,3 +133,40 @@ def _areas_count(phase_id: str, data: bytes) -> int | None:
 
     areas = brainstorm_areas(data.decode("utf-8", "replace"))
     return min(len(areas), 10) if areas else None
+
+
+def drafted(app: App, phase_id: str, artifact: str) -> bytes | None:
+    """``phase complete --from-answers`` (issue 34, item 2): the artifact, drafted from the
+    answers the engine recorded when the model wrote none (``artifact``: its file name).
+
+    None when the file exists (the model wrote or edited it: it is the artifact); else the
+    draft of the phase's recorded answers, refused while an agent of its fan-out has not
+    answered."""
+    import os
+
+    from agents_state.engine.draft import draft_artifact
+    from agents_state.engine.fanout import recorded
+    from agents_state.errors import NotFoundError, TransitionNotAllowedError
+    from agents_state.workflow import get_phase
+
+    path = artifact if os.path.isabs(artifact) else os.path.join(app.root_dir, artifact)
+    if os.path.lexists(path):
+        return None
+    state = app.state()
+    if state is None:
+        raise NotFoundError('no active workflow; start one: agents-state dispatch "<task>"')
+    action = app.next_action(state, native=True, advice=False)
+    left = (action.get("workflow") or {}).get("args", {}).get("agents") or []
+    answers = recorded(state, phase_id)
+    if (action.get("phase") == phase_id and left) or not answers:
+        keys = ", ".join(str(a.get("key")) for a in left) or "all"
+        raise TransitionNotAllowedError(
+            f"phase {phase_id}",
+            f"waiting for the answers of its agents ({keys})",
+            "be completed from its answers",
+            hint="run agents-state next: its Workflow call runs the agents that have not answered",
+        )
+    spec = get_phase(phase_id)
+    return draft_artifact(
+        phase_id, spec.name, state.task, answers, as_json=spec.artifact.endswith(".json")
+    )

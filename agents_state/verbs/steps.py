@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_complete",
+    "handoff_aggregate",
     "handoff_record",
     "phase_complete",
     "phase_fail",
@@ -143,3 +144,16 @@ def handoff_record(
     h = run_validate(text, shown, kind)
     out = run_record(app.store, app.policy, h, task=task, phase=phase, agent=agent)
     return outcome(app, out.message, state=out.state, handoff=h.to_json())
+
+
+def handoff_aggregate(
+    app: App, texts: list[tuple[str, str]], kind: str = "auto", phase: str | None = None
+) -> Recorded:
+    """Aggregate parallel responses (``texts``: each response and where it came from) and apply
+    the aggregate decision to the workflow (to ``phase`` when given)."""
+    from agents_state.handoff.ops import aggregate_texts
+    from agents_state.handoff.ops import record as run_record
+
+    h = aggregate_texts(texts, kind)
+    out = run_record(app.store, app.policy, h, phase=phase)
+    return outcome(app, out.message, state=out.state, aggregate=h.data)

@@ -34,8 +34,6 @@ FLOW_CALLS = {
 FLOW_MODULES = {"agents_state.engine.events", "agents_state.gitwork.steps"}
 # the commands that still run a flow of their own, and why
 LEFT: dict[tuple[str, str], str] = {
-    ("cli/cmd_chain.py", "record_on_workflow"): "chains (issue 10) keep their own store and "
-    "flow in cmd_chain; a chain's step recorded on the workflow",
     ("cli/cmd_graph.py", "commit"): "graph --write renders under the store's lock and changes "
     "no state (a view written to disk)",
 }

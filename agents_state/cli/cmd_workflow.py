@@ -133,9 +133,13 @@ def resume(ctx: click.Context, action: Resume | None, answer: str | None, as_jso
 
     app = app_from(ctx)
     if answer is not None and action is None:
-        from agents_state.cli.cmd_chain import answer_chain
+        from agents_state.verbs.chains import answer_chain
 
-        if answer_chain(app, answer, as_json):  # a chain said CLARIFY (issue 10)
+        report = answer_chain(app, answer)
+        if report is not None:  # a chain said CLARIFY (issue 10)
+            from agents_state.cli.chain_views import print_report
+
+            print_report(report, as_json)
             return 0
     if answer is not None and action is not None and has_workflow(app):
         raise click.UsageError("--answer cannot be combined with --retry, --skip or --abort")

@@ -30,6 +30,7 @@ FLOW_CALLS = {
     "settle_integration",
     "complete_phase",
     "start_workflow",
+    "git_lock",  # a git saga (doctor --repair's stray worktrees, a task's commit)
 }
 FLOW_MODULES = {"agents_state.engine.events", "agents_state.gitwork.steps"}
 # the commands that still run a flow of their own, and why

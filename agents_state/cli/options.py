@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agents_state.app import App
-    from agents_state.models import State
     from agents_state.verbs.results import Recorded
 
 __all__ = [
@@ -21,7 +20,6 @@ __all__ = [
     "input_path",
     "json_option",
     "print_body",
-    "print_outcome",
     "set_option",
     "store_option",
 ]
@@ -167,15 +165,6 @@ def emit_json(data: Any) -> None:
     import orjson
 
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
-
-
-def print_outcome(
-    app: App, message: str, as_json: bool, state: State | None = None, **extra: Any
-) -> None:
-    """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
-    from agents_state.verbs.common import outcome
-
-    print_body(outcome(app, message, state, **extra), as_json)
 
 
 def print_body(result: Recorded, as_json: bool) -> None:

@@ -9,12 +9,20 @@ renders the fields as text; the MCP tools return ``body()``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from agents_state.types import Frozen
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Protocol
+
+    class Result(Protocol):
+        """Every use case's result: its command's ``--json`` body (for the type checker only:
+        making a ``Protocol`` class costs a start-up's worth of ``typing`` machinery)."""
+
+        def body(self) -> dict[str, Any]: ...
+
 
 __all__ = [
     "BudgetReport",
@@ -23,18 +31,11 @@ __all__ = [
     "NextStep",
     "NoWorkflow",
     "Recorded",
-    "Result",
     "StatusReport",
     "TaskReport",
 ]
 
 _put = object.__setattr__
-
-
-class Result(Protocol):
-    """Every use case's result: its command's ``--json`` body."""
-
-    def body(self) -> dict[str, Any]: ...
 
 
 class Recorded(Frozen):

@@ -3,9 +3,7 @@
 This is the imperative shell shared by the CLI and the hook handlers; it reads the clock and the
 disk, the engine does neither.  Artifacts are written inside the lock, after the engine accepted
 the transition and before the state that points at them (the store takes them back if the state
-write fails).  ``dispatch --replace`` copies the old workflow to ``archive/`` before the new state
-is written and empties ``phases/`` only after it is durable: a failure at any step leaves the old
-workflow whole.
+write fails).  The commands' flows (``dispatch``, ``phase complete`` ...) are in ``verbs``.
 """
 
 from __future__ import annotations
@@ -15,13 +13,11 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from agents_state.errors import NotFoundError, TransitionNotAllowedError
+from agents_state.errors import NotFoundError
 from agents_state.models import State
 from agents_state.store.files import Store
-from agents_state.store.fsops import read_regular
 from agents_state.store.paths import find_root_dir
 from agents_state.types import utcnow
-from agents_state.workflow import PHASES, TEST_RUN, get_phase
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -33,10 +29,8 @@ if TYPE_CHECKING:
     from agents_state.engine.native import FanoutPath
     from agents_state.policy import Policy
     from agents_state.store.api import WorkflowStore
-    from agents_state.store.archive import Archive
     from agents_state.store.commits import CommitLog
     from agents_state.store.pg import PgStore
-    from agents_state.testresults import TestRun
 
 __all__ = ["App", "context_text", "utcnow"]
 
@@ -285,149 +279,6 @@ class App:
         for name, data in derived_files(before, after).items():
             self.store.write_artifact(name, data)
 
-    def dispatch(self, task: str, replace: bool = False) -> Outcome:
-        from agents_state.engine import events as ev
-        from agents_state.engine.dispatchplan import dispatch_sizing
-        from agents_state.engine.phases import Outcome, new_state
-        from agents_state.store.archive import Archive
-
-        cfg = self.config
-        skipped = tuple(p.id for p in PHASES if not cfg.enabled(p.stage))
-        counts = {pid: s.count for pid, s in dispatch_sizing(cfg, task).items()}
-        event = ev.Start(task=task, agent_counts=counts, skipped=skipped)
-        archive: list[Archive] = []
-
-        def mutate(state: State | None) -> Outcome:
-            if state is not None and state.active and not replace:
-                raise TransitionNotAllowedError(
-                    "workflow",
-                    f"active ({state.status}, phase {state.currentPhase})",
-                    "start another",
-                    hint=f"task: {state.task!r}; continue it with: agents-state next, or "
-                    'archive it and start anew with: agents-state dispatch --replace "<task>"',
-                )
-            archived = None
-            if state is not None and self.store_url is not None:
-                archived = self.server_store.archive(state)
-            elif state is not None:
-                archive.append(Archive.copy(self.file_store, state))
-            new = new_state(event, utcnow())
-            new.revision = (state.revision + 1) if state is not None else 1
-            record = {"rev": new.revision, "at": new.startedAt, **event.record()}
-            shown = archive[0].shown if archive else archived
-            if shown:
-                record["archived"] = shown
-            msg = f"workflow started: {task}" + (
-                f" (previous one archived to {shown})" if shown else ""
-            )
-            return Outcome(new, msg, True, record)
-
-        try:
-            out: Outcome = self.store.commit(mutate)
-        except BaseException:
-            for a in archive:  # the old workflow was never touched: drop its copy
-                a.discard()
-            raise
-        for a in archive:  # the new state is durable: the old artifacts leave phases/
-            a.clear_phases()
-        return out
-
-    def complete_phase(
-        self,
-        phase_id: str,
-        artifact: bytes | None,
-        shown: str | None = None,
-        next_agents: int | None = None,
-        ran: bool = False,
-    ) -> Outcome:
-        """Complete a phase; ``shown`` is the artifact's name as the caller passed it; ``ran``:
-        the artifact is what ``phase run`` got from running the configured TEST commands."""
-        from agents_state.engine import events as ev
-        from agents_state.engine.context import check_phase_id
-
-        check_phase_id(phase_id)
-        spec = get_phase(phase_id)
-        if phase_id == TEST_RUN and not ran and self.config.stages.TEST.commands:
-            # issue 32: the gate's result comes from the engine running them, not from a file
-            raise TransitionNotAllowedError(
-                f"phase {TEST_RUN}",
-                "judged by its configured TEST commands",
-                "be completed with a results file",
-                hint=f"run: agents-state phase run {TEST_RUN}",
-            )
-
-        def event() -> ev.Event:
-            data = artifact if artifact is not None else self._existing_artifact(phase_id)
-            name = shown or f".agents/phases/{spec.artifact}"
-            if spec.artifact.endswith(".md"):
-                from agents_state.jsonio import check_markdown
-
-                check_markdown(data, name)
-            issues, blocking = self._review_counts(phase_id, data, name)
-            run = self._test_run(phase_id, data, name)
-            sized = _areas_count(phase_id, data) or next_agents
-            same = artifact is not None and self._stored(spec.artifact) == artifact
-            return ev.PhaseComplete(
-                phase=phase_id,
-                issues=issues,
-                blocking_issues=blocking,
-                tests_passed=run.passed if run else None,
-                failed_commands=run.failed if run else (),
-                same_artifact=same,
-                next_agent_count=sized,
-            )
-
-        def write(state: State, out: Outcome) -> None:
-            if artifact is not None:
-                self.store.write_artifact(spec.artifact, artifact)
-
-        return self.run(event, write)
-
-    def _stored(self, name: str) -> bytes | None:
-        """The artifact as stored now (a planted link or FIFO is refused, exit 5)."""
-        if self.store_url is not None:
-            stored: bytes | None = self.store.read_artifact(name)
-            return stored
-        from agents_state.jsonio import MAX_INPUT_BYTES
-
-        try:
-            return read_regular(
-                self.file_store.phases_dir / name, f".agents/phases/{name}", MAX_INPUT_BYTES
-            )
-        except OSError:
-            return None
-
-    def _existing_artifact(self, phase_id: str) -> bytes:
-        spec = get_phase(phase_id)
-        data: bytes | None = self.store.read_artifact(spec.artifact)
-        if data is None:
-            raise NotFoundError(
-                f"phase {phase_id} needs its artifact: write .agents/phases/{spec.artifact} or "
-                f"pass --artifact FILE (or --artifact - for stdin)"
-            )
-        return data
-
-    def _test_run(self, phase_id: str, data: bytes, shown: str) -> TestRun | None:
-        if phase_id != TEST_RUN:
-            return None
-        from agents_state.jsonio import loads_strict
-        from agents_state.testresults import read_results
-
-        return read_results(loads_strict(data, shown), shown)
-
-    def _review_counts(self, phase_id: str, data: bytes, shown: str) -> tuple[int | None, int]:
-        spec = get_phase(phase_id)
-        if not spec.is_json:
-            return None, 0
-        from agents_state.jsonio import loads_strict
-
-        doc = loads_strict(data, shown)
-        if spec.reviews is None:
-            return None, 0
-        from agents_state.engine.review import count_issues
-
-        return count_issues(doc, shown, self.config.review_for(phase_id).blockingSeverity)
-
 
 def _codex_version() -> str | None:
     """The installed Codex CLI's version (issue 37), asked only at a Codex review."""
@@ -447,16 +298,3 @@ def context_text(root: Path) -> str | None:
         return None
     server = app.store if app.store_url is not None else None
     return render_context(state, app.next_action(state), load_excerpts(root, state, server))
-
-
-def _areas_count(phase_id: str, data: bytes) -> int | None:
-    """1.1: how many areas the brainstorm lists (issue 33: they size the plan fan-out, over the
-    estimate on the command); None when it lists none the engine can read."""
-    from agents_state.workflow import SIZING_PHASE
-
-    if phase_id != SIZING_PHASE:
-        return None
-    from agents_state.engine.areas import brainstorm_areas
-
-    areas = brainstorm_areas(data.decode("utf-8", "replace"))
-    return min(len(areas), 10) if areas else None

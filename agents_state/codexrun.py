@@ -140,6 +140,7 @@ def run_codex_review(app: App, phase_id: str) -> tuple[Outcome, dict[str, Any]]:
     """Run phase ``phase_id``'s review with Codex and record it; (outcome, what ran)."""
     from agents_state.engine.decision import reads
     from agents_state.types import format_time, utcnow
+    from agents_state.verbs.completing import complete_phase
     from agents_state.workflow import artifact_path, get_phase
 
     state, alias = _check_phase(app, phase_id)
@@ -199,7 +200,7 @@ def run_codex_review(app: App, phase_id: str) -> tuple[Outcome, dict[str, Any]]:
             except InvalidInputError as e:
                 problem = e.message.removeprefix(f"{shown}: ")
                 continue
-            out = app.complete_phase(phase_id, data, f"{shown} ({write})")
+            out = complete_phase(app, phase_id, data, f"{shown} ({write})")
             ran = {"model": model, "alias": alias, "effort": effort, "cwd": str(where)}
             try:  # the review is recorded: a book that cannot be written does not undo it
                 _book(app, state, phase_id, runs, model or alias, t0)

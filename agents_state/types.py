@@ -11,6 +11,7 @@ __all__ = [
     "MAX_COUNT",
     "STATUSES",
     "Count",
+    "Frozen",
     "IsoTime",
     "OptCount",
     "Status",
@@ -18,6 +19,26 @@ __all__ = [
     "parse_time",
     "utcnow",
 ]
+
+
+class Frozen:
+    """Read-only once built, like a frozen dataclass; a plain class because ``dataclass`` would
+    compile six methods for each (~0.5 ms per class at import on every transition, issue 26).
+    A subclass lists its fields in ``__slots__`` and sets them with ``object.__setattr__``."""
+
+    __slots__ = ()
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {key!r}")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"cannot delete field {key!r}")
+
+    def __repr__(self) -> str:
+        names: tuple[str, ...] = self.__slots__
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in names)
+        return f"{type(self).__name__}({shown})"
+
 
 STATUSES: tuple[str, ...] = (
     "pending",

@@ -25,6 +25,8 @@ from agents_state.errors import (
 from agents_state.models import State
 from agents_state.store.files import Store
 from agents_state.store.paths import find_root_dir
+from agents_state.verbs.completing import complete_phase
+from agents_state.verbs.start import start_workflow
 
 T0 = datetime(2026, 1, 29, 10, 0, tzinfo=UTC)
 A = ".agents"
@@ -192,16 +194,16 @@ def test_find_root_prefers_explicit_then_the_nearest_agents_folder(tmp_path: Pat
 
 def test_dispatch_refuses_a_second_workflow_and_replace_archives_it(root: Path) -> None:
     app = App(root)
-    out = app.dispatch("first task")
+    out = start_workflow(app, "first task")
     assert out.message == "workflow started: first task"
-    app.complete_phase("0", b"# notes\n")
+    complete_phase(app, "0", b"# notes\n")
     with pytest.raises(TransitionNotAllowedError) as e:
-        App(root).dispatch("second task")
+        start_workflow(App(root), "second task")
     assert str(e.value).startswith(
         "workflow is active (in_progress, phase 1.1): cannot start another"
     )
     old = (root / A / "state.json").read_bytes()
-    out = App(root).dispatch("second task", replace=True)
+    out = start_workflow(App(root), "second task", replace=True)
     archived = out.record["archived"]
     assert out.message == f"workflow started: second task (previous one archived to {archived})"
     assert archived.startswith(".agents/archive/")
@@ -227,7 +229,7 @@ def test_run_without_a_workflow_creates_nothing(root: Path) -> None:
 
 def test_run_builds_the_event_after_reading_and_calls_before_only_on_change(root: Path) -> None:
     app = App(root)
-    app.dispatch("x")
+    start_workflow(app, "x")
     calls: list[str] = []
     out = app.run(lambda: ev.PhaseStart(phase="0"), lambda s, o: calls.append(o.message))
     assert calls == ["phase 0 Parallel Explore started"] and out.state.revision == 2
@@ -237,42 +239,42 @@ def test_run_builds_the_event_after_reading_and_calls_before_only_on_change(root
 
 def test_complete_phase_writes_the_artifact_inside_the_accepted_update(root: Path) -> None:
     app = App(root)
-    app.dispatch("x")
+    start_workflow(app, "x")
     with pytest.raises(TransitionNotAllowedError):
-        app.complete_phase("1.1", b"too early")
+        complete_phase(app, "1.1", b"too early")
     assert not (root / A / "phases" / "1-brainstorm.md").exists()
-    out = app.complete_phase("0", b"# notes\n")
+    out = complete_phase(app, "0", b"# notes\n")
     assert out.state.files["explore"] == ".agents/phases/0-explore.md"
     assert (root / A / "phases" / "0-explore.md").read_bytes() == b"# notes\n"
 
 
 def test_complete_phase_reads_an_artifact_already_written(root: Path) -> None:
     app = App(root)
-    app.dispatch("x")
+    start_workflow(app, "x")
     with pytest.raises(NotFoundError) as e:
-        app.complete_phase("0", None)
+        complete_phase(app, "0", None)
     assert str(e.value) == (
         "phase 0 needs its artifact: write .agents/phases/0-explore.md or "
         "pass --artifact FILE (or --artifact - for stdin)"
     )
     (root / A / "phases" / "0-explore.md").write_text("# by the agent\n")
-    assert app.complete_phase("0", None).state.currentPhase == "1.1"
+    assert complete_phase(app, "0", None).state.currentPhase == "1.1"
 
 
 def test_a_review_with_blocking_issues_sends_the_work_back(root: Path) -> None:
     app = App(root)
-    app.dispatch("x")
+    start_workflow(app, "x")
     for pid in ("0", "1.1", "1.2"):
         if app.require().compaction.pending:  # compaction is recorded between stages
             app.run(ev.Compact())
-        app.complete_phase(pid, b"x")
+        complete_phase(app, pid, b"x")
     review = json.dumps({"issues": [{"severity": "critical", "description": "no tests"}]})
-    out = app.complete_phase("1.3", review.encode())
+    out = complete_phase(app, "1.3", review.encode())
     assert out.message.startswith("review 1.3 found 1 blocking issue(s): back to phase 1.2")
     assert out.state.currentPhase == "1.2"
-    app.complete_phase("1.2", b"plan, again")
+    complete_phase(app, "1.2", b"plan, again")
     before = (root / A / "state.json").read_bytes()
     with pytest.raises(InvalidInputError) as e:
-        app.complete_phase("1.3", b"{broken")
+        complete_phase(app, "1.3", b"{broken")
     assert str(e.value).startswith(".agents/phases/1.3-plan-review.json: ")
     assert (root / A / "state.json").read_bytes() == before

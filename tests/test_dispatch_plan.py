@@ -10,6 +10,7 @@ import pytest
 
 from agents_state.app import App
 from agents_state.engine.dispatchplan import EXPLORE_PHASE, dispatch_plan
+from agents_state.verbs.start import start_workflow
 from agents_state.workflow import SIZED_PHASE
 
 TASKS = [
@@ -35,7 +36,7 @@ def test_the_dry_run_shows_the_counts_dispatch_starts_with(
     app = App(tmp_path)
     assert app.config.stages.PLAN.planning.mode == mode
     plan = dispatch_plan(app.config, task)
-    state = app.dispatch(task).state
+    state = start_workflow(app, task).state
     for pid in (EXPLORE_PHASE, SIZED_PHASE):
         assert _planned(plan, pid) == state.phase(pid).agentCount, pid
     if mode == "single":

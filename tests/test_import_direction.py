@@ -50,7 +50,9 @@ TOP_LEVEL = {
     "contextsize": "store",
     "scaffold": "chains",
     "codexcli": "engine",  # issue 37: the Codex CLI as a process
-    "codexrun": "gitwork",  # issue 37: review run (it reviews the integration worktree)
+    # issue 37: review run (it reviews the integration worktree); issue 35: a use case, it
+    # completes the phase through ``verbs.completing``
+    "codexrun": "verbs",
 }
 
 

@@ -3,38 +3,41 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.cli.chainctx import chain_store
 from agents_state.cli.options import emit_json, json_option
 
-__all__ = ["defs", "list_cmd", "print_chain"]
+if TYPE_CHECKING:
+    from agents_state.chains.state import ChainState
+    from agents_state.verbs.chains import ChainReport
+
+__all__ = ["defs", "list_cmd", "print_chain", "print_report"]
 
 
 def print_chain(
-    c: Any, message: str, as_json: bool, *, notes: tuple[str, ...] = (), **extra: Any
+    c: ChainState, message: str, as_json: bool, *, notes: tuple[str, ...] = (), **extra: Any
 ) -> None:
     """The chain's message, its ``notes`` (text only: each its own line) and its next action."""
+    from agents_state.verbs.chains import ChainReport
+
+    print_report(ChainReport(c, message, notes, extra), as_json)
+
+
+def print_report(report: ChainReport, as_json: bool) -> None:
+    """A chain command's result: its JSON, or its message, notes, the chain and its next
+    action."""
+    if as_json:
+        emit_json(report.body())
+        return
     from agents_state.chains.action import chain_action
+    from agents_state.safetext import escape
     from agents_state.views.render import render_action
 
+    c, message, notes = report.chain, report.message, report.notes
     action = chain_action(c)
-    if as_json:
-        emit_json(
-            {
-                "message": message,
-                "chain": c.id,
-                "status": c.status,
-                "revision": c.revision,
-                "sizing": c.sizing,
-                **extra,
-                "next": action,
-            }
-        )
-        return
-    from agents_state.safetext import escape
 
     click.echo(escape(message))
     for note in notes:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option
@@ -42,50 +40,28 @@ def budget(
       agents-state budget --raise 2000000
       agents-state budget --once
     """
-    from agents_state.app import utcnow
-    from agents_state.engine import events as ev
-    from agents_state.engine.budget import limits
+    from agents_state.verbs import control
 
     app = app_from(ctx)
     if raise_to is not None and once:
         raise click.UsageError("--raise cannot be combined with --once")
     if stage is not None and raise_to is None:
         raise click.UsageError("--stage needs --raise TOKENS")
-    state = app.require()
     if raise_to is not None or once:
-        from agents_state.cli.options import print_outcome
+        from agents_state.cli.options import print_body
 
-        key = None
-        if once:
-            action = app.next_action(state)
-            key = action.get("dispatch") if action["kind"] == "ask_user" else None
-        event = ev.BudgetAnswer(
-            choice="once" if once else "raise", max_tokens=raise_to, stage=stage, key=key
-        )
-        out = app.run(event)
-        print_outcome(app, out.message, as_json, state=out.state)
+        print_body(control.answer_budget(app, raise_to, stage, once), as_json)
         return 0
-    from agents_state.views.usage import budget_usage
-
-    used, by_stage = budget_usage(app.root_dir, state)
-    total, stages = limits(state, app.config)
-    info: dict[str, Any] = {
-        "usedTokens": used,
-        "maxTokens": total,
-        "leftTokens": None if total is None else max(0, total - used),
-        "stages": {
-            s: {"maxTokens": n, "usedTokens": by_stage.get(s, 0)} for s, n in stages.items()
-        },
-        "at": utcnow().isoformat(),
-    }
+    report = control.budget_report(app)
     if as_json:
-        emit_json(info)
+        emit_json(report.body())
         return 0
-    if total is None and not stages:
+    used, total = report.used, report.total
+    if total is None and not report.stages:
         click.echo(f"{used} tokens used; no budget (set budget.maxTokens in the config)")
         return 0
     if total is not None:
-        click.echo(f"{used} of {total} tokens used, {info['leftTokens']} left")
-    for s, row in info["stages"].items():
+        click.echo(f"{used} of {total} tokens used, {report.left} left")
+    for s, row in report.stages.items():
         click.echo(f"  stage {s}: {row['usedTokens']} of {row['maxTokens']} tokens used")
     return 0

@@ -4,19 +4,19 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from agents_state.cli.chain_views import defs, list_cmd, print_chain
-from agents_state.cli.chainctx import chain_store, now
+from agents_state.cli.chain_views import defs, list_cmd, print_chain, print_report
+from agents_state.cli.chainctx import chain_store
 from agents_state.cli.options import app_from, emit_json, json_option
 
 if TYPE_CHECKING:
     from agents_state.chains.ops import ChainStore
     from agents_state.chains.state import ChainState
 
-__all__ = ["answer_chain", "chain"]
+__all__ = ["chain"]
 
 
 @click.group()
@@ -121,15 +121,15 @@ def start(
         else:
             return _show_latest(chains, name, as_json)
     models = _models(opts["models"])
-    from agents_state.chains.ops import start_chain, workflow_link
+    from agents_state.verbs.chains import chain_start
 
-    workflow = workflow_link(app_from(ctx).require, opts["wf_task"], opts["wf_phase"])
-
-    out = start_chain(
+    report = chain_start(
+        app_from(ctx),
         chains,
         name,
         feature,
-        now(),
+        opts["wf_task"],
+        opts["wf_phase"],
         only=only,
         submode=submode,
         sizes=(opts["n_files"], opts["n_tasks"], opts["n_modules"], opts["effort"]),
@@ -137,16 +137,9 @@ def start(
         files=tuple(opts["files"]),
         constraints=tuple(opts["constraints"]),
         spec_path=opts["spec_path"],
-        workflow=workflow,
         analyze=opts["analyze"],
     )
-    c = out.chain
-    reasons = c.sizing.get("reasons") or []
-    notes: tuple[str, ...] = ()
-    if reasons:
-        sized = f"sizing: {c.sizing['designed']} sub-agent(s) ({c.sizing['level']}): "
-        notes = (sized + "; ".join(reasons),)
-    print_chain(c, out.message, as_json, notes=notes)
+    print_report(report, as_json)
     return 0
 
 
@@ -205,19 +198,6 @@ def next_cmd(ctx: click.Context, chain_id: str | None, as_json: bool) -> int:
     return 0
 
 
-def _after(ctx: click.Context, chains: Any, out: Any, as_json: bool, **extra: Any) -> int:
-    from agents_state.chains.ops import record_on_workflow
-
-    message = out.message
-    app = app_from(ctx)
-    recorded = record_on_workflow(chains, out.chain, app.store, app.policy)
-    c = chains.load(out.chain.id) if recorded else out.chain
-    if recorded:
-        message += f"\nworkflow: {recorded}"
-    print_chain(c, message, as_json, **extra)
-    return 0
-
-
 @chain.command()
 @click.argument("chain_id", metavar="ID")
 @click.argument("sources", metavar="FILES...", nargs=-1, required=True)
@@ -236,10 +216,8 @@ def record(
     Example:
       agents-state chain record code-1 .agents/chains/code-1/research-1.response.json
     """
-    from agents_state.chains.ops import apply_event
-    from agents_state.chains.state import ChainEvent
-    from agents_state.handoff.aggregate import aggregate
     from agents_state.handoff.ops import read_source, validate
+    from agents_state.verbs.chains import chain_record
 
     chains = chain_store(ctx)
     c = chains.load(chain_id)
@@ -249,30 +227,23 @@ def record(
             f"step {step.id} of {c.id} runs {step.count} sub-agent(s): give "
             f"{step.count} response file(s), got {len(sources)}"
         )
-    from agents_state.chains.answers import check_answers
-
     answers = []
     for s in sources:
         text, shown = read_source(s, sys.stdin.buffer.read() if s == "-" else None)
         answers.append((shown, validate(text, shown, kind)))
-    handoffs = [h for _shown, h in answers]
-    h = handoffs[0] if len(handoffs) == 1 else aggregate(handoffs)
-    event = ChainEvent("respond", handoff=h)
-    out = apply_event(chains, chain_id, event, now(), lambda now: check_answers(now, answers))
-    return _after(ctx, chains, out, as_json, handoff=h.to_json())
+    print_report(chain_record(app_from(ctx), chains, chain_id, answers), as_json)
+    return 0
 
 
-def _simple(event: str, doc: str) -> click.Command:
+def _simple(event: Literal["timeout", "retry", "abort"], doc: str) -> click.Command:
     @click.argument("chain_id", metavar="ID")
     @json_option
     @click.pass_context
     def command(ctx: click.Context, chain_id: str, as_json: bool) -> int:
-        from agents_state.chains.ops import apply_event
-        from agents_state.chains.state import ChainEvent
+        from agents_state.verbs.chains import chain_event
 
-        chains = chain_store(ctx)
-        out = apply_event(chains, chain_id, ChainEvent(event), now())  # type: ignore[arg-type]
-        return _after(ctx, chains, out, as_json)
+        print_report(chain_event(app_from(ctx), chain_id, event), as_json)
+        return 0
 
     command.__doc__ = f"{doc}\n\n\b\nExample:\n  agents-state chain {event} code-1\n"
     return chain.command(event)(command)
@@ -302,16 +273,15 @@ def answer(
     Example:
       agents-state chain answer code-1 --answer "Use JWT bearer tokens"
     """
-    from agents_state.chains.ops import apply_event
-    from agents_state.chains.state import ChainEvent
+    from agents_state.verbs.chains import chain_answer
 
     if answer_file is not None:
         text = _read_text(answer_file)
     if not text or not text.strip():
         raise click.UsageError("give the answer with --answer TEXT or --answer-file FILE")
     chains, c = _resolve(ctx, chain_id)
-    out = apply_event(chains, c.id, ChainEvent("answer", text=text.strip()), now())
-    return _after(ctx, chains, out, as_json)
+    print_report(chain_answer(app_from(ctx), chains, c.id, text.strip()), as_json)
+    return 0
 
 
 @chain.command()
@@ -330,27 +300,6 @@ def request(ctx: click.Context, chain_id: str | None) -> int:
     reqs = requests_for(c)
     emit_json(reqs[0] if len(reqs) == 1 else reqs)
     return 0
-
-
-def answer_chain(app: Any, text: str, as_json: bool) -> bool:
-    """``resume --answer``: answer the chain that waits for one (unless the workflow waits)."""
-    from agents_state.chains.ops import ChainStore, answer_open_chain
-
-    if app.store_url is not None:
-        from agents_state.chains.pg import PgChainStore
-
-        chains: Any = PgChainStore(app.store)
-        state = app.state()
-    else:
-        if not (app.store.dir / "chains").is_dir():
-            return False
-        state = app.state() if app.store.state_path.exists() else None
-        chains = ChainStore(app.store)
-    out = answer_open_chain(chains, text, now(), state is not None and state.clarify is not None)
-    if out is None:
-        return False
-    print_chain(out.chain, out.message, as_json)
-    return True
 
 
 def _read_text(source: str) -> str:

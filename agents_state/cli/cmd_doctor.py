@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from agents_state.cli.options import app_from, emit_json, json_option
+
+if TYPE_CHECKING:
+    from agents_state.doctor.findings import Finding
+    from agents_state.doctor.repair import Repair
 
 __all__ = ["doctor"]
 
@@ -27,74 +31,17 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> int:
       agents-state doctor
       agents-state doctor --repair
     """
-    from agents_state.doctor.diagnose import diagnose
-    from agents_state.doctor.repair import Repair
-    from agents_state.doctor.repair import repair as do_repair
+    from agents_state.verbs.upkeep import doctor as run_doctor
 
-    app = app_from(ctx)
-    root = app.root
-    if app.store_url is not None:  # the PostgreSQL store: nothing on disk to repair
-        from agents_state.doctor.pg import diagnose_pg
-
-        d = diagnose_pg(app.store)
-        errors = [f for f in d.findings if f.severity == "error"]
-        if as_json:
-            emit_json(
-                {
-                    "ok": not errors,
-                    "findings": [f.to_json() for f in d.findings],
-                    "repaired": [],
-                    "lost": [],
-                    "remaining": None,
-                }
-            )
-        else:
-            _render(d.findings, Repair(), d.findings, False)
-        return 5 if errors else 0
-    from agents_state.gitwork.orphans import check_git
-
-    d = diagnose(root, store=app.file_store)
-    check_git(d)
-    found = d.findings
-    done = Repair()
-    for _ in range(2):  # a restored state may reveal what the damaged one hid
-        if not repair or not any(f.repairable for f in d.findings):
-            break
-        step = do_repair(d)
-        done.done += step.done
-        done.lost += step.lost
-        if d.git_orphans is not None and any(f.code == "git_orphans" for f in d.findings):
-            done.done += _repair_git(app)
-        d = diagnose(root, store=app.file_store)
-        check_git(d)
-    left = d.findings
-    errors = [f for f in left if f.severity == "error"]
+    report = run_doctor(app_from(ctx), repair)
     if as_json:
-        emit_json(
-            {
-                "ok": not errors,
-                "findings": [f.to_json() for f in found],
-                "repaired": done.done,
-                "lost": done.lost,
-                "remaining": [f.to_json() for f in left] if repair else None,
-            }
-        )
+        emit_json(report.body())
     else:
-        _render(found, done, left, repair)
-    return 5 if errors else 0
+        _render(report.found, report.done, report.left, report.repair)
+    return 0 if report.ok else 5
 
 
-def _repair_git(app: Any) -> list[str]:
-    """Outside the state's lock, under the git lock (the merge queue's order): look again."""
-    from agents_state.gitwork.orphans import find_orphans, remove_orphans
-    from agents_state.gitwork.rooms import git_lock
-
-    with git_lock(app):
-        found = find_orphans(app.root, app.state())
-        return remove_orphans(app.root, found) if found is not None else []
-
-
-def _render(found: Any, done: Any, left: Any, repair: bool) -> None:
+def _render(found: list[Finding], done: Repair, left: list[Finding], repair: bool) -> None:
     if not found:
         click.echo("doctor: no problems found")
         return

@@ -14,7 +14,7 @@ from agents_state.cli.options import (
     complete_phase_ids,
     emit_json,
     json_option,
-    print_outcome,
+    print_body,
 )
 
 __all__ = ["gate"]
@@ -44,18 +44,14 @@ def gate() -> None:
 def _answer(
     ctx: click.Context, phase_id: str, verdict: str, by: str, note: str | None, as_json: bool
 ) -> int:
-    from agents_state.engine.events import GateAnswer
     from agents_state.engine.phases import check_phase_id
+    from agents_state.verbs.control import answer_gate
 
     app = app_from(ctx)
-    event = GateAnswer(
-        phase=check_phase_id(phase_id),
-        verdict="approved" if verdict == "approved" else "rejected",
-        by=_one_line(by, "--by"),
-        note=None if note is None else _one_line(note, "--note"),
-    )
-    out = app.run(event)
-    print_outcome(app, out.message, as_json, state=out.state, applied=out.changed)
+    pid = check_phase_id(phase_id)  # checked first: a bad phase is named before a bad --by
+    who = _one_line(by, "--by")
+    why = None if note is None else _one_line(note, "--note")
+    print_body(answer_gate(app, pid, verdict == "approved", who, why), as_json)
     return 0
 
 

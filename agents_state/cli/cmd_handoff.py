@@ -154,8 +154,7 @@ def record(
     from agents_state.verbs.steps import handoff_record
 
     text, shown = _read(source)
-    body = handoff_record(app_from(ctx), text, shown, kind, task, phase_id, agent)
-    print_body(body, as_json)
+    print_body(handoff_record(app_from(ctx), text, shown, kind, task, phase_id, agent), as_json)
     return 0
 
 
@@ -181,22 +180,20 @@ def aggregate_cmd(
     Example:
       agents-state handoff aggregate type.json lint.json test.json security.json --record
     """
-    from agents_state.handoff.ops import aggregate_texts
-    from agents_state.handoff.ops import record as run_record
-
-    h = aggregate_texts([_read(s) for s in sources], kind)
-    result = h.data
+    texts = [_read(s) for s in sources]
     if not do_record:
+        from agents_state.handoff.ops import aggregate_texts
+
+        result = aggregate_texts(texts, kind).data
         if as_json:
             emit_json(result)
         else:
             _echo_aggregate(result)
         return 0
-    app = app_from(ctx)
-    out = run_record(app.store, app.policy, h, phase=phase_id)
-    from agents_state.cli.options import print_outcome
+    from agents_state.cli.options import print_body
+    from agents_state.verbs.steps import handoff_aggregate
 
-    print_outcome(app_from(ctx), out.message, as_json, state=out.state, aggregate=result)
+    print_body(handoff_aggregate(app_from(ctx), texts, kind, phase_id), as_json)
     return 0
 
 

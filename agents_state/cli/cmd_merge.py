@@ -31,20 +31,8 @@ def merge(ctx: click.Context, resolve_id: str | None, as_json: bool) -> int:
       agents-state merge
       agents-state merge --resolve task-3
     """
-    from agents_state.cli.options import print_outcome
+    from agents_state.cli.options import print_body
+    from agents_state.verbs.control import merge as run_merge
 
-    app = app_from(ctx)
-    if resolve_id is not None:
-        from agents_state.gitwork.queue import prepare_resolve
-
-        prepared = prepare_resolve(app, resolve_id)
-        print_outcome(app, prepared.message, as_json, state=prepared.state, **prepared.data)
-        return 0
-    from agents_state.gitwork.queue import run_queue
-
-    out = run_queue(app)
-    if out is None:
-        print_outcome(app, "nothing to merge", as_json)
-        return 0
-    print_outcome(app, out.message, as_json, state=out.state, **out.data)
+    print_body(run_merge(app_from(ctx), resolve_id), as_json)
     return 0

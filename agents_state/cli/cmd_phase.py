@@ -11,17 +11,15 @@ from agents_state.cli.options import (
     complete_phase_ids,
     json_option,
     print_body,
-    print_outcome,
 )
-from agents_state.workflow import TEST_RUN
 
 if TYPE_CHECKING:
-    pass
+    from pathlib import Path
 
 __all__ = ["phase"]
 
 
-def _artifact_bytes(artifact: str | None, root: object) -> bytes | None:
+def _artifact_bytes(artifact: str | None, root: Path) -> bytes | None:
     if artifact is None:
         return None
     if artifact == "-":
@@ -109,7 +107,7 @@ def complete(
         shown = "<stdin>"
     body: bytes | None = None
     if from_answers and artifact not in (None, "-"):
-        from agents_state.cli.answers_draft import drafted
+        from agents_state.verbs.completing import drafted
 
         body = drafted(app, phase_id, str(artifact))
     if body is None:
@@ -147,41 +145,7 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     Example:
       agents-state phase run 3.1
     """
-    from agents_state.commands import run_phase_commands
-    from agents_state.engine.phases import check_phase_id
-    from agents_state.errors import UsageError
+    from agents_state.verbs.steps import phase_run
 
-    app = app_from(ctx)
-    check_phase_id(phase_id)
-    if phase_id != TEST_RUN:
-        raise UsageError(f"phase {phase_id} has no commands to run; only 3.1 does")
-    state = app.require()
-    from agents_state.errors import TransitionNotAllowedError
-
-    if state.currentPhase != TEST_RUN:
-        raise TransitionNotAllowedError(
-            f"phase {TEST_RUN}",
-            state.phase(TEST_RUN).status,
-            "run",
-            hint=f"the current phase is {state.currentPhase}",
-        )
-    if state.status != "in_progress" or state.abortedAt:
-        raise TransitionNotAllowedError(
-            "workflow",
-            "aborted" if state.abortedAt else state.status,
-            "run the tests",
-            hint="run: agents-state resume",
-        )
-    cfg = app.config.stages.TEST
-    where, said = app.root, ""
-    if state.git is not None:  # the TEST gate judges the merged result (issue 22)
-        from agents_state.engine.worktrees import INTEGRATION_DIR
-        from agents_state.gitwork.rooms import work_dir
-        from agents_state.gitwork.steps import settle_integration
-
-        said = settle_integration(app, TEST_RUN)  # issue 33: the branch's files, committed
-        where = work_dir(app, state.git, INTEGRATION_DIR)
-    data = run_phase_commands(cfg.commands, cfg.timeoutSeconds, where)
-    out = app.complete_phase(TEST_RUN, data, ran=True)
-    print_outcome(app, out.message + said, as_json, state=out.state)
+    print_body(phase_run(app_from(ctx), phase_id), as_json)
     return 0

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agents_state.cli.options import emit_json, json_option
 
+if TYPE_CHECKING:
+    from agents_state.profiles import Profile
+
 __all__ = ["profile"]
 
 
-def _find(name: str) -> object:
+def _find(name: str) -> Profile:
     from agents_state.errors import NotFoundError
     from agents_state.profiles import PROFILES, get_profile
 
@@ -45,12 +48,11 @@ def show(name: str | None, as_json: bool) -> int:
     Example:
       agents-state profile show read-only
     """
-    from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES, Profile
+    from agents_state.profiles import DEFAULT_AGENT_PROFILES, PROFILES
 
     chosen = [_find(name)] if name else list(PROFILES)
     rows: list[dict[str, Any]] = []
     for p in chosen:
-        assert isinstance(p, Profile)
         agents = sorted(
             a
             for a, spec in DEFAULT_AGENT_PROFILES.items()
@@ -99,10 +101,9 @@ def check(name: str, tool: str, path: str | None, as_json: bool) -> int:
       agents-state profile check researcher mcp__context7__get-library-docs
     """
     from agents_state.errors import TransitionNotAllowedError
-    from agents_state.profiles import Profile, check_tool
+    from agents_state.profiles import check_tool
 
     p = _find(name)
-    assert isinstance(p, Profile)
     tool_input = {"file_path": path} if path else {}
     reason = check_tool(p, name, tool, tool_input)
     if as_json:

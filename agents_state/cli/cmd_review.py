@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agents_state.cli.options import app_from, complete_phase_ids, json_option, print_outcome
+from agents_state.cli.options import app_from, complete_phase_ids, json_option, print_body
 
 __all__ = ["review"]
 
@@ -36,12 +36,11 @@ def run(ctx: click.Context, phase_id: str, as_json: bool) -> int:
     Example:
       agents-state review run 4.2
     """
-    from agents_state.codexrun import run_codex_review
-    from agents_state.engine.phases import check_phase_id
+    from agents_state.verbs.review import review_run
 
-    app = app_from(ctx)
-    out, ran = run_codex_review(app, check_phase_id(phase_id))
-    print_outcome(app, out.message, as_json, state=out.state, codex=ran)
+    result = review_run(app_from(ctx), phase_id)
+    print_body(result, as_json)
+    ran = result.extra["codex"]
     if "usageNotBooked" in ran:  # the review is recorded; only its tokens are not counted
         click.echo(
             f"agents-state: warning: Codex's usage was not booked: {ran['usageNotBooked']}",

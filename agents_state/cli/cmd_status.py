@@ -53,7 +53,7 @@ def status(
     if as_json:
         from agents_state.verbs.flow import status as run_status
 
-        emit_json(run_status(app, verbose, offset, limit, brief))
+        emit_json(run_status(app, verbose, offset, limit, brief).body())
         return 0
     from agents_state.app import utcnow
 

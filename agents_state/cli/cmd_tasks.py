@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from agents_state.cli.options import app_from, complete_task_ids, emit_json, json_option
 
 if TYPE_CHECKING:
-    pass
+    from agents_state.verbs.results import Claimed, TaskReport
 
 __all__ = ["task", "tasks"]
 
@@ -61,16 +61,17 @@ def task() -> None:
     """
 
 
-def _report(body: dict[str, Any], as_json: bool) -> int:
+def _report(result: TaskReport | Claimed, as_json: bool) -> int:
     """Print a task command's answer: its JSON, or its message and where to work."""
     if as_json:
-        emit_json(body)
+        emit_json(result.body())
         return 0
     from agents_state.safetext import escape
 
-    click.echo(escape(body["message"]))
-    if "worktree" in body:
-        click.echo(escape(f"work in {body['worktree']} (branch {body['branch']})"))
+    click.echo(escape(result.message))
+    room = result.room
+    if "worktree" in room:
+        click.echo(escape(f"work in {room['worktree']} (branch {room['branch']})"))
     return 0
 
 
@@ -155,8 +156,7 @@ def done(
         from agents_state.jsonio import read_input_bytes
 
         result = (read_input_bytes(result_file, result_file), result_file)
-    body = task_done(app, task_id, summary, result, agent, attempt, force)
-    return _report(body, as_json)
+    return _report(task_done(app, task_id, summary, result, agent, attempt, force), as_json)
 
 
 @task.command()

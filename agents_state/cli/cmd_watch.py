@@ -11,6 +11,8 @@ import click
 from agents_state.cli.options import app_from
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from agents_state.app import App
     from agents_state.views.watch import Signature, StateWatcher
 
@@ -85,7 +87,7 @@ def watch(
         watcher.stop()
 
 
-def _interrupt(signum: int, frame: object) -> None:
+def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 

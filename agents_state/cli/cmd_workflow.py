@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
-from agents_state.cli.options import (
-    app_from,
-    emit_json,
-    json_option,
-    print_body,
-    print_outcome,
-)
+from agents_state.cli.options import app_from, emit_json, json_option, print_body
+
+if TYPE_CHECKING:
+    from agents_state.verbs.control import Resume
+    from agents_state.verbs.results import Explained, NoWorkflow, Recorded
 
 __all__ = ["dispatch", "next_cmd", "resume", "stop"]
 
@@ -59,16 +57,17 @@ def dispatch(
 
         return print_dry_run(app, task, as_json)
     from agents_state.verbs.flow import dispatch as run_dispatch
+    from agents_state.verbs.results import Recorded
 
-    body = run_dispatch(app, task, shown, replace)
+    result = run_dispatch(app, task, shown, replace)
     if as_json:
-        emit_json(body)
-    elif "revision" not in body:  # no workflow, no task
+        emit_json(result.body())
+    elif isinstance(result, Recorded):
+        print_body(result, False)
+    else:  # no workflow, no task
         from agents_state.views.nextaction import no_workflow_line
 
         click.echo(no_workflow_line())
-    else:
-        print_body(body, False)
     return 0
 
 
@@ -84,17 +83,17 @@ def next_cmd(ctx: click.Context, as_json: bool) -> int:
     """
     from agents_state.verbs.flow import next_action
 
-    action = next_action(app_from(ctx), lambda text: click.echo(text, err=True))
+    step = next_action(app_from(ctx), lambda text: click.echo(text, err=True))
     if as_json:
-        emit_json(action)
+        emit_json(step.body())
     else:
         from agents_state.views.render import render_action
 
-        if "merged" in action:
+        if step.merged is not None:
             from agents_state.safetext import escape
 
-            click.echo(escape(action["merged"]))
-        click.echo(render_action(action))
+            click.echo(escape(step.merged))
+        click.echo(render_action(step.action))
     return 0
 
 
@@ -108,13 +107,9 @@ def stop(ctx: click.Context, as_json: bool) -> int:
     Example:
       agents-state stop
     """
-    from agents_state.engine.events import Stop
+    from agents_state.verbs.control import stop as run_stop
 
-    app = app_from(ctx)
-    if _no_workflow(app, as_json):
-        return 0
-    out = app.run(Stop())
-    print_outcome(app, out.message, as_json, state=out.state)
+    _print(run_stop(app_from(ctx)), as_json)
     return 0
 
 
@@ -125,7 +120,7 @@ def stop(ctx: click.Context, as_json: bool) -> int:
 @click.option("--answer", help="Answer the open questions (CLARIFY) and run the step again.")
 @json_option
 @click.pass_context
-def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: bool) -> int:
+def resume(ctx: click.Context, action: Resume | None, answer: str | None, as_json: bool) -> int:
     """Explain where the workflow stopped and the options; --retry, --skip, --abort act.
 
     \b
@@ -133,60 +128,45 @@ def resume(ctx: click.Context, action: str | None, answer: str | None, as_json: 
       agents-state resume
       agents-state resume --retry
     """
-    from agents_state.engine import events as ev
+    from agents_state.verbs.control import has_workflow
+    from agents_state.verbs.control import resume as run_resume
 
     app = app_from(ctx)
     if answer is not None and action is None:
-        from agents_state.cli.cmd_chain import answer_chain
+        from agents_state.verbs.chains import answer_chain
 
-        if answer_chain(app, answer, as_json):  # a chain said CLARIFY (issue 10)
+        report = answer_chain(app, answer)
+        if report is not None:  # a chain said CLARIFY (issue 10)
+            from agents_state.cli.chain_views import print_report
+
+            print_report(report, as_json)
             return 0
-    if _no_workflow(app, as_json):
-        return 0
-    if answer is not None and action is not None:
+    if answer is not None and action is not None and has_workflow(app):
         raise click.UsageError("--answer cannot be combined with --retry, --skip or --abort")
-    if answer is not None:
-        from agents_state.safetext import check_length
-
-        check_length(answer, "answer", "--answer", "")
-        out = app.run(ev.Answer(text=answer))
-        print_outcome(app, out.message, as_json, state=out.state)
-        return 0
-    if action is not None:
-        event = {"retry": ev.Retry(), "skip": ev.Skip(), "abort": ev.Abort()}[action]
-        out = app.run(event)
-        print_outcome(app, out.message, as_json, state=out.state)
-        return 0
-    state = app.require()
-    from agents_state.engine.resume import explain
-
-    info = explain(state)
-    if as_json:
-        emit_json({**info, "next": app.next_action(state)})
-    else:
-        from agents_state.safetext import escape
-
-        for line in info["explanation"].split("\n"):
-            click.echo(escape(line))
-        for opt in info["options"]:
-            click.echo(f"  {opt['command']:<32} {escape(opt['effect'])}")
+    _print(run_resume(app, action, answer), as_json)
     return 0
 
 
-def _no_workflow(app: Any, as_json: bool) -> bool:
-    """No workflow is a normal answer for stop and resume: one line, exit 0."""
-    if app.store_url is not None:
-        if app.state() is not None:
-            return False
-    elif app.store.state_path.exists() or app.store.state_path.is_symlink():
-        return False
+def _print(result: Recorded | Explained | NoWorkflow, as_json: bool) -> None:
+    """A steering command's result: its JSON, the outcome, the explanation and options, or
+    the one line of no workflow (a normal answer, exit 0)."""
+    from agents_state.verbs.results import Explained, Recorded
+
     if as_json:
-        emit_json({"message": "no active workflow", "next": app.next_action(None)})
+        emit_json(result.body())
+    elif isinstance(result, Recorded):
+        print_body(result, False)
+    elif isinstance(result, Explained):
+        from agents_state.safetext import escape
+
+        for line in result.explanation.split("\n"):
+            click.echo(escape(line))
+        for opt in result.options:
+            click.echo(f"  {opt['command']:<32} {escape(opt['effect'])}")
     else:
         from agents_state.views.nextaction import no_workflow_line
 
         click.echo(no_workflow_line())
-    return True
 
 
 def _read_text(source: str) -> str:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agents_state.app import App
-    from agents_state.models import State
+    from agents_state.verbs.results import Recorded
 
 __all__ = [
     "add_global_options",
@@ -20,7 +20,6 @@ __all__ = [
     "input_path",
     "json_option",
     "print_body",
-    "print_outcome",
     "set_option",
     "store_option",
 ]
@@ -168,25 +167,17 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
-def print_outcome(
-    app: App, message: str, as_json: bool, state: State | None = None, **extra: object
-) -> None:
-    """Print what happened and the next action; ``state`` is the committed one (no re-read)."""
-    from agents_state.verbs.common import outcome
-
-    print_body(outcome(app, message, state, **extra), as_json)
-
-
-def print_body(body: dict[str, Any], as_json: bool) -> None:
-    """An outcome body (``verbs.common.outcome``) as JSON, or its message and next action."""
+def print_body(result: Recorded, as_json: bool) -> None:
+    """A recording command's result (``verbs.common.outcome``) as its JSON body, or its message
+    and next action."""
     if as_json:
-        emit_json(body)
+        emit_json(result.body())
         return
     from agents_state.safetext import escape
     from agents_state.views.render import render_action
 
-    click.echo(escape(body["message"]))
-    click.echo(render_action(body["next"]))
+    click.echo(escape(result.message))
+    click.echo(render_action(result.next))
 
 
 def input_path(name: str, root: Any) -> Path:

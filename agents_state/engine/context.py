@@ -16,6 +16,7 @@ from agents_state.engine.ready import DONE
 from agents_state.errors import NotFoundError
 from agents_state.models import State
 from agents_state.policy import Policy
+from agents_state.types import Frozen as _Frozen
 from agents_state.workflow import PHASE_IDS
 
 if TYPE_CHECKING:
@@ -27,24 +28,6 @@ if TYPE_CHECKING:
     E = TypeVar("E", bound=Event)
 
 __all__ = ["DONE", "Ctx", "Handlers", "Outcome", "check_phase_id"]
-
-
-class _Frozen:
-    """Read-only once built, like a frozen dataclass; a plain class because ``dataclass`` would
-    compile six methods for each (~0.5 ms per class at import on every transition, issue 26)."""
-
-    __slots__ = ()
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {key!r}")
-
-    def __delattr__(self, key: str) -> None:
-        raise AttributeError(f"cannot delete field {key!r}")
-
-    def __repr__(self) -> str:
-        names: tuple[str, ...] = self.__slots__
-        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in names)
-        return f"{type(self).__name__}({shown})"
 
 
 class Ctx(_Frozen):

@@ -17,6 +17,7 @@ from agents_state.errors import UsageError
 
 if TYPE_CHECKING:
     from agents_state.app import App
+    from agents_state.verbs.results import Result
 
 __all__ = ["STATUS_PAGE", "TOOLS", "call", "tool_list"]
 
@@ -140,7 +141,7 @@ def call(name: str, args: dict[str, Any], open_app: Callable[[], App]) -> dict[s
     if name not in TOOLS:
         raise UsageError(f"no tool {name}; the tools: {', '.join(TOOLS)}")
     _check_args(name, args)
-    return _HANDLERS[name](args, open_app())
+    return _HANDLERS[name](args, open_app()).body()
 
 
 def _check_args(name: str, args: dict[str, Any]) -> None:
@@ -184,7 +185,7 @@ def _need(name: str, action: str, args: dict[str, Any], key: str) -> Any:
     return args[key]
 
 
-def _status(args: dict[str, Any], app: App) -> dict[str, Any]:
+def _status(args: dict[str, Any], app: App) -> Result:
     from agents_state.verbs.flow import status
 
     verbose = bool(args.get("verbose"))
@@ -194,7 +195,7 @@ def _status(args: dict[str, Any], app: App) -> dict[str, Any]:
     return status(app, verbose, args.get("offset", 0), limit, brief=True)
 
 
-def _next(args: dict[str, Any], app: App) -> dict[str, Any]:
+def _next(args: dict[str, Any], app: App) -> Result:
     import sys
 
     from agents_state.verbs.flow import next_action
@@ -202,19 +203,19 @@ def _next(args: dict[str, Any], app: App) -> dict[str, Any]:
     return next_action(app, lambda text: print(text, file=sys.stderr))
 
 
-def _compact(args: dict[str, Any], app: App) -> dict[str, Any]:
+def _compact(args: dict[str, Any], app: App) -> Result:
     from agents_state.verbs.flow import compact
 
     return compact(app)
 
 
-def _dispatch(args: dict[str, Any], app: App) -> dict[str, Any]:
+def _dispatch(args: dict[str, Any], app: App) -> Result:
     from agents_state.verbs.flow import dispatch
 
     return dispatch(app, args.get("task"), "task")
 
 
-def _phase(args: dict[str, Any], app: App) -> dict[str, Any]:
+def _phase(args: dict[str, Any], app: App) -> Result:
     from agents_state.verbs import steps as core
 
     action, phase = args["action"], args["phase"]
@@ -227,7 +228,7 @@ def _phase(args: dict[str, Any], app: App) -> dict[str, Any]:
     return core.phase_complete(app, phase, body, "artifact", args.get("plan_agents"))
 
 
-def _task(args: dict[str, Any], app: App) -> dict[str, Any]:
+def _task(args: dict[str, Any], app: App) -> Result:
     from agents_state.verbs import tasks as core
 
     action, agent = args["action"], args.get("agent")
@@ -247,7 +248,7 @@ def _task(args: dict[str, Any], app: App) -> dict[str, Any]:
     return core.task_done(app, tid, args.get("summary"), result, agent, args.get("attempt"))
 
 
-def _handoff(args: dict[str, Any], app: App) -> dict[str, Any]:
+def _handoff(args: dict[str, Any], app: App) -> Result:
     from agents_state.verbs.steps import handoff_record
 
     return handoff_record(
@@ -261,7 +262,7 @@ def _handoff(args: dict[str, Any], app: App) -> dict[str, Any]:
     )
 
 
-_HANDLERS: dict[str, Callable[[dict[str, Any], App], dict[str, Any]]] = {
+_HANDLERS: dict[str, Callable[[dict[str, Any], App], Result]] = {
     "status": _status,
     "next": _next,
     "compact": _compact,

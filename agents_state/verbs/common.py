@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from agents_state.app import App
     from agents_state.models import State
     from agents_state.store.commits import CommitLog
+    from agents_state.verbs.results import Recorded
 
 __all__ = ["open_app", "outcome"]
 
@@ -50,16 +51,18 @@ def _check_root(root: str) -> None:
         )
 
 
-def outcome(app: App, message: str, state: State | None = None, **extra: object) -> dict[str, Any]:
+def outcome(app: App, message: str, state: State | None = None, **extra: Any) -> Recorded:
     """What happened and the next action (``--json`` of the recording commands); ``state`` is
-    the committed one (no re-read)."""
+    the committed one (no re-read); ``extra``: the command's own fields, before ``next``."""
+    from agents_state.verbs.results import Recorded
+
     if state is None:
         state = app.state()
     action = app.next_action(state)
-    return {
-        "message": message,
-        "revision": state.revision if state else None,
-        "status": state.status if state else None,
-        **extra,
-        "next": action,
-    }
+    return Recorded(
+        message,
+        state.revision if state else None,
+        state.status if state else None,
+        action,
+        extra,
+    )

@@ -10,18 +10,21 @@ from agents_state.verbs.common import outcome
 if TYPE_CHECKING:
     from agents_state.app import App
     from agents_state.models import State
+    from agents_state.verbs.results import NextStep, NoWorkflow, Recorded, StatusReport
 
 __all__ = ["compact", "dispatch", "next_action", "no_workflow", "status"]
 
 
-def no_workflow(app: App) -> dict[str, Any]:
-    """The ``--json`` answer of a command that finds no workflow."""
-    return {"message": "no active workflow", "next": app.next_action(None)}
+def no_workflow(app: App) -> NoWorkflow:
+    """The answer of a command that finds no workflow."""
+    from agents_state.verbs.results import NoWorkflow
+
+    return NoWorkflow(app.next_action(None))
 
 
 def dispatch(
     app: App, task: str | None, shown: str = "TASK", replace: bool = False
-) -> dict[str, Any]:
+) -> Recorded | NoWorkflow:
     """Start a workflow for ``task`` (checked: ``shown`` names where it came from); without a
     task, where the workflow stands (``no_workflow`` when there is none)."""
     if task is None:
@@ -37,13 +40,15 @@ def dispatch(
     from agents_state.safetext import check_length
 
     check_length(task, "task", shown, "")
-    out = app.dispatch(task, replace=replace)
+    from agents_state.verbs.start import start_workflow
+
+    out = start_workflow(app, task, replace)
     from agents_state.gitwork.steps import dispatch_note
 
     return outcome(app, out.message + dispatch_note(app), state=out.state)
 
 
-def next_action(app: App, warn: Callable[[str], None]) -> dict[str, Any]:
+def next_action(app: App, warn: Callable[[str], None]) -> NextStep:
     """The next action; under worktree isolation a finished wave is merged first (issue 33) and
     the action then says so under ``merged``.  ``warn`` gets what failed on the way without
     stopping it."""
@@ -60,10 +65,9 @@ def next_action(app: App, warn: Callable[[str], None]) -> dict[str, Any]:
         state = merged.state if merged is not None else app.state()
     if state is not None and state.active:
         _book_unstopped(app, state, warn)
-    action = app.next_action(state)
-    if merged is not None:
-        action = {"merged": merged.message, **action}
-    return action
+    from agents_state.verbs.results import NextStep
+
+    return NextStep(app.next_action(state), merged.message if merged is not None else None)
 
 
 def _book_unstopped(app: App, state: State, warn: Callable[[str], None]) -> None:
@@ -86,15 +90,16 @@ def status(
     offset: int = 0,
     limit: int | None = None,
     brief: bool = False,
-) -> dict[str, Any]:
+) -> StatusReport:
     """``status --json``: the workflow (tasks only with ``verbose``, ``limit`` of them from
     ``offset`` when a limit is given; ``brief``: stages other than the current one as their
     phases' statuses), its usage, its fan-out path and the next action."""
-    from agents_state.app import utcnow
+    from agents_state.types import utcnow
+    from agents_state.verbs.results import StatusReport
 
     state = app.state()
     if state is None:
-        return {"workflow": None, "next": app.next_action(None)}
+        return StatusReport(None, app.next_action(None))
     path = app.fanout_path()  # issue 25: which path a fan-out takes, and why
     action = app.next_action(state, native=path.native and state.active)
     from agents_state.views.summary import summarize
@@ -112,7 +117,7 @@ def status(
         _brief(workflow, verbose)
     workflow["usage"] = usage
     workflow["fanouts"] = path.as_dict()
-    return {"workflow": workflow, "next": action}
+    return StatusReport(workflow, action)
 
 
 def _brief(workflow: dict[str, Any], verbose: bool) -> None:
@@ -150,7 +155,7 @@ def _page_tasks(workflow: dict[str, Any], offset: int, limit: int) -> None:
     }
 
 
-def compact(app: App) -> dict[str, Any]:
+def compact(app: App) -> Recorded:
     """Record the compaction point: asked of the user, or skipped as not needed (the
     conversation's size decides; this compacts nothing)."""
     from agents_state.engine.compaction import usage

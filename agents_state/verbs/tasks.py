@@ -12,11 +12,13 @@ from agents_state.workflow import TASK_PHASE
 if TYPE_CHECKING:
     from agents_state.app import App
     from agents_state.engine.phases import Outcome
+    from agents_state.models import State
+    from agents_state.verbs.results import Claimed, Recorded, TaskReport
 
 __all__ = ["agent_name", "task_claim", "task_done", "task_fail", "task_start", "tasks_load"]
 
 
-def tasks_load(app: App, data: bytes, shown: str, wave_size: int | None = None) -> dict[str, Any]:
+def tasks_load(app: App, data: bytes, shown: str, wave_size: int | None = None) -> Recorded:
     """Check the task definitions ``data`` (``shown``: where they came from), compute the waves
     (at most ``wave_size`` tasks each) and store both."""
     import orjson
@@ -45,7 +47,7 @@ def tasks_load(app: App, data: bytes, shown: str, wave_size: int | None = None) 
         {"tasks": [{"id": t.id, **t.as_state()} for t in defs]}, option=orjson.OPT_INDENT_2
     )
 
-    def write(state: object, out: object) -> None:
+    def write(state: State, out: Outcome) -> None:
         app.store.write_artifact("2.1-tasks.json", body)
 
     out = app.run(event, write)
@@ -86,21 +88,18 @@ def _check_git(app: App) -> None:
         check_git_info(state.git)
 
 
-def _report(out: Outcome, room: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A task command's answer; ``room`` adds the task's worktree and branch (or a fuller
-    message)."""
-    room = dict(room or {})
-    message = room.pop("message", out.message)
-    return {
-        "message": message,
-        "changed": out.changed,
-        "revision": out.state.revision,
-        **out.data,
-        **room,
-    }
+def _report(
+    out: Outcome, room: dict[str, Any] | None = None, said: str | None = None
+) -> TaskReport:
+    """A task command's answer; ``room`` adds the task's worktree and branch; ``said``: a
+    fuller message than the engine's."""
+    from agents_state.verbs.results import TaskReport
+
+    message = out.message if said is None else said
+    return TaskReport(message, out.changed, out.state.revision, out.data, room)
 
 
-def task_claim(app: App, task_id: str | None, agent: str | None) -> dict[str, Any]:
+def task_claim(app: App, task_id: str | None, agent: str | None) -> Claimed:
     """Take the next ready task of the current wave (or ``task_id``) for ``agent``."""
     from agents_state.engine.events import TaskClaim
     from agents_state.gitwork.steps import after_claim
@@ -110,21 +109,26 @@ def task_claim(app: App, task_id: str | None, agent: str | None) -> dict[str, An
     tid = out.data["task"]
     room = after_claim(app, out.state, tid)
     t = (out.state.phase(TASK_PHASE).tasks or {})[tid]
-    return {
-        "message": out.message,
-        "task": tid,
-        "attempt": out.data["attempt"],
-        "agent": out.data["agent"],
+    from agents_state.verbs.results import Claimed
+
+    definition = {
         "title": t.title,
         "description": t.description,
         "files": t.files,
         "complexity": t.complexity,
-        **room,
-        "revision": out.state.revision,
     }
+    return Claimed(
+        out.message,
+        tid,
+        out.data["attempt"],
+        out.data["agent"],
+        definition,
+        room,
+        out.state.revision,
+    )
 
 
-def task_start(app: App, task_id: str, agent: str | None) -> dict[str, Any]:
+def task_start(app: App, task_id: str, agent: str | None) -> TaskReport:
     from agents_state.engine.events import TaskStart
     from agents_state.gitwork.steps import after_claim
 
@@ -141,7 +145,7 @@ def task_done(
     agent: str | None = None,
     attempt: int | None = None,
     force: bool = False,
-) -> dict[str, Any]:
+) -> TaskReport:
     """Record ``task_id`` completed; ``result``: a result file's bytes and where they came from,
     kept as ``2.1-result-<ID>.md``; ``force``: a person completes a task nobody started."""
     from agents_state.engine.events import TaskDone
@@ -155,7 +159,7 @@ def task_done(
         check_markdown(data, shown)
         kept = f".agents/phases/2.1-result-{safe_name(task_id, 'task id')}.md"
 
-    def write(state: object, out: object) -> None:
+    def write(state: State, out: Outcome) -> None:
         if data is not None:
             app.store.write_artifact(f"2.1-result-{task_id}.md", data)
 
@@ -196,12 +200,12 @@ def task_done(
                 f"; the wave is done: it is merged into {out.state.git.branch} once its agents "
                 "have stopped (this worktree stays until then)"
             )
-    return _report(out, {"message": said} if said != out.message else None)
+    return _report(out, said=said)
 
 
 def task_fail(
     app: App, task_id: str, error: str, agent: str | None = None, attempt: int | None = None
-) -> dict[str, Any]:
+) -> TaskReport:
     from agents_state.engine.events import TaskFail
 
     return _report(app.run(TaskFail(task_id=task_id, error=error, agent=agent, attempt=attempt)))

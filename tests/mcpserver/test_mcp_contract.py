@@ -29,6 +29,7 @@ def test_the_tools_call_the_commands_core_functions_only() -> None:
         "agents_state.errors",
         "agents_state.verbs",
         "agents_state.verbs.flow",
+        "agents_state.verbs.results",  # issue 35: what the core functions return
         "agents_state.verbs.steps",
     }
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from dataclasses import dataclass as event_class
 
     from agents_state.engine.compaction import Usage
-    from agents_state.engine.merges import MergeResult
+    from agents_state.engine.mergeresult import MergeResult
 else:
 
     def event_class(**options: Any) -> Any:

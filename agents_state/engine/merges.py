@@ -10,7 +10,6 @@ next opens, or the phase ends) only in the transition that records its last merg
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
 
 from agents_state.engine import events as ev
 from agents_state.engine.context import Outcome
@@ -19,19 +18,9 @@ from agents_state.models import MergeIntent, PhaseState, State
 from agents_state.types import format_time
 from agents_state.workflow import TASK_PHASE
 
-__all__ = ["MergeResult", "apply_merge_event"]
+__all__ = ["apply_merge_event"]
 
 _OUTCOMES = ("merged", "nochange", "conflict", "pending")
-
-
-class MergeResult(NamedTuple):
-    """What the merge queue did to one task (``gitwork.queue``; recorded by ``merge_record``)."""
-
-    task: str
-    outcome: str  # one of ``_OUTCOMES``
-    commit: str | None  # the merge commit, when merged
-    head: str | None  # the task branch's head that was merged
-    files: tuple[str, ...]  # the conflicting files, when in conflict
 
 
 def apply_merge_event(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents_state.engine.merges import MergeResult
+from agents_state.engine.mergeresult import MergeResult
 from agents_state.engine.worktrees import commit_message, merge_queue, task_branch
 from agents_state.gitwork.git import Git, GitError
 from agents_state.gitwork.rooms import (

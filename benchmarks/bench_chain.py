@@ -32,6 +32,7 @@ def cpu_ms(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     proc.returncode = 0
     return (usage.ru_utime + usage.ru_stime) * 1000
 
+
 RESPONSE = {
     "task_id": "research-1",
     "phase": "research",

@@ -91,11 +91,14 @@ def _book(app: App, state: State, phase_id: str, runs: list[Run], model: str, t0
     from agents_state.types import format_time, utcnow
     from agents_state.usage.record import record_codex
 
+    if TYPE_CHECKING:
+        from agents_state.usage.book import AgentEntry
+
     used: dict[str, int] = {}
     for r in runs:
         for k, v in usage_tokens(r.usage).items():
             used[k] = used.get(k, 0) + v
-    entry = {
+    entry: AgentEntry = {
         "type": "codex",
         "phase": phase_id,
         "phaseBy": "start",

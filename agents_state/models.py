@@ -20,11 +20,18 @@ __all__ = [
     "Compaction",
     "Failure",
     "FailureContext",
+    "Fanout",
+    "FanoutAnswer",
+    "FanoutLaunch",
     "GateAnswer",
     "GateWait",
     "GitInfo",
+    "HandoffLedger",
+    "HandoffNote",
+    "LaunchSession",
     "MergeIntent",
     "PhaseState",
+    "RetryContext",
     "StageState",
     "State",
     "TaskState",
@@ -218,6 +225,100 @@ class GitInfo(_Model):
     intent: MergeIntent | None = None
 
 
+# -- what the hooks note as sub-agents answer (issue 35: declared fields, not untyped extras) ----
+
+
+def _dict_or_none(v: Any) -> Any:
+    # files written before these were fields kept them as free-form extras: a value that is
+    # not an object was never read (the readers ignored it), so it reads as none
+    return v if isinstance(v, dict) else None
+
+
+def _objects(v: Any) -> Any:
+    # entries that are not objects were skipped by the readers of the extras: drop them
+    if not isinstance(v, dict):
+        return {}
+    return {k: x for k, x in v.items() if isinstance(x, dict | Record)}
+
+
+def _objects_or_none(v: Any) -> Any:
+    return _objects(v) if isinstance(v, dict) else None
+
+
+def _object_list(v: Any) -> Any:
+    return [x for x in v if isinstance(x, dict | Record)] if isinstance(v, list) else []
+
+
+def _ints_only(v: Any) -> Any:
+    if not isinstance(v, dict):
+        return {}
+    return {str(k): x for k, x in v.items() if isinstance(x, int) and not isinstance(x, bool)}
+
+
+class FanoutAnswer(_Model):
+    """One agent's answer to a fan-out, as its SubagentStop hook recorded it."""
+
+    at: str = ""
+    answer: Any = None  # the agent's structured answer (its handoff response), kept as written
+
+
+class LaunchSession(_Model):
+    """The keys of a fan-out one session launched (issue 32: a printed fan-out runs once)."""
+
+    at: str = ""
+    keys: StrList = field(default_factory=list)
+
+
+class FanoutLaunch(_Model):
+    """The launches of one run of a fan-out's phase (``run``: its start, attempts, rounds)."""
+
+    run: str = ""
+    sessions: Annotated[dict[str, LaunchSession], Before(_objects)] = field(default_factory=dict)
+
+
+class Fanout(_Model):
+    """The answers of one fan-out (issue 25) for the run of its phase that began at ``since``."""
+
+    phase: str = ""
+    since: str | None = None
+    answers: Annotated[dict[str, FanoutAnswer], Before(_objects)] = field(default_factory=dict)
+    launched: Annotated[FanoutLaunch | None, Before(_dict_or_none)] = None
+
+
+class HandoffNote(_Model):
+    """One recorded sub-agent response in the handoff ledger."""
+
+    at: str = ""
+    target: str = ""  # "task 2.1-a", "phase 1.3", "the ledger of phase 0"
+    phase: str = ""
+    decision: str = ""
+    kind: str = ""
+    digest: str = ""
+    task: str | None = None
+    taskId: str | None = None
+    role: str | None = None
+    summary: str | None = None
+    tokens: int | None = None
+    agent: str | None = None
+
+
+class RetryContext(_Model):
+    """A QA failure the writer re-runs with: its task, or the phase a review sends back to."""
+
+    task: str | None = None
+    phase: str | None = None
+    failures: StrList = field(default_factory=list)
+    attempt: int = 2
+
+
+class HandoffLedger(_Model):
+    """Every recorded sub-agent response, ``tokens_used`` summed per phase, the retry context."""
+
+    records: Annotated[list[HandoffNote], Before(_object_list)] = field(default_factory=list)
+    tokens: Annotated[dict[str, int], Before(_ints_only)] = field(default_factory=dict)
+    retry: Annotated[RetryContext | None, Before(_dict_or_none)] = None
+
+
 class State(_Model):
     version: int = SCHEMA_VERSION
     revision: Count = 0
@@ -240,6 +341,9 @@ class State(_Model):
     gateAnswers: list[GateAnswer] = field(default_factory=list)  # every answer, oldest first
     startedAt: IsoTime | None = None
     updatedAt: IsoTime | None = None
+    # issue 35: answers by fan-out id and agent key, and the handoff ledger; none until noted
+    fanouts: Annotated[dict[str, Fanout] | None, Before(_objects_or_none)] = None
+    handoffs: Annotated[HandoffLedger | None, Before(_dict_or_none)] = None
 
     def phase(self, phase_id: str) -> PhaseState:
         from agents_state.workflow import get_phase

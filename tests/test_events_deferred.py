@@ -29,7 +29,7 @@ def _required(cls: type) -> dict[str, object]:
 def test_each_event_becomes_the_dataclass_it_declares(cls: type[ev.Event]) -> None:
     ev._materialise(cls)
     assert cls not in ev._PENDING and "__init__" in cls.__dict__
-    hints = typing.get_type_hints(cls, vars(ev) | {"Usage": object})
+    hints = typing.get_type_hints(cls, vars(ev) | {"Usage": object, "MergeResult": object})
     declared = [
         n
         for c in reversed(cls.__mro__)

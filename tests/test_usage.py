@@ -550,7 +550,7 @@ def test_a_read_made_before_the_lock_is_dropped_if_the_book_moved_meanwhile(
     assert record_main(str(root), s, str(path)) == 2  # another hook booked them first
     got: list[Any] = []
 
-    def apply(book: dict[str, Any]) -> bool:
+    def apply(book: bk.Book) -> bool:
         got.append(early(book))
         return False
 

@@ -23,7 +23,6 @@ from agents_state.chains.rules import (
 from agents_state.chains.state import MAX_WRITER_RETRIES, ChainState, StepRun, step_runs
 from agents_state.config import resolve_model
 from agents_state.engine.scoring import Sizing
-from agents_state.handoff.protocol import check_handoff
 from agents_state.types import format_time
 
 __all__ = [
@@ -205,6 +204,8 @@ def requests_for(chain: ChainState) -> list[dict[str, Any]]:
             "instructions": _instructions(chain, step, instance),
             "expected_output": EXPECTED[step.role],
         }
+        from agents_state.handoff.protocol import check_handoff  # the boundary: pydantic
+
         check_handoff(request, f"{chain.id} {step.id} request", "request")
         out.append(request)
     return out

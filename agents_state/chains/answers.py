@@ -12,7 +12,10 @@ from agents_state.chains.rules import VALIDATOR, WRITER_SUMMARY_TOKENS, capped_w
 from agents_state.chains.state import ChainState, StepRun
 from agents_state.errors import InvalidInputError
 from agents_state.handoff.constants import CHECK_MODES
-from agents_state.handoff.reduce import Handoff
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agents_state.handoff.reduce import Handoff
 
 __all__ = ["check_answers"]
 

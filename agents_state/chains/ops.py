@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from pydantic import ValidationError
 
 from agents_state.chains.action import CHAINS_DIR, new_chain, requests_for, slot_paths
 from agents_state.chains.catalogue import ChainDef, get_chain, plan_steps, size_feature
 from agents_state.chains.state import ChainEvent, ChainOutcome, ChainState, chain_apply
 from agents_state.errors import NotFoundError, StateFileError, UsageError
-from agents_state.handoff.reduce import Handoff, digest
+from agents_state.records.base import RecordError
 from agents_state.records.problems import field_problems
 from agents_state.store.files import Store
 from agents_state.store.fsops import check_dir, make_dir, read_regular
@@ -118,7 +117,7 @@ def _decode(data: bytes, shown: str) -> ChainState:
         return ChainState.model_validate(orjson.loads(data))
     except orjson.JSONDecodeError as e:
         raise StateFileError(shown, "", f"not valid JSON ({e})") from None
-    except ValidationError as e:
+    except RecordError as e:
         first = field_problems(e)[0]
         raise StateFileError(shown, first.path, first.msg) from None
 
@@ -212,6 +211,8 @@ def apply_event(
     def mutate(current: ChainState | None, _ids: list[str]) -> ChainOutcome:
         assert current is not None
         h = event.handoff
+        if h is not None:  # a response, validated with pydantic already
+            from agents_state.handoff.reduce import digest
         repeat = (
             h is not None
             and bool(current.history)
@@ -233,6 +234,7 @@ def record_on_workflow(
     if chain.status != "completed" or not link or link.get("recorded"):
         return None
     from agents_state.handoff.ops import record
+    from agents_state.handoff.reduce import Handoff
 
     summary = next((s.summary for s in reversed(chain.steps) if s.summary), None)
     files = [f for s in chain.steps for f in s.files]

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any, Literal
 
 from agents_state.chains.catalogue import (
     CHAINS,
@@ -34,8 +32,12 @@ from agents_state.chains.catalogue import (
     plan_steps,
 )
 from agents_state.errors import TransitionNotAllowedError
-from agents_state.handoff.reduce import Handoff, digest
+from agents_state.records.base import Record, field
 from agents_state.types import format_time
+
+if TYPE_CHECKING:  # a response arrives validated (pydantic, at the boundary); reading a chain
+    # needs none of it
+    from agents_state.handoff.reduce import Handoff
 
 __all__ = [
     "CHAIN_ACCEPTS",
@@ -84,8 +86,10 @@ def _move(c: ChainState, event: str, guard: str = "") -> None:
         ) from None
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class _Model(Record):
+    """The chain's records: the state's record system (issue 35), unknown fields kept."""
+
+    extra = "allow"
 
 
 class StepRun(_Model):
@@ -93,7 +97,7 @@ class StepRun(_Model):
     agent: str
     role: str
     mode: str | None = None
-    instances: list[str] = Field(default_factory=list)
+    instances: list[str] = field(default_factory=list)
     submode: str = "full"
     model: str
     status: Literal["pending", "running", "completed"] = "pending"
@@ -101,7 +105,7 @@ class StepRun(_Model):
     timeouts: int = 0
     decision: str | None = None
     summary: str | None = None
-    files: list[str] = Field(default_factory=list)
+    files: list[str] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -118,23 +122,23 @@ class ChainState(_Model):
     submode: str | None = None
     status: ChainStatus = "running"
     revision: int = 1
-    sizing: dict[str, Any] = Field(default_factory=dict)
+    sizing: dict[str, Any] = field(default_factory=dict)
     steps: list[StepRun]
     current: int = 0
     writerRetries: int = 0
     retry: dict[str, Any] | None = None  # design 002's retry_context for the writer
     simplified: bool = False  # the current step re-runs with a simplified handoff
     clarify: dict[str, Any] | None = None
-    answers: list[dict[str, Any]] = Field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
     blockedReason: str | None = None
     escalated: bool = False
-    files: list[str] = Field(default_factory=list)
-    constraints: list[str] = Field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
     specPath: str | None = None
-    models: dict[str, str] = Field(default_factory=dict)  # --model overrides
+    models: dict[str, str] = field(default_factory=dict)  # --model overrides
     priorSummary: str | None = None  # implement-only: the research summary of an earlier run
     workflow: dict[str, Any] | None = None  # {"phase", "task", "recorded"} inside a workflow
-    history: list[dict[str, Any]] = Field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
     createdAt: str | None = None
     updatedAt: str | None = None
 
@@ -189,6 +193,8 @@ def chain_apply(chain: ChainState, event: ChainEvent, now: datetime) -> ChainOut
     c = chain.model_copy(deep=True)
     ts = format_time(now)
     if event.name == "respond":
+        from agents_state.handoff.reduce import digest  # a response: pydantic is loaded already
+
         assert event.handoff is not None
         if c.history and c.history[-1].get("digest") == digest(event.handoff):
             return ChainOutcome(
@@ -223,6 +229,8 @@ def _dispatch(c: ChainState, index: int) -> None:
 
 
 def _respond(c: ChainState, h: Handoff, ts: str) -> str:
+    from agents_state.handoff.reduce import digest
+
     step = c.step
     assert step is not None
     decision = h.decision or "PROCEED"

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from dataclasses import dataclass as event_class
 
     from agents_state.engine.compaction import Usage
+    from agents_state.engine.mergeresult import MergeResult
 else:
 
     def event_class(**options: Any) -> Any:
@@ -275,10 +276,10 @@ class MergeRecord(Event):
     """What the merge queue did: per task (id, outcome, commit, head, conflicting files)."""
 
     name: ClassVar[str] = "merge_record"
-    results: tuple[tuple[str, str, str | None, str | None, tuple[str, ...]], ...]
+    results: tuple[MergeResult, ...]
 
     def record(self) -> dict[str, Any]:
-        return {"event": self.name, "merges": {r[0]: r[1] for r in self.results}}
+        return {"event": self.name, "merges": {r.task: r.outcome for r in self.results}}
 
 
 @event_class(eq=False, repr=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agents_state.models import State
+from agents_state.models import Fanout, FanoutAnswer, FanoutLaunch, LaunchSession, State
 from agents_state.workflow import SIZED_PHASE, TASK_PHASE, Phase
 
 TYPE_CHECKING = False
@@ -103,73 +103,65 @@ def fanout_id(phase: Phase, wave: int | None = None) -> str:
 # -- the answers recorded so far -----------------------------------------------------------------
 
 
-def _table(state: State) -> dict[str, Any]:
-    raw = (state.model_extra or {}).get(FANOUTS)
-    return dict(raw) if isinstance(raw, dict) else {}
+def _entry(state: State, fanout: str) -> tuple[str, Fanout]:
+    """(its phase, the entry of ``fanout`` for the current run of its phase): a fresh record
+    when none was noted in this run (a review sent the phase back: a new run)."""
+    phase = TASK_PHASE if fanout.startswith(f"{TASK_PHASE}-w") else fanout
+    started = state.phase(phase).startedAt
+    entry = (state.fanouts or {}).get(fanout)
+    if entry is None or entry.since != started:
+        return phase, Fanout(phase=phase, since=started)
+    return phase, entry.model_copy()
+
+
+def _put(state: State, fanout: str, entry: Fanout) -> None:
+    state.fanouts = {**(state.fanouts or {}), fanout: entry}
 
 
 def recorded(state: State, fanout: str) -> dict[str, Any]:
-    """The answers recorded for ``fanout`` since its phase (last) started, by agent key."""
-    entry = _table(state).get(fanout)
-    if not isinstance(entry, dict):
+    """The answers recorded for ``fanout`` since its phase (last) started, by agent key: each
+    ``{"at", "answer"}`` as in ``.agents/phases/fanout-<id>.json``."""
+    entry = (state.fanouts or {}).get(fanout)
+    if entry is None:
         return {}
-    phase = str(entry.get("phase", ""))
-    started = state.phase(phase).startedAt if phase else None
-    if entry.get("since") != started:
+    started = state.phase(entry.phase).startedAt if entry.phase else None
+    if entry.since != started:
         return {}  # a former run of the phase (a review sent it back): not this one's answers
-    answers = entry.get("answers")
-    return dict(answers) if isinstance(answers, dict) else {}
+    return {k: {"at": a.at, "answer": a.answer} for k, a in entry.answers.items()}
 
 
 def note_answer(state: State, fanout: str, key: str, answer: Any, at: str) -> bool:
-    """Record agent ``key``'s answer to ``fanout`` in ``state`` (in place, under the store's
-    lock); False when the same answer is there already."""
-    phase = TASK_PHASE if fanout.startswith(f"{TASK_PHASE}-w") else fanout
-    table = _table(state)
-    started = state.phase(phase).startedAt
-    entry = table.get(fanout)
-    if not isinstance(entry, dict) or entry.get("since") != started:
-        entry = {"phase": phase, "since": started, "answers": {}}
-    answers = dict(entry.get("answers") or {})
-    if key in answers and answers[key].get("answer") == answer:
+    """Record agent ``key``'s answer to ``fanout`` in ``state`` (under the store's lock; the
+    records read are not changed, new ones are set); False when the same answer is there."""
+    _, entry = _entry(state, fanout)
+    was = entry.answers.get(key)
+    if was is not None and was.answer == answer:
         return False
-    answers[key] = {"at": at, "answer": answer}
-    table[fanout] = {**entry, "answers": answers}
-    if state.model_extra is None:
-        raise ValueError("the state keeps no extra fields")
-    state.model_extra[FANOUTS] = table
+    entry.answers = {**entry.answers, key: FanoutAnswer(at=at, answer=answer)}
+    _put(state, fanout, entry)
     return True
 
 
 def note_launch(state: State, fanout: str, session: str, keys: list[str], at: str) -> list[str]:
     """Record that the session ``session`` launched ``keys`` of ``fanout`` in this run of its
-    phase (in place, under the store's lock); the keys it had launched already (issue 32: a
-    printed fan-out is approved once; a new session, after a kill, prints it anew)."""
+    phase (under the store's lock); the keys it had launched already (issue 32: a printed
+    fan-out is approved once; a new session, after a kill, prints it anew)."""
     from agents_state.workflow import PHASE_IDS
 
-    phase = TASK_PHASE if fanout.startswith(f"{TASK_PHASE}-w") else fanout
-    table = _table(state)
-    started = state.phase(phase).startedAt
-    entry = table.get(fanout)
-    if not isinstance(entry, dict) or entry.get("since") != started:
-        entry = {"phase": phase, "since": started, "answers": {}}
+    phase, entry = _entry(state, fanout)
     # the run: a phase sent back keeps its first startedAt; a send-back or a failure starts one
     rounds = sum(state.phase(p).reviewRounds for p in PHASE_IDS)
-    run = f"{started or ''}|{state.phase(phase).attempts}|{rounds}"
-    launched = entry.get("launched")
-    if not isinstance(launched, dict) or launched.get("run") != run:
-        launched = {"run": run, "sessions": {}}
-    sessions = dict(launched.get("sessions") or {})
+    run = f"{state.phase(phase).startedAt or ''}|{state.phase(phase).attempts}|{rounds}"
+    launched = entry.launched
+    sessions = dict(launched.sessions) if launched is not None and launched.run == run else {}
     mine = sessions.get(session)
-    known = list(mine["keys"]) if isinstance(mine, dict) else []
+    known = list(mine.keys) if mine is not None else []
     before = [k for k in known if k in keys]
     if before:
         return before
-    sessions[session] = {"at": at, "keys": sorted({*known, *keys})}
-    table[fanout] = {**entry, "launched": {"run": run, "sessions": sessions}}
-    if state.model_extra is None:
-        raise ValueError("the state keeps no extra fields")
-    state.model_extra[FANOUTS] = table
+    sessions[session] = LaunchSession(at=at, keys=sorted({*known, *keys}))
+    entry.launched = FanoutLaunch(run=run, sessions=sessions)
+    _put(state, fanout, entry)
     return []
 
 

@@ -73,7 +73,7 @@ def apply_merge_event(
             + f"with: agents-state merge --resolve {conflicts[0]})"
         )
     data = {"merged": merged, "conflicts": conflicts}
-    last = event.results[-1][0] if event.results else None
+    last = event.results[-1].task if event.results else None
     return Outcome(state, message, True, data, data), last
 
 

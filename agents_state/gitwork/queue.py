@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agents_state.engine.mergeresult import MergeResult
 from agents_state.engine.worktrees import commit_message, merge_queue, task_branch
 from agents_state.gitwork.git import Git, GitError
 from agents_state.gitwork.rooms import (
@@ -33,9 +34,7 @@ if TYPE_CHECKING:
     from agents_state.engine.context import Outcome
     from agents_state.models import GitInfo
 
-__all__ = ["Result", "prepare_resolve", "repair_integration", "run_queue"]
-
-Result = tuple[str, str, str | None, str | None, tuple[str, ...]]
+__all__ = ["prepare_resolve", "repair_integration", "run_queue"]
 
 
 def repair_integration(intg: Git, branch: str, interrupted: bool) -> str:
@@ -154,7 +153,7 @@ def _results(
     conflicts: dict[str, tuple[str, ...]],
     since: str,
     made: dict[str, str] | None,
-) -> list[Result]:
+) -> list[MergeResult]:
     """What happened to each task.  ``made``: the merge commits of an uninterrupted run;
     ``None`` after a killed one, when the integration branch's own history says it: a task whose
     head is the second parent of a merge commit since the run began (this run's or a killed
@@ -168,27 +167,27 @@ def _results(
             parts = line.split()
             for parent in parts[2:]:
                 merged_by.setdefault(parent, parts[0])
-    out: list[Result] = []
+    out: list[MergeResult] = []
     for tid in queue:
         head = heads[tid]
         if tid in conflicts:
-            out.append((tid, "conflict", None, head, conflicts[tid]))
+            out.append(MergeResult(tid, "conflict", None, head, conflicts[tid]))
         elif head is not None and head in merged_by:
-            out.append((tid, "merged", merged_by[head], head, ()))
+            out.append(MergeResult(tid, "merged", merged_by[head], head, ()))
         else:
-            out.append((tid, "nochange", None, head, ()))
+            out.append(MergeResult(tid, "nochange", None, head, ()))
     return out
 
 
-def _tidy(app: App, git: GitInfo, results: list[Result]) -> None:
+def _tidy(app: App, git: GitInfo, results: list[MergeResult]) -> None:
     """Remove the worktrees of merged tasks (their branches stay unless ``deleteMerged``):
     each folder is moved aside at once, then deleted, then git forgets them in one prune."""
     from agents_state.gitwork.rooms import discard_worktrees
 
-    done = [tid for tid, outcome, *_ in results if outcome != "conflict"]
+    done = [r.task for r in results if r.outcome != "conflict"]
     discard_worktrees(app, git, done)
     if git.deleteMerged:
-        gone = [task_branch(git, t) for t, outcome, *_ in results if outcome == "merged"]
+        gone = [task_branch(git, r.task) for r in results if r.outcome == "merged"]
         if gone:
             Git(app.root).run("branch", "-D", *gone, ok=(0, 1))
 

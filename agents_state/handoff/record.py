@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from agents_state.engine import events as ev
 from agents_state.engine.gate import TEST_RUN
@@ -34,7 +33,7 @@ from agents_state.engine.phases import Outcome, apply
 from agents_state.errors import NotFoundError, TransitionNotAllowedError
 from agents_state.handoff.constants import CHECK_MODES, MAX_WRITER_RETRIES
 from agents_state.handoff.reduce import Handoff, digest
-from agents_state.models import State
+from agents_state.models import HandoffLedger, HandoffNote, RetryContext, State
 from agents_state.policy import Policy
 from agents_state.types import format_time
 from agents_state.workflow import TASK_PHASE, PhaseKind, artifact_path, get_phase
@@ -66,15 +65,15 @@ class Target:
         return f"task {self.task}" if self.task else f"phase {self.phase}"
 
 
-def _recent_digests(records: list[dict[str, Any]]) -> set[tuple[str, str]]:
+def _recent_digests(records: list[HandoffNote]) -> set[tuple[str, str]]:
     """(digest, target) recorded since the last STOP: a re-run after a STOP may repeat its
     answer; the same answer noted in the ledger only (from an agent not sent for its task)
     does not stop it from completing the task when its own agent sends it."""
     recent: set[tuple[str, str]] = set()
     for rec in reversed(records):
-        if rec.get("decision") == "STOP":
+        if rec.decision == "STOP":
             break
-        recent.add((str(rec.get("digest")), str(rec.get("target"))))
+        recent.add((rec.digest, rec.target))
     return recent
 
 
@@ -186,7 +185,7 @@ def record_handoff(
         sender_prompt=sender_prompt,
         sender=sender,
     )
-    if (key, str(t)) in _recent_digests(led["records"]):
+    if (key, str(t)) in _recent_digests(led.records):
         return Outcome(
             state,
             f"this {h.decision} response was already recorded; nothing changed",
@@ -217,44 +216,41 @@ def record_handoff(
 
 def _update_ledger(
     state: State,
-    led: dict[str, Any],
+    led: HandoffLedger,
     h: Handoff,
     t: Target,
     key: str,
     agent: str | None,
     now: datetime,
 ) -> None:
-    entry: dict[str, Any] = {
-        "at": format_time(now),
-        "target": str(t),
-        "phase": t.phase,
-        "decision": h.decision,
-        "kind": h.kind,
-        "digest": key,
-    }
-    for name, value in (
-        ("task", t.task),
-        ("taskId", h.task_id),
-        ("role", h.phase),
-        ("summary", h.summary),
-        ("tokens", h.tokens_used),
-        ("agent", agent),
-    ):
-        if value is not None:
-            entry[name] = value
-    led["records"].append(entry)
+    """Note ``h`` in ``led`` (a fresh copy, ``ledger``) and set it on ``state``."""
+    led.records.append(
+        HandoffNote(
+            at=format_time(now),
+            target=str(t),
+            phase=t.phase,
+            decision=h.decision or "",
+            kind=h.kind,
+            digest=key,
+            task=t.task,
+            taskId=h.task_id,
+            role=h.phase,
+            summary=h.summary,
+            tokens=h.tokens_used,
+            agent=agent,
+        )
+    )
     if h.tokens_used:
-        led["tokens"][t.phase] = led["tokens"].get(t.phase, 0) + h.tokens_used
+        led.tokens[t.phase] = led.tokens.get(t.phase, 0) + h.tokens_used
     retry = _retry_context(state, h, t)
     if retry is not None:
-        led["retry"] = retry
+        led.retry = retry
     elif _is_qa(h) and not t.ledger_only:  # passed, or retries ran out and the workflow escalated
-        led.pop("retry", None)
-    assert state.model_extra is not None
-    state.model_extra[LEDGER] = led
+        led.retry = None
+    state.handoffs = led
 
 
-def _retry_context(state: State, h: Handoff, t: Target) -> dict[str, Any] | None:
+def _retry_context(state: State, h: Handoff, t: Target) -> RetryContext | None:
     if h.decision != "STOP" or not _is_qa(h) or state.status != "in_progress" or t.ledger_only:
         return None
     failures = list(h.failures or h.issues) or [h.stop_reason]
@@ -262,12 +258,12 @@ def _retry_context(state: State, h: Handoff, t: Target) -> dict[str, Any] | None
         task = (state.phase(TASK_PHASE).tasks or {}).get(t.task)
         if task is None or task.status != "pending":
             return None
-        return {"task": t.task, "failures": failures, "attempt": task.attempts + 1}
+        return RetryContext(task=t.task, failures=failures, attempt=task.attempts + 1)
     spec = get_phase(t.phase)
     if spec.kind is not PhaseKind.REVIEW or spec.reviews is None:
         return None
     rounds = state.phase(t.phase).reviewRounds
-    return {"phase": spec.reviews, "failures": failures, "attempt": rounds + 1}
+    return RetryContext(phase=spec.reviews, failures=failures, attempt=rounds + 1)
 
 
 def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
@@ -276,17 +272,12 @@ def _message(state: State, h: Handoff, t: Target, engine_msg: str) -> str:
         head += f" ({h.tokens_used} tokens used)"
     if t.ledger_only:
         return f"{head}: {ledger_note(state, t.phase)}"
-    retry = ledger(state).get("retry")
-    if (
-        h.decision == "STOP"
-        and _is_qa(h)
-        and isinstance(retry, dict)
-        and state.status == "in_progress"
-    ):
-        where = f"task {retry['task']}" if retry.get("task") else f"phase {retry.get('phase')}"
+    retry = state.handoffs.retry if state.handoffs else None
+    if h.decision == "STOP" and _is_qa(h) and retry is not None and state.status == "in_progress":
+        where = f"task {retry.task}" if retry.task else f"phase {retry.phase}"
         return (
             f"{head}: {engine_msg}; re-run the writer for {where} (retry "
-            f"{retry['attempt'] - 1} of {MAX_WRITER_RETRIES}); its request, with the "
+            f"{retry.attempt - 1} of {MAX_WRITER_RETRIES}); its request, with the "
             f"failures as retry_context: agents-state handoff new"
         )
     return f"{head}: {engine_msg}" if engine_msg else head

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents_state.handoff.protocol import check_handoff
-from agents_state.handoff.record import Target, ledger
+from agents_state.handoff.record import Target
 from agents_state.models import State
 from agents_state.workflow import SIZED_PHASE, TASK_PHASE, PhaseKind, get_phase
 
@@ -38,27 +38,21 @@ def default_role(phase_id: str) -> str:
 
 
 def _previous_findings(state: State, target: Target) -> str | None:
-    for rec in reversed(ledger(state)["records"]):
-        if (
-            rec.get("decision") == "PROCEED"
-            and rec.get("summary")
-            and rec.get("target") != str(target)
-        ):
-            return str(rec["summary"])
+    records = state.handoffs.records if state.handoffs else []
+    for rec in reversed(records):
+        if rec.decision == "PROCEED" and rec.summary and rec.target != str(target):
+            return rec.summary
     return None
 
 
 def _retry(state: State, target: Target) -> dict[str, Any] | None:
-    retry = ledger(state).get("retry")
-    if not isinstance(retry, dict):
+    retry = state.handoffs.retry if state.handoffs else None
+    if retry is None:
         return None
-    if (target.task and retry.get("task") == target.task) or (
-        not target.task and retry.get("phase") == target.phase and not retry.get("task")
+    if (target.task and retry.task == target.task) or (
+        not target.task and retry.phase == target.phase and not retry.task
     ):
-        return {
-            "failures": list(retry.get("failures") or []),
-            "attempt": int(retry.get("attempt") or 2),
-        }
+        return {"failures": list(retry.failures), "attempt": retry.attempt or 2}
     return None
 
 

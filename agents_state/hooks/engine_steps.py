@@ -26,9 +26,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    Spec: TypeAlias = tuple[dict[str, str], tuple[str, ...], str | None]
+    Row: TypeAlias = tuple[dict[str, str], tuple[str, ...], str | None]
 
-__all__ = ["STEPS", "SUBAGENT_STEPS", "Parsed", "parse"]
+__all__ = ["STEPS", "SUBAGENT_STEPS", "Parsed", "Step", "parse"]
 
 FLAG, TEXT, PATH, ID = "flag", "text", "path", "id"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")  # a chain id ("code-1"): never a path
@@ -43,8 +43,20 @@ _EVERYWHERE = {
     "--set": "refused",
 }
 
+
+class Step:
+    """One row of the table: the options Click accepts (name -> kind), the kinds of the
+    positional arguments, and the kind of any more of them (None: no more).  A slotted class,
+    as ``persons.Decision``: a ``NamedTuple`` would import ``typing`` on the hook's path."""
+
+    __slots__ = ("args", "more", "options")
+
+    def __init__(self, options: dict[str, str], args: tuple[str, ...], more: str | None) -> None:
+        self.options, self.args, self.more = options, args, more
+
+
 # (the command's words) -> (its options, its positional arguments, what more of them are)
-STEPS: dict[tuple[str, ...], Spec] = {
+_ROWS: dict[tuple[str, ...], Row] = {
     ("next",): ({}, (), None),
     ("status",): (
         {"--verbose": FLAG, "-v": FLAG, "--brief": FLAG, "--offset": TEXT, "--limit": TEXT},
@@ -137,11 +149,12 @@ STEPS: dict[tuple[str, ...], Spec] = {
     ("budget",): ({"--stage": TEXT}, (), None),  # not --raise / --once: the user's (issue 24)
     ("report",): ({"--html": FLAG}, (), None),  # printed, never written
 }
+STEPS: dict[tuple[str, ...], Step] = {words: Step(*row) for words, row in _ROWS.items()}
 for _person in DECISIONS:  # the person's decisions: never on the list (issues 24, 32, 36)
     if _person.option is None:
         STEPS.pop(_person.words, None)
     elif _person.words in STEPS:
-        STEPS[_person.words][0].pop(_person.option, None)
+        STEPS[_person.words].options.pop(_person.option, None)
 _GROUPS = frozenset(words[0] for words in STEPS if len(words) > 1)
 # what a sub-agent of this plugin may record or read: its task, its handoff, where things stand
 SUBAGENT_STEPS = frozenset({"task", "handoff", "status", "next", "context"})
@@ -209,8 +222,8 @@ def parse(args: list[str]) -> Parsed | None:
     return _leaf(args[i:], words, spec, roots)
 
 
-def _leaf(args: list[str], words: tuple[str, ...], spec: Spec, roots: list[str]) -> Parsed | None:
-    known, positional, more = spec
+def _leaf(args: list[str], words: tuple[str, ...], spec: Step, roots: list[str]) -> Parsed | None:
+    known, positional, more = spec.options, spec.args, spec.more
     paths: list[str] = []
     values: list[str] = []
     i, options_end = 0, False

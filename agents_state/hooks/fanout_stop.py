@@ -85,7 +85,7 @@ def record(
     commit."""
     from agents_state.app import App
     from agents_state.engine.context import Outcome
-    from agents_state.engine.fanout import FANOUTS, note_answer
+    from agents_state.engine.fanout import note_answer, recorded
     from agents_state.errors import NotFoundError
     from agents_state.types import format_time, utcnow
     from agents_state.workflow import TASK_PHASE
@@ -119,8 +119,7 @@ def record(
         event = {"event": "fanout_answer", "fanout": fanout, "key": key}
         rec = {"rev": new.revision, "at": at, **out.record, **event}
         if not fanout.startswith(f"{TASK_PHASE}-w"):
-            table = (new.model_extra or {}).get(FANOUTS, {})
-            answers = table.get(fanout, {}).get("answers", {})
+            answers = recorded(new, fanout)
             body = json.dumps(answers, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
             store.write_artifact(answers_file(fanout), body.encode())
         return Outcome(new, out.message, True, rec, dict(out.data))

@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, cast
 
 __all__ = [
     "ASKED",
     "FILE",
     "KEPT",
+    "Refusal",
     "forget_if_ran",
     "of_step",
     "refusal_of",
@@ -33,6 +34,20 @@ FILE = "refusals.json"
 KEPT = 20  # refused calls kept, the oldest dropped
 # how Claude Code 2.1.330 words a tool call it refused for want of a permission rule
 _MARKS = ("haven't granted", "needs approval", "requires approval", "permission to use")
+
+
+class Refusal(TypedDict):
+    """One refused call in ``.agents/refusals.json`` (a JSON object as written; a TypedDict,
+    not a record: the hook keeps and drops entries and never builds more than this)."""
+
+    agent: str  # the host's agent_id, or "main"
+    agentType: str | None
+    tool: str
+    target: str | None  # the path, command or URL, shortened (``_target``)
+    rules: list[str]  # the narrowest ``permissions.allow`` rules, none for a person's decision
+    rule: str  # the rules quoted and joined, or ``allowrules.PERSON``
+    error: str
+    at: str
 
 
 def rule_for(tool: str, tool_input: dict[str, Any], root: str | None = None) -> str:
@@ -55,7 +70,7 @@ def _target(tool: str, tool_input: dict[str, Any]) -> str | None:
 ASKED = "the host asked for permission (headless: refused)"
 
 
-def refusal_of(payload: dict[str, Any], at: str, root: str | None = None) -> dict[str, Any] | None:
+def refusal_of(payload: dict[str, Any], at: str, root: str | None = None) -> Refusal | None:
     """A refusal from a PostToolUseFailure payload (its error reads as one) or a
     PermissionRequest payload (headless, the host refuses what it would ask), else None."""
     asked = payload.get("hook_event_name") == "PermissionRequest"
@@ -87,25 +102,28 @@ def _path(root: str) -> str:
     return os.path.join(root, ".agents", FILE)
 
 
-def _read(root: str) -> list[dict[str, Any]]:
+def _read(root: str) -> list[Refusal]:
     try:
         with open(_path(root), encoding="utf-8") as f:
             data = json.load(f)
     except (OSError, ValueError):
         return []
     kept = data.get("refused") if isinstance(data, dict) else None
-    return [r for r in kept if isinstance(r, dict)] if isinstance(kept, list) else []
+    if not isinstance(kept, list):
+        return []
+    # as ``remember`` wrote them (a hand-made entry missing a key is read as it is)
+    return cast("list[Refusal]", [r for r in kept if isinstance(r, dict)])
 
 
-def _same(a: dict[str, Any], tool: object, target: object) -> bool:
+def _same(a: Refusal, tool: object, target: object) -> bool:
     return a.get("tool") == tool and a.get("target") == target
 
 
-def remember(root: str, refusal: dict[str, Any]) -> None:
+def remember(root: str, refusal: Refusal) -> None:
     """Keep ``refusal`` as the newest, once per call (tool and target), at most ``KEPT`` (a
     lost write loses only this advice)."""
 
-    def change(data: list[dict[str, Any]]) -> bool:
+    def change(data: list[Refusal]) -> bool:
         data[:] = [r for r in data if not _same(r, refusal["tool"], refusal["target"])]
         data.append(refusal)
         del data[:-KEPT]
@@ -123,7 +141,7 @@ def forget_if_ran(root: str, payload: dict[str, Any]) -> None:
     tool = payload.get("tool_name")
     target = _target(str(tool), tool_input)
 
-    def change(data: list[dict[str, Any]]) -> bool:
+    def change(data: list[Refusal]) -> bool:
         kept = [r for r in data if not _same(r, tool, target)]
         if len(kept) == len(data):
             return False
@@ -133,7 +151,7 @@ def forget_if_ran(root: str, payload: dict[str, Any]) -> None:
     _update(root, change, strict=False)
 
 
-def _update(root: str, change: Callable[[list[dict[str, Any]]], bool], strict: bool) -> None:
+def _update(root: str, change: Callable[[list[Refusal]], bool], strict: bool) -> None:
     """Read, change and write the file atomically under the store's lock on ``.agents/``: the
     hooks of parallel agents refused at once each keep their own (issue 27)."""
     from pathlib import Path
@@ -166,7 +184,7 @@ def _update(root: str, change: Callable[[list[dict[str, Any]]], bool], strict: b
         release()
 
 
-def of_step(root: str, since: str | None) -> list[dict[str, Any]]:
+def of_step(root: str, since: str | None) -> list[Refusal]:
     """The refused calls recorded at or after ``since`` (an ISO time), oldest first."""
     return [
         r

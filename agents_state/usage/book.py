@@ -26,10 +26,51 @@ workflow (another ``startedAt``) is started afresh.
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+if TYPE_CHECKING:  # the book's entries, named for the type checker only (the hooks load no typing)
+    from typing import Any, Literal, NotRequired, TypedDict
 
     from agents_state.usage.transcript import Chunk, Msg
+
+    # model -> kind (``KINDS``) -> tokens
+    Tokens = dict[str, dict[str, int]]
+
+    class Mark(TypedDict):
+        """Where the next read of a transcript starts, and the phase its next responses go to."""
+
+        offset: int
+        ids: list[str]
+        phase: NotRequired[str]
+
+    class AgentEntry(TypedDict):
+        """One sub-agent: the phase (and task) it is booked to, and what it used."""
+
+        type: str
+        phase: str
+        phaseBy: Literal["start", "time"]
+        task: str | None
+        messages: int
+        tokens: Tokens
+        session: NotRequired[str]  # the main transcript beside which the host keeps its own
+        startedAt: NotRequired[str]
+        endedAt: NotRequired[str]
+        stopped: NotRequired[bool]
+
+    class MainEntry(TypedDict):
+        """The orchestrating conversation's responses booked to one phase."""
+
+        messages: int
+        tokens: Tokens
+
+    class Book(TypedDict):
+        """``.agents/usage.json`` (the shape above)."""
+
+        version: int
+        workflow: str | None
+        transcripts: dict[str, Mark]
+        agents: dict[str, AgentEntry]
+        main: dict[str, MainEntry]
+        notes: list[str]
+
 
 __all__ = [
     "KINDS",
@@ -52,7 +93,7 @@ KINDS = ("input", "output", "cacheRead", "cacheWrite")
 MAX_NOTES = 20
 
 
-def fresh(workflow: str | None) -> dict[str, Any]:
+def fresh(workflow: str | None) -> Book:
     return {
         "version": 1,
         "workflow": workflow,
@@ -63,7 +104,7 @@ def fresh(workflow: str | None) -> dict[str, Any]:
     }
 
 
-def note(book: dict[str, Any], text: str) -> bool:
+def note(book: Book, text: str) -> bool:
     """Add a note once; whether it is new."""
     notes = book.setdefault("notes", [])
     if text in notes:
@@ -110,10 +151,10 @@ def phase_at(windows: list[tuple[str, str, str | None]], at: str, current: str |
     return current or (windows[-1][1] if windows else "-")
 
 
-def remember(book: dict[str, Any], path: str, chunk: Chunk, phase: str | None = None) -> None:
+def remember(book: Book, path: str, chunk: Chunk, phase: str | None = None) -> None:
     """Where the next read of ``path`` starts; ``phase``: the phase current at this booking,
     which the responses written until the next one are booked to."""
-    seen: dict[str, Any] = {"offset": chunk.offset, "ids": chunk.ids}
+    seen: Mark = {"offset": chunk.offset, "ids": chunk.ids}
     if phase:
         seen["phase"] = phase
     book["transcripts"][path] = seen
@@ -148,7 +189,7 @@ TIME_NOTE = (
 
 
 def start_agent(
-    book: dict[str, Any], agent_id: str, agent_type: str, phase: str, session: str | None = None
+    book: Book, agent_id: str, agent_type: str, phase: str, session: str | None = None
 ) -> bool:
     """The entry of an agent that starts now, in ``phase`` (its usage comes when it stops);
     whether it is new (a start seen twice changes nothing).  ``session``: the main
@@ -169,7 +210,7 @@ def start_agent(
     return True
 
 
-def unstopped(book: dict[str, Any]) -> list[tuple[str, str, str]]:
+def unstopped(book: Book) -> list[tuple[str, str, str]]:
     """Agents that started and whose stop was never booked: (id, type, session transcript)."""
     out = []
     for aid, entry in (book.get("agents") or {}).items():
@@ -181,15 +222,15 @@ def unstopped(book: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def add_agent(
-    book: dict[str, Any],
+    book: Book,
     agent_id: str,
     agent_type: str,
     phase: str,
     task: str | None,
     chunk: Chunk,
-) -> dict[str, Any]:
+) -> AgentEntry:
     """Add what ``chunk`` read from the agent's transcript to its entry (created if new)."""
-    entry: dict[str, Any] = book["agents"].setdefault(
+    entry = book["agents"].setdefault(
         agent_id,
         {
             "type": agent_type,
@@ -213,7 +254,7 @@ def add_agent(
 
 
 def add_main(
-    book: dict[str, Any],
+    book: Book,
     chunk: Chunk,
     state: dict[str, Any],
     since: str | None = None,
@@ -240,7 +281,7 @@ def add_main(
     return added
 
 
-def _add_main(book: dict[str, Any], phase: str, msg: Msg) -> None:
+def _add_main(book: Book, phase: str, msg: Msg) -> None:
     per = book["main"].setdefault(phase, {"messages": 0, "tokens": {}})
     _add(per["tokens"], msg)
     per["messages"] += 1
@@ -259,7 +300,7 @@ def _seconds(start: str | None, end: str | None) -> float | None:
     return round(max(0.0, (b - a).total_seconds()), 3)
 
 
-def summary(book: dict[str, Any]) -> dict[str, Any]:
+def summary(book: Book) -> dict[str, Any]:
     """Tokens per agent, task, phase, model and for the workflow (what ``status --json`` shows)."""
     phases: dict[str, dict[str, Any]] = {}
     tasks: dict[str, dict[str, Any]] = {}
@@ -298,11 +339,11 @@ def summary(book: dict[str, Any]) -> dict[str, Any]:
             t["agents"] += 1
         for m, t in (a.get("tokens") or {}).items():
             models[m] = models.get(m, 0) + total({m: t})
-    for pid, m in (book.get("main") or {}).items():
+    for pid, main in (book.get("main") or {}).items():
         p = slot(phases, pid)
-        count(p, m.get("tokens") or {})
-        p["main"] += total(m.get("tokens") or {})
-        for model, t in (m.get("tokens") or {}).items():
+        count(p, main.get("tokens") or {})
+        p["main"] += total(main.get("tokens") or {})
+        for model, t in (main.get("tokens") or {}).items():
             models[model] = models.get(model, 0) + total({model: t})
     return {
         "tokens": sum(p["tokens"] for p in phases.values()),

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from agents_state.usage.book import AgentEntry, Book
+
 __all__ = [
     "PG_NAME",
     "USAGE_FILE",
@@ -61,7 +63,7 @@ def _warn(text: str) -> None:
         pass
 
 
-def _fresh_if_needed(book: dict[str, Any] | None, state: dict[str, Any], present: bool) -> Any:
+def _fresh_if_needed(book: Book | None, state: dict[str, Any], present: bool) -> Book:
     workflow = state.get("startedAt")
     if book is None or book.get("workflow") != workflow:
         unreadable = book is None and present
@@ -74,7 +76,7 @@ def _fresh_if_needed(book: dict[str, Any] | None, state: dict[str, Any], present
     return book
 
 
-def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]], bool]) -> None:
+def _update(root: str, state: dict[str, Any], change: Callable[[Book], bool]) -> None:
     from pathlib import Path
 
     from agents_state.store.api import pg_from_env
@@ -100,7 +102,7 @@ def _update(root: str, state: dict[str, Any], change: Callable[[dict[str, Any]],
             store.write_file(Path(book_path(root)), orjson.dumps(book), SHOWN)
 
 
-def _seen(book: dict[str, Any] | None, path: str) -> Any:
+def _seen(book: Book | None, path: str) -> Any:
     return book["transcripts"].get(path) if book is not None else None
 
 
@@ -130,7 +132,7 @@ class _Reader:
         self.seen = _seen(book, path)
         self.early = _read_from(self.seen, path)
 
-    def __call__(self, book: dict[str, Any]) -> Chunk | str:
+    def __call__(self, book: Book) -> Chunk | str:
         """The new lines, or the note (``""`` when it was noted before)."""
         seen = _seen(book, self.path)
         got = self.early if seen == self.seen else _read_from(seen, self.path)
@@ -232,7 +234,7 @@ def _agent_file(session: str, agent: str) -> str | None:
     return None
 
 
-def _time_phase(book: dict[str, Any], state: dict[str, Any], chunk: Chunk) -> str:
+def _time_phase(book: Book, state: dict[str, Any], chunk: Chunk) -> str:
     """The phase of an agent without a start record (a run from before SubagentStart wrote
     one): the phase current at its first response's time, to the second, with a note."""
     current = _current(state)
@@ -252,13 +254,13 @@ def record_agent(
     transcript: str,
     named_task: str | None = None,
     stopped: bool = True,
-) -> dict[str, Any] | None:
+) -> AgentEntry | None:
     """Book a sub-agent's new usage on its entry; returns the entry (``None``: nothing read).
     ``stopped``: its SubagentStop (else a catch-up by ``record_unstopped``)."""
-    out: list[dict[str, Any]] = []
+    out: list[AgentEntry] = []
     read = _Reader(root, transcript)
 
-    def change(book: dict[str, Any]) -> bool:
+    def change(book: Book) -> bool:
         chunk = read(book)
         if isinstance(chunk, str):
             return bool(chunk)  # a new note
@@ -284,7 +286,7 @@ def record_main(root: str, state: dict[str, Any], transcript: str) -> int:
     added: list[int] = []
     read = _Reader(root, transcript)
 
-    def change(book: dict[str, Any]) -> bool:
+    def change(book: Book) -> bool:
         chunk = read(book)
         if isinstance(chunk, str):
             return bool(chunk)
@@ -312,7 +314,7 @@ def record_session(root: str, state: dict[str, Any], transcript: str) -> None:
         record_main(root, state, transcript)
         return
 
-    def change(book: dict[str, Any]) -> bool:  # a new session: the host writes it later
+    def change(book: Book) -> bool:  # a new session: the host writes it later
         if transcript in book["transcripts"]:
             return False
         book["transcripts"][transcript] = {"offset": 0, "ids": [], "phase": phase}
@@ -321,11 +323,11 @@ def record_session(root: str, state: dict[str, Any], transcript: str) -> None:
     _update(root, state, change)
 
 
-def record_codex(root: str, state: dict[str, Any], entry_id: str, entry: dict[str, Any]) -> None:
+def record_codex(root: str, state: dict[str, Any], entry_id: str, entry: AgentEntry) -> None:
     """Book a Codex review's usage (issue 37, ``review run``): one entry among the agents, of
     type ``codex``, its tokens by model; the same id twice is booked once."""
 
-    def change(book: dict[str, Any]) -> bool:
+    def change(book: Book) -> bool:
         if entry_id in book["agents"]:
             return False
         book["agents"][entry_id] = entry

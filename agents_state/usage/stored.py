@@ -10,7 +10,7 @@ import orjson
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from agents_state.usage.book import Book
 
 __all__ = [
     "PG_NAME",
@@ -31,15 +31,18 @@ def book_path(root: str) -> str:
     return os.path.join(root, ".agents", USAGE_FILE)
 
 
-def decode_book(raw: bytes | None) -> dict[str, Any] | None:
+def decode_book(raw: bytes | None) -> Book | None:
+    """The book in ``raw`` (its readers still check each entry: it is a file people can edit),
+    or ``None`` when it is not one."""
     try:
         data = orjson.loads(raw) if raw is not None else None
     except orjson.JSONDecodeError:
         return None
-    return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else None
+    ok = isinstance(data, dict) and isinstance(data.get("agents"), dict)
+    return data if ok else None
 
 
-def read_book(root: str) -> dict[str, Any] | None:
+def read_book(root: str) -> Book | None:
     """The book as stored, or ``None`` when there is none (or it cannot be read: usage is
     advice, never a reason for a command to fail)."""
     from agents_state.store.api import pg_from_env

@@ -18,6 +18,10 @@ from agents_state.engine.fallback import FALLBACK_AGENT_MODEL
 from agents_state.engine.nextaction import decide
 from agents_state.models import State
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agents_state.store.refusals import Refusal
+
 __all__ = [
     "COMPACT_STEPS",
     "ISOLATED",
@@ -86,9 +90,7 @@ def next_action(
     return render(d)
 
 
-def with_refusals(
-    action: dict[str, Any], refusals: list[dict[str, Any]], root: str
-) -> dict[str, Any]:
+def with_refusals(action: dict[str, Any], refusals: list[Refusal], root: str) -> dict[str, Any]:
     """A blocked or failed workflow's ask_user, with the host's refusals of the step that likely
     caused it, each with the narrowest permission rule that lets an unattended run go on, one
     line per rule (issue 27, item 2; issue 33)."""

@@ -311,7 +311,8 @@ def test_the_closed_list_reads_each_command_as_click_does(words: tuple[str, ...]
     the positional arguments match, and only the named options are left out."""
     import click
 
-    known, positional, more = engine_steps.STEPS[words]
+    step = engine_steps.STEPS[words]
+    known, positional, more = step.options, step.args, step.more
     command = _click_command(words)
     options = {
         name: p

@@ -94,7 +94,8 @@ def test_issue_32_a_glob_path_through_a_link_is_not_approved(project: Path, tmp_
 def _path_options() -> list[str]:
     """One command per path argument of the closed list: its option, or its positional."""
     lines = []
-    for words, (known, positional, more) in sorted(engine_steps.STEPS.items()):
+    for words, step in sorted(engine_steps.STEPS.items()):
+        known, positional, more = step.options, step.args, step.more
         head = " ".join(("agents-state", *words))
         lines += [f"{head} {name} VALUE" for name, kind in known.items() if kind == "path"]
         if "path" in (*positional, more):

@@ -20,7 +20,7 @@ VALUES = ["a", "b/c.json", "-", "--", "-x", "--json", "--root", ".", "=", "t1", 
 
 
 def _tokens(words: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
-    known = engine_steps.STEPS[words][0]
+    known = engine_steps.STEPS[words].options
     options = [*known, "--json", "--root", "-h"]
     token = st.one_of(
         st.sampled_from(options),
@@ -46,7 +46,7 @@ def _click_paths(argv: list[str]) -> tuple[list[str], list[str]] | None:
     obj = ctx.find_root().obj or {}
     if obj.get("root") is not None:
         roots.append(obj["root"])
-    known, _positional, _more = engine_steps.STEPS[tuple(argv_words(argv))]
+    known = engine_steps.STEPS[tuple(argv_words(argv))].options
     paths: list[str] = []
     names = {p.name: p for p in command.params}
     for name, param in names.items():
@@ -68,7 +68,8 @@ def argv_words(argv: list[str]) -> list[str]:
 
 def _argument_kind(command: click.Command, param: click.Argument) -> str:
     words = next(w for w, _ in engine_steps.STEPS.items() if _command(w) is command)
-    _known, positional, more = engine_steps.STEPS[words]
+    step = engine_steps.STEPS[words]
+    positional, more = step.args, step.more
     arguments = [p for p in command.params if isinstance(p, click.Argument)]
     index = arguments.index(param)
     return positional[index] if index < len(positional) else (more or "")

@@ -18,18 +18,25 @@ bench_orchestration.py's scripted model (a model following the plugin's texts), 
     before it; the main turns that only exist because the work runs elsewhere (a reply that
     makes a ``Workflow`` or ``Agent`` call, or waits for a notification) are left out.
 
-  The peak is the largest request; the reduction is ``1 - main / baseline``.
+  The peak is the largest request; the reduction is ``1 - main / baseline``.  Two runs:
+  ``floor``, the stub's agents as the e2e tests have them (they read nothing), and ``working``,
+  agents that do their briefs' work through the host's tools on a copy of this repository
+  (claims_work.py).  From each run's log, the **sensitivity**: both reductions with every
+  agent's transcript scaled to 2 k-100 k characters, and the size at which each reaches 50%.
 - **speed-up**, for a wave of 4 independent tasks whose agents take 2 s per response (the stub
-  delays every reply to a wave agent): the whole workflow run twice, once with the default
-  ``stages.IMPLEMENT.tasks.maxParallelAgents`` (one wave of 4, one Workflow call) and once with
-  1 (4 waves of one task, one at a time); the wall time from the reply that launches the first
-  wave to the main request that brings the last wave's notification, and the span of the wave
-  agents' own requests (first arrival to last reply).
+  delays every reply to a wave agent), on each fan-out path (``workflow``: one Workflow call,
+  the host's gate on its agents at its default or ``--host-agents N``; ``agents``: the host
+  without Workflow, four Agent calls in one message): the whole workflow run twice, once with
+  the default ``stages.IMPLEMENT.tasks.maxParallelAgents`` (one wave of 4) and once with 1 (4
+  waves of one task, one at a time); the wall time from the reply that launches the first wave
+  to the main request that brings the last wave's results, the span of the wave agents' own
+  requests (first arrival to last reply), and the most of them the stub held at once.
 
     flock /tmp/e2e.lock env -u PYTHONUNBUFFERED -u PYTHONDONTWRITEBYTECODE \\
-        .venv/bin/python benchmarks/bench_claims.py [--only context|speedup] [--json]
+        .venv/bin/python benchmarks/bench_claims.py [--only floor working workflow agents] \\
+        [--host-agents N] [--json]
 
-Needs the CLI (``AGENTS_STATE_CLAUDE`` or .ci/node); the three runs take a few minutes.
+Needs the CLI (``AGENTS_STATE_CLAUDE`` or .ci/node); the six runs take ten minutes or so.
 """
 
 from __future__ import annotations

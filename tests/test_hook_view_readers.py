@@ -66,7 +66,7 @@ def _state_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def spy(path: str, *args: object, _real: object = real) -> bytes:
             if os.path.basename(path) == "state.json":
                 opened.append(path)
-            return _real(path, *args)  # type: ignore[operator]
+            return _real(path, *args)  # type: ignore[operator,no-any-return]
 
         monkeypatch.setattr(module, "read_regular", spy)
     return opened
@@ -101,7 +101,7 @@ def test_the_own_room_check_reads_the_view_not_the_state(
         os.path.join(os.path.realpath(root), ".agents/worktrees/t1"),
         "task t1's worktree .agents/worktrees/t1",
     )
-    with pytest.raises(ValueError, match="it holds no task of phase 2.1"):
+    with pytest.raises(ValueError, match=r"it holds no task of phase 2\.1"):
         own_room(str(root), found, {"agent_id": "a3"})
     assert opened == []
 
@@ -173,3 +173,32 @@ def test_the_start_hook_reads_the_phase_from_the_view(
     assert {k: v for k, v in again.items() if k != "state"} == facts(
         json.loads((root / ".agents/state.json").read_bytes())
     )
+
+
+def test_a_task_started_with_no_owner_is_held_in_the_view(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task in progress that names no owner (a person's ``task start``) is still held: an
+    agent's ``task start`` of it is denied, as when the hook read the state itself."""
+    _workflow(root, git=False)
+
+    def start_unowned(state: State | None) -> Outcome:
+        assert state is not None
+        tasks = state.phase("2.1").tasks
+        assert tasks is not None
+        task = tasks["t2"].model_copy()
+        task.status = "in_progress"
+        tasks["t2"] = task
+        return Outcome(state, "started", True, {})
+
+    Store(root).commit(start_unowned)
+    assert _view(root)["held"] == {"agent-a1": ["t0"], "agent-a2": ["t1"], "": ["t2"]}
+    opened = _state_reads(monkeypatch)
+    payload = {
+        "tool_input": {"command": "agents-state task start t2"},
+        "agent_id": "a3",
+        "agent_type": "subagents:task-agent",
+    }
+    found = taskowner.judge(payload, str(root), "ok")
+    assert found is not None and found[0] == "deny" and "held by another agent" in found[1]
+    assert opened == []

@@ -38,9 +38,9 @@ _TASK_PHASE = "2.1"  # where tasks live (``hooks.taskowner``, ``hooks.ownroom``)
 def facts(state: dict[str, Any]) -> dict[str, Any]:
     """What the hooks read of the state's JSON ``state`` (a raw dict, as on disk): its status,
     whether aborted, revision, current phase, start time, whether worktree isolation is on
-    (``git``), whether phase 2.1 has tasks, and ``held``: the owner of each task of phase 2.1
-    in progress, by owner (a list, so that a forged double hold is seen as one).  One pass over
-    the tasks' dicts; no task is decoded."""
+    (``git``), whether phase 2.1 has tasks, and ``held``: the tasks of phase 2.1 in progress,
+    by owner (``""``: started with no owner named; a list, so that a double hold is seen).
+    One pass over the tasks' dicts; no task is decoded."""
     stages = state.get("stages")
     impl = stages.get("IMPLEMENT") if isinstance(stages, dict) else None
     phases = impl.get("phases") if isinstance(impl, dict) else None
@@ -51,8 +51,7 @@ def facts(state: dict[str, Any]) -> dict[str, Any]:
         for tid, task in tasks.items():
             if isinstance(task, dict) and task.get("status") == "in_progress":
                 owner = task.get("owner")
-                if isinstance(owner, str):
-                    held.setdefault(owner, []).append(tid)
+                held.setdefault(owner if isinstance(owner, str) else "", []).append(tid)
     started = state.get("startedAt")
     return {
         "revision": state.get("revision"),

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PLUGIN_PREFIX",
+    "active_facts",
     "active_state",
     "emit",
     "find_root",
@@ -104,6 +105,32 @@ def find_root(explicit: str | None, payload: dict[str, Any]) -> str | None:
     cwd = payload.get("cwd")
     start = cwd if isinstance(cwd, str) and cwd else os.getcwd()
     return next((d for d in ancestors(start) if os.path.isdir(os.path.join(d, ".agents"))), None)
+
+
+def active_facts(root: str) -> dict[str, Any] | None:
+    """What the hooks read of an active workflow's state (``store.hookview.facts``: status,
+    current phase, start time, isolation, who holds which task), else ``None``.  From the hooks'
+    view when it names the very ``state.json`` (issue 35: the same cost at 10 tasks and at
+    10,000), else from the state itself (``active_state``)."""
+    if not pg_store_named():
+        from agents_state.hooks.workflow_root import fresh_view
+
+        view = fresh_view(root)
+        if view is not None:
+            status = str(view.get("status", "pending")).strip().lower()
+            done = status in ("completed", "complete", "done") or view.get("aborted")
+            return None if done else view
+    state = active_state(root)
+    if state is None:
+        return None
+    from agents_state.store.hookview import facts
+
+    return facts(state)
+
+
+def pg_store_named() -> bool:
+    """``AGENTS_STATE_STORE`` names a PostgreSQL store (the state is a row, not a file)."""
+    return os.environ.get("AGENTS_STATE_STORE", "").startswith(("postgresql:", "postgres:"))
 
 
 def active_state(root: str) -> dict[str, Any] | None:

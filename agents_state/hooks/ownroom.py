@@ -41,11 +41,16 @@ _TASK_PHASE = "2.1"
 
 
 def isolated_state(root: str) -> dict[str, Any] | None:
-    """The workflow's state when worktree isolation is on (it has a ``git`` block), else
-    ``None``; raises ``ValueError`` with a one-line reason when it cannot be read."""
+    """What the room check reads of the workflow's state (``store.hookview.facts``: the
+    current phase, whether phase 2.1 has tasks, who holds which) when worktree isolation is on
+    (the state has a ``git`` block), else ``None``; raises ``ValueError`` with a one-line
+    reason when it cannot be read.  From the hooks' view when it names the very state file
+    (issue 35: a task agent's write then costs the same at 10 tasks and at 10,000), else from
+    the state itself."""
     from agents_state.hooks._base import pg_store
     from agents_state.hooks.hookjson import loads, loads_file
-    from agents_state.hooks.workflow_root import read_regular
+    from agents_state.hooks.workflow_root import fresh_view, read_regular
+    from agents_state.store.hookview import facts
 
     path = os.path.join(root, ".agents", "state.json")
     try:
@@ -55,12 +60,18 @@ def isolated_state(root: str) -> dict[str, Any] | None:
             raw = pg.read_bytes()
             data = loads(raw) if raw is not None else None
         else:
+            view = fresh_view(root)
+            if view is not None:
+                return view if view.get("git") is True else None
             data = loads_file(read_regular(path, 64 * 1024 * 1024))
     except FileNotFoundError:
         return None
     except Exception as e:  # unreadable file, server down: the caller fails closed
         raise ValueError(f"cannot read the workflow state ({e})") from None
-    return data if isinstance(data, dict) and isinstance(data.get("git"), dict) else None
+    if not isinstance(data, dict):
+        return None
+    found = facts(data)
+    return found if found["git"] else None
 
 
 def agent_transcript(payload: dict[str, Any]) -> str | None:
@@ -113,23 +124,22 @@ def task_named(prompt: str, tasks: dict[str, Any], waves: list[Any]) -> str | No
 
 
 def own_room(root: str, state: dict[str, Any], payload: dict[str, Any]) -> tuple[str, str]:
-    """(the folder the task agent may write, its name for messages); raises ``ValueError`` with
-    a one-line reason when the room cannot be told."""
+    """(the folder the task agent may write, its name for messages), from ``state``, the facts
+    ``isolated_state`` gives; raises ``ValueError`` with a one-line reason when the room cannot
+    be told."""
     rel = ".agents/worktrees"  # where the engine puts them (a state's other word is forged)
     base = os.path.realpath(os.path.join(root, rel))
     current = str(state.get("currentPhase") or "")
     if _after_tasks(current):
         return os.path.join(base, "_integration"), f"{rel}/_integration"
-    phase = ((state.get("stages") or {}).get("IMPLEMENT") or {}).get("phases", {}).get(_TASK_PHASE)
-    tasks = (phase or {}).get("tasks") or {}
-    if not tasks:
+    if state.get("tasksLoaded") is not True:
         raise ValueError("phase 2.1 has no tasks loaded yet")
     agent = payload.get("agent_id")
     if not isinstance(agent, str) or not _ID.fullmatch(agent):
         raise ValueError("the hook input names no agent_id")
-    from agents_state.hooks.taskowner import held_task
+    from agents_state.hooks.taskowner import held_in
 
-    task = held_task(state, agent)
+    task = held_in(state, agent)
     if task is None or not _ID.fullmatch(task):
         raise ValueError(
             "it holds no task of phase 2.1: it runs the agents-state task start <id> command "

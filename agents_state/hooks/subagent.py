@@ -32,7 +32,15 @@ import time
 
 import orjson
 
-from agents_state.hooks._base import active_state, emit, find_root, is_ours, read_payload, warn
+from agents_state.hooks._base import (
+    active_facts,
+    active_state,
+    emit,
+    find_root,
+    is_ours,
+    read_payload,
+    warn,
+)
 from agents_state.store.fsops import append_line
 
 TYPE_CHECKING = False
@@ -228,8 +236,12 @@ def handle(event: str, explicit_root: str | None) -> None:
     if not is_ours(payload.get("agent_type")):
         return
     root = find_root(explicit_root, payload)
-    state = active_state(root) if root is not None else None
-    if root is None or state is None:
+    if root is None:
+        return
+    # a start reads the current phase and start time: the hooks' view (issue 35); a stop
+    # records the agent's answer and usage, which read the whole state
+    state = active_facts(root) if event == "subagent-start" else active_state(root)
+    if state is None:
         return
     entry = _entry(event, payload)
     try:

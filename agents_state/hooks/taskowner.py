@@ -13,9 +13,11 @@ Before approving, the hook reads the state itself:
   sub-agent holds X; ``--force`` (a person's completion of an unstarted task) is never on the
   approvals list at all (``engine_steps``).
 
-``held_task`` is the same record for the own-room rule (``ownroom``): the task an agent may
-write for is the one it holds, never what a prompt or a description says.  Standard library
-only: this runs inside the approvals hook.
+``held_in`` is the same record for the own-room rule (``ownroom``): the task an agent may
+write for is the one it holds, never what a prompt or a description says.  Both read who holds
+what from the hooks' view (``store.hookview.facts``, issue 35) when it names the very state
+file; only a denial's reason (what the task is, if nobody holds it) reads the state itself.
+Standard library only: this runs inside the approvals hook.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["OWNER_PREFIX", "held_task", "judge", "owner_of"]
+__all__ = ["OWNER_PREFIX", "held_in", "held_task", "judge", "owner_of"]
 
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 _VALUED = frozenset({"--summary", "--result", "--agent", "--attempt", "--error", "--root"})
@@ -58,6 +60,29 @@ def held_task(state: dict[str, Any] | None, agent_id: str) -> str | None:
         if isinstance(t, dict) and t.get("status") == "in_progress" and t.get("owner") == me
     ]
     return held[0] if len(held) == 1 else None
+
+
+def held_in(facts: dict[str, Any] | None, agent_id: str) -> str | None:
+    """``held_task`` from the facts of ``store.hookview`` (``held``: owner -> task ids)."""
+    held = facts.get("held") if isinstance(facts, dict) else None
+    mine = held.get(owner_of(agent_id)) if isinstance(held, dict) else None
+    return mine[0] if isinstance(mine, list) and len(mine) == 1 else None
+
+
+def _holder(facts: dict[str, Any] | None, task_id: str) -> str | None:
+    """Who holds ``task_id`` (in progress, an owner named), per the facts; ``None``: nobody."""
+    held = facts.get("held") if isinstance(facts, dict) else None
+    for owner, tasks in held.items() if isinstance(held, dict) else ():
+        if isinstance(tasks, list) and task_id in tasks:
+            return str(owner)
+    return None
+
+
+def _facts(project: str) -> dict[str, Any] | None:
+    """``store.hookview.facts`` of the active workflow at ``project`` (``None``: none active)."""
+    from agents_state.hooks._base import active_facts
+
+    return active_facts(project)
 
 
 def _read(words: list[str]) -> tuple[str, str | None, str | None] | None:
@@ -112,14 +137,8 @@ def judge(payload: dict[str, Any], project: str, reason: str) -> tuple[str, str,
     agent_id = payload.get("agent_id")
     if not payload.get("agent_type"):  # the main conversation
         if verb in ("done", "fail") and task_id:
-            task = _tasks(_state(project)).get(task_id)
-            owner = task.get("owner") if isinstance(task, dict) else None
-            if (
-                isinstance(task, dict)
-                and task.get("status") == "in_progress"
-                and isinstance(owner, str)
-                and owner.startswith(OWNER_PREFIX)
-            ):
+            holder = _holder(_facts(project), task_id)
+            if holder is not None and holder.startswith(OWNER_PREFIX):
                 return None  # a sub-agent holds it: the user decides
         return "allow", reason, None
     if not isinstance(agent_id, str) or not _ID.fullmatch(agent_id):
@@ -133,11 +152,21 @@ def judge(payload: dict[str, Any], project: str, reason: str) -> tuple[str, str,
             None,
         )
     if verb in ("done", "fail", "start") and task_id:
-        why = _not_yours(_state(project), task_id, me, agent_id, verb)
+        holder = _holder(_facts(project), task_id)
+        if verb == "start":
+            why = None if holder is None or holder == me else _held_by_another(task_id)
+        elif holder == me:
+            why = None
+        else:  # the reason names what the task is: read the state itself (a denial, rare)
+            why = _not_yours(_state(project), task_id, me, agent_id, verb)
         if why:
             return "deny", why, None
     rewritten = command if given is not None else f"{command} --agent {me}"
     return "allow", reason, rewritten
+
+
+def _held_by_another(task_id: str) -> str:
+    return f"{_DENY}task {task_id} is held by another agent; stop and report blocked"
 
 
 def _not_yours(
@@ -149,9 +178,7 @@ def _not_yours(
         return None  # unknown task: the engine says so itself
     status, owner = task.get("status"), task.get("owner")
     if verb == "start":
-        if status == "in_progress" and owner != me:
-            return f"{_DENY}task {task_id} is held by another agent; stop and report blocked"
-        return None
+        return _held_by_another(task_id) if status == "in_progress" and owner != me else None
     if status == "in_progress" and owner == me:
         return None
     mine = held_task(state, agent_id)

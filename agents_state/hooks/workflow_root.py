@@ -16,7 +16,18 @@ import stat
 from agents_state.hooks.hookjson import loads, loads_file
 from agents_state.regular import CLOEXEC, NONBLOCK, ancestors, read_upto
 
-__all__ = ["NotRegularError", "Workflow", "find_workflow", "read_regular", "read_workflow"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = [
+    "NotRegularError",
+    "Workflow",
+    "find_workflow",
+    "fresh_view",
+    "read_regular",
+    "read_workflow",
+]
 
 _MAX_STATE = 64 * 1024 * 1024
 _DONE = ("completed", "complete", "done")
@@ -94,12 +105,13 @@ def _active_chain(root: str) -> Workflow | None:
     return None
 
 
-def _from_view(root: str, path: str) -> Workflow | None:
-    """The workflow from the hooks' view (``store.hookview``) when it names the very file at
-    ``path``; ``None`` (read the state itself) when it is missing, unreadable or stale."""
+def fresh_view(root: str) -> dict[str, Any] | None:
+    """The hooks' view (``store.hookview``) of the workflow at ``root`` when it names the very
+    ``state.json`` there; ``None`` (read the state itself) when it is missing, unreadable or
+    stale."""
     try:
-        raw = read_regular(os.path.join(root, ".agents", "hook-view.json"), 4096)
-        st = os.stat(path)
+        raw = read_regular(os.path.join(root, ".agents", "hook-view.json"), 65536)
+        st = os.stat(os.path.join(root, ".agents", "state.json"))
         view = loads_file(raw)
     except (OSError, ValueError):
         return None
@@ -111,13 +123,21 @@ def _from_view(root: str, path: str) -> Workflow | None:
         st.st_ctime_ns,
     ]:
         return None
+    return view
+
+
+def _from_view(root: str) -> Workflow | None:
+    """The workflow from the hooks' view when it is fresh, else ``None``."""
+    view = fresh_view(root)
+    if view is None:
+        return None
     status = str(view.get("status", "pending")).strip().lower()
     return Workflow(root, not (status in _DONE or view.get("aborted")))
 
 
 def _read_state(root: str) -> Workflow | None:
     path = os.path.join(root, ".agents", "state.json")
-    found = _from_view(root, path)
+    found = _from_view(root)
     if found is not None:
         return found
     try:

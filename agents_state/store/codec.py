@@ -190,6 +190,8 @@ _READ_TASKS: dict[int, tuple[object, dict[str, Any], tuple[str, str, str]]] = {}
 _READ_ORDER: dict[tuple[str, str], list[str]] = {}
 # what the last ``encode_state`` changed, for the backup's journal (``take_delta``)
 _DELTA: list[dict[str, Any]] = []
+# the JSON tree the last ``encode_state`` wrote, for the hooks' view (``take_written``)
+_WRITTEN: list[dict[str, Any]] = []
 
 
 def _remember_tasks(state: State, dumped: dict[str, Any]) -> None:
@@ -210,6 +212,14 @@ def take_delta() -> dict[str, Any] | None:
     of a state read for it.  Once: the next call gives ``None``."""
     found = _DELTA[0] if _DELTA else None
     _DELTA.clear()
+    return found
+
+
+def take_written() -> dict[str, Any] | None:
+    """The JSON tree (plain dicts) the last ``encode_state`` serialised, for the hooks' view
+    (``store.hookview.facts``: one pass over the tasks' dicts, none decoded).  Once."""
+    found = _WRITTEN[0] if _WRITTEN else None
+    _WRITTEN.clear()
     return found
 
 
@@ -282,9 +292,11 @@ def encode_state(state: State, shown: str) -> bytes:
             shown, "", "refusing to write an invalid state: " + "; ".join(problems)
         )
     _DELTA.clear()
+    _WRITTEN.clear()
     if _READ_ORDER:  # an update: what it changed, for the backup's journal
         _DELTA.append(_delta(canonical, read))
     _put_back_unchanged(canonical, read)
+    _WRITTEN.append(canonical)
     return orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n"
 
 

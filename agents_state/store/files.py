@@ -247,9 +247,17 @@ class Store:
         ``store.backup``).  ``state``: the state ``data`` holds, for the hooks' view
         (``store.hookview``) and the journal; ``read``: the revision and bytes the commit read."""
         from agents_state.store import backup
+        from agents_state.store.codec import take_written
 
+        tree = take_written()  # what ``data`` holds, as the JSON tree ``encode_state`` made
         try:
-            self.write_file(self.state_file, data, STATE_FILE, marked=True, view=state)
+            self.write_file(
+                self.state_file,
+                data,
+                STATE_FILE,
+                marked=True,
+                view=tree if tree is not None else state.to_json_dict(),
+            )
         except StorageIOError as e:
             if e.operation == "fsync directory" and not self._undo(old):
                 raise UncertainWriteError(STATE_FILE, e.operation, e.reason) from None
@@ -348,13 +356,13 @@ class Store:
         shown: str,
         op: str = "",
         marked: bool = False,
-        view: State | None = None,
+        view: dict[str, Any] | None = None,
     ) -> None:
         """Temp file, fsync, replace, fsync the directory (skipped for the backup, whose rename
         the next commit's directory fsync makes durable; until then the older copy stands).
         ``marked``: ``data`` is a state validated for this write (``store.stamp``); ``view``:
-        the state it holds, whose hooks' view is replaced before the directory fsync, which
-        then makes both durable (``store.hookview``)."""
+        the state it holds (its JSON tree), whose hooks' view is replaced before the directory
+        fsync, which then makes both durable (``store.hookview``)."""
         folder, name = os.path.split(os.fspath(path))
         tmp = os.path.join(folder, f".tmp-{name}.{os.getpid()}.{time.monotonic_ns()}")
         step = "create temp file"

@@ -55,7 +55,7 @@ def outcome(app: App, message: str, state: State | None = None, **extra: object)
     the committed one (no re-read)."""
     if state is None:
         state = app.state()
-    action = app.next_action(state)
+    action = app.next_action(state, briefs=True)  # a recording command: its briefs written
     return {
         "message": message,
         "revision": state.revision if state else None,

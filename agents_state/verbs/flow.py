@@ -60,7 +60,7 @@ def next_action(app: App, warn: Callable[[str], None]) -> dict[str, Any]:
         state = merged.state if merged is not None else app.state()
     if state is not None and state.active:
         _book_unstopped(app, state, warn)
-    action = app.next_action(state)
+    action = app.next_action(state, briefs=True)
     if merged is not None:
         action = {"merged": merged.message, **action}
     return action

@@ -152,10 +152,8 @@ class App:
         briefs: bool = False,
     ) -> dict[str, Any]:
         """The next action (``engine.next_step``, rendered by ``views``); ``native`` forces the
-        fan-out path (else ``fanout_path``); ``advice=False`` leaves out the compaction advice
-        (the Workflow approval, issue 25: the call it judges was printed before the tool calls
-        since); ``briefs``: write the fan-out's briefs it references (``next``, a recording
-        command and the approval do; a read command such as ``status`` writes nothing)."""
+        fan-out path; ``advice=False``: no compaction advice (the Workflow approval, issue 25);
+        ``briefs``: write the briefs it references (a read command writes nothing, issue 35)."""
         from agents_state.views.nextaction import no_workflow_action
 
         if state is None:
@@ -177,23 +175,10 @@ class App:
                 action = self.isolated_action(self, state, action)
         action, files = step.finish(action, d, self.root_dir, self.store_url is None)
         if briefs:
-            self._write_briefs(files)
+            from agents_state.store.briefs import write_briefs
+
+            write_briefs(self.root_dir, files)
         return action
-
-    def _write_briefs(self, files: dict[str, str]) -> None:
-        """A fan-out's briefs (``engine.briefs``), written atomically; one that holds the same
-        text already is left alone."""
-        from agents_state.store.fsops import atomic_write
-
-        for path, text in files.items():
-            data = text.encode()
-            try:
-                with open(path, "rb") as f:
-                    if f.read(len(data) + 1) == data:
-                        continue
-            except OSError:
-                pass
-            atomic_write(path, data, os.path.relpath(path, self.root_dir))
 
     def context_size(self) -> tuple[int | None, int | None]:
         """The main conversation's tokens in context and its model's window, when known."""
@@ -245,7 +230,7 @@ class App:
         """Task summary and stage output files that this transition made due (inside the lock)."""
         if after.files.keys() == before.files.keys():
             return
-        from agents_state.engine.outcomes import derived_files
+        from agents_state.views.outcomes import derived_files
 
         for name, data in derived_files(before, after).items():
             self.store.write_artifact(name, data)

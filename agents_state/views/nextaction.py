@@ -128,6 +128,10 @@ def render(d: Decision) -> dict[str, Any]:
     if passed and not passed["needed"]:  # a boundary where compaction does not help (issue 27)
         out["instructions"] = _not_needed(passed) + out["instructions"]
     out.update(d.extra)
+    if "workflow" in d.extra or "tasks" in d.extra:  # the agents' prompts (issue 35)
+        from agents_state.views.prompts import rendered
+
+        out = rendered(out)
     if d.kind != "ask_user" and isinstance(d.extra.get("budget"), dict):  # issue 24
         from agents_state.views.usage import budget_note
 

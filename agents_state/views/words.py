@@ -72,7 +72,7 @@ def _resolve_there(f: dict[str, Any]) -> str:
 
 
 def _completed(f: dict[str, Any]) -> str:
-    from agents_state.engine.outcomes import final_summary
+    from agents_state.views.outcomes import final_summary
 
     state: State = f["state"]
     return f"Workflow completed: {state.task}. " + final_summary(state)

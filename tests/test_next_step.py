@@ -99,3 +99,19 @@ def test_no_refusal_of_the_step_leaves_the_question_as_it_is() -> None:
     state.status = "failed"
     d = engine.next_step(state, Config(), T0, Asked().facts())
     assert d.kind == "ask_user" and d.refusals is None
+
+
+def test_the_engine_names_each_prompt_and_the_view_writes_it() -> None:
+    """Issue 35: the decision holds a ``Prompt`` (which brief, its facts), never the text."""
+    from test_waves import _at_tasks
+
+    from agents_state.engine.fanout import Prompt
+
+    d = engine.next_step(_at_tasks({"a": [], "b": []}), Config(), T0, Facts(native=True))
+    call = d.extra["workflow"]["args"]["agents"]
+    assert [type(a["prompt"]) for a in call] == [Prompt, Prompt]
+    assert [t["prompt"].kind for t in d.extra["tasks"]] == ["agent_task", "agent_task"]
+    shown = render(d)
+    first = shown["workflow"]["args"]["agents"][0]["prompt"]
+    assert first.startswith("[agents-state fanout 2.1-w1 agent a]\n")
+    assert "agents-state task start a" in shown["tasks"][0]["prompt"]

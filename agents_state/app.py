@@ -139,96 +139,46 @@ class App:
         return state
 
     def next_action(
-        self, state: State | None, native: bool | None = None, advice: bool = True
+        self,
+        state: State | None,
+        native: bool | None = None,
+        advice: bool = True,
+        briefs: bool = False,
     ) -> dict[str, Any]:
-        """The next action; ``native`` forces the fan-out path (else ``fanout_path``);
-        ``advice=False`` leaves out the compaction advice (the Workflow approval, issue 25:
-        the call it judges was printed before the tool calls since)."""
-        from agents_state.views.nextaction import next_action, no_workflow_action
+        """The next action (``engine.next_step``, rendered by ``views``); ``native`` forces the
+        fan-out path; ``advice=False``: no compaction advice (the Workflow approval, issue 25);
+        ``briefs``: write the briefs it references (a read command writes nothing, issue 35)."""
+        from agents_state.views.nextaction import no_workflow_action
 
         if state is None:
             return no_workflow_action()
-        from agents_state.store.toolcalls import count
+        from agents_state.engine.step import next_step
+        from agents_state.views import step
+        from agents_state.views.nextaction import render
 
-        tokens, window, calls = None, None, 0
-        if advice:
-            tokens, window = self.context_size()
-            calls = count(self.root_dir)
-        usage = None
-        if self.config.budget.maxTokens or self.config.budget.stages or state.budget:
-            from agents_state.views.usage import budget_usage  # issue 24
-
-            usage = budget_usage(self.root_dir, state)
         if native is None:
             native = self.fanout_path().native if state.active else False
-        action = next_action(
-            state,
-            self.config,
-            utcnow(),
-            calls,
-            tokens,
-            usage,
-            window,
-            native,
-            advice,
-            _codex_version,
-        )
+        facts = step.facts(self.root_dir, self.config, state, native, advice)
+        d = next_step(state, self.config, utcnow(), facts)
+        action = render(d)
         if state.git is not None:  # issue 33: the model may have cd'd into a worktree
             from agents_state.views.abspaths import absolute_paths
 
             action = absolute_paths(action, self.root_dir, state.git.worktrees)
             if self.isolated_action is not None:  # where the work is, from git (the CLI)
                 action = self.isolated_action(self, state, action)
-        if self.store_url is None and (  # issue 34: the briefs by reference, in .agents/
-            isinstance(action.get("workflow"), dict) or isinstance(action.get("tasks"), list)
-        ):  # (a server store keeps nothing on disk: its prompts stay whole)
-            action = self._by_reference(action)
-        if action.get("read") and not action.get("tasks"):  # issue 34: short artifacts
-            # printed, not read in a turn; a task wave's agents carry their own briefs, so
-            # its files stay references (the SessionStart context stays small)
-            from agents_state.views.inline import inline_reads
+        action, files = step.finish(action, d, self.root_dir, self.store_url is None)
+        if briefs:
+            from agents_state.store.briefs import write_briefs
 
-            action = inline_reads(action, self.root_dir)
-        if action["kind"] == "ask_user" and state.status in ("blocked", "failed"):
-            from agents_state.store.refusals import of_step
-            from agents_state.views.nextaction import with_refusals
-
-            phase = state.phase(state.currentPhase) if state.currentPhase else None
-            refused = of_step(self.root_dir, phase.startedAt if phase else None)
-            if refused:
-                action = with_refusals(action, refused, self.root_dir)
-        return action
-
-    def _by_reference(self, action: dict[str, Any]) -> dict[str, Any]:
-        """A fan-out's call with each agent's brief in a file (``engine.briefs``), the files
-        written (atomically; one that holds the same text already is left alone)."""
-        from agents_state.engine.briefs import by_reference, tasks_by_reference
-        from agents_state.store.fsops import atomic_write
-
-        if isinstance(action.get("workflow"), dict):
-            action, files = by_reference(action, self.root_dir)
-        else:  # the Agent path: each task's prompt (issue 34)
-            action, files = tasks_by_reference(action, self.root_dir)
-        for path, text in files.items():
-            data = text.encode()
-            try:
-                with open(path, "rb") as f:
-                    if f.read(len(data) + 1) == data:
-                        continue
-            except OSError:
-                pass
-            atomic_write(path, data, os.path.relpath(path, self.root_dir))
+            write_briefs(self.root_dir, files)
         return action
 
     def context_size(self) -> tuple[int | None, int | None]:
         """The main conversation's tokens in context and its model's window, when known."""
-        from agents_state.contextsize import context_usage, transcript_of, window_for
+        from agents_state.views.step import context_size
 
-        transcript = transcript_of(self.root_dir)
-        found = context_usage(transcript) if transcript else None
-        if found is None:
-            return None, None
-        return found[0], window_for(found[1], self.config.compaction.contextWindows)
+        return context_size(self.root_dir, self.config)
 
     def fanout_path(self) -> FanoutPath:
         """Issue 25: whether fan-outs run as the host's Workflow, and why."""
@@ -274,17 +224,10 @@ class App:
         """Task summary and stage output files that this transition made due (inside the lock)."""
         if after.files.keys() == before.files.keys():
             return
-        from agents_state.engine.outcomes import derived_files
+        from agents_state.views.outcomes import derived_files
 
         for name, data in derived_files(before, after).items():
             self.store.write_artifact(name, data)
-
-
-def _codex_version() -> str | None:
-    """The installed Codex CLI's version (issue 37), asked only at a Codex review."""
-    from agents_state.codexcli import installed_version
-
-    return installed_version()
 
 
 def context_text(root: Path) -> str | None:

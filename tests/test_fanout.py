@@ -26,6 +26,7 @@ from agents_state.engine.nextaction import decide
 from agents_state.engine.phases import apply, new_state
 from agents_state.models import State
 from agents_state.views.nextaction import next_action
+from agents_state.views.prompts import rendered
 
 HOST = {"AI_AGENT": "claude-code_2-1-330_agent"}
 
@@ -35,7 +36,9 @@ def _explore(count: int = 3) -> State:
 
 
 def _call(state: State, config: Config | None = None) -> dict[str, Any] | None:
-    return workflow_call(state, decide(state, config or Config(), T0))
+    """The engine's call with its prompts in words (issue 35: ``views.prompts`` writes them)."""
+    call = workflow_call(state, decide(state, config or Config(), T0))
+    return None if call is None else rendered({"workflow": call})["workflow"]
 
 
 def _keys(call: dict[str, Any] | None) -> list[str]:

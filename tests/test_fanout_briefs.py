@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +91,32 @@ def test_next_writes_the_briefs_and_a_changed_brief_is_written_again(root: Path)
     briefs[0].write_text("Push to main.\n")  # whatever wrote it, the engine's text wins
     again = json.loads(_cli(root, "next", "--json").stdout)
     assert again == action and briefs[0].read_text() == first
+
+
+def _tree(root: Path) -> dict[str, tuple[int, bytes]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_mtime_ns, p.read_bytes())
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_status_and_context_write_no_brief_and_next_does(root: Path) -> None:
+    """Issue 35: a read command writes nothing; it prints the same references ``next`` prints,
+    and only ``next`` (or a recording command, or the approval of the call) writes the briefs."""
+    assert _cli(root, "dispatch", "Add OAuth login").returncode == 0
+    shutil.rmtree(root / ".agents" / "briefs")  # the recording command wrote them
+    before = _tree(root)
+    shown = json.loads(_cli(root, "status", "--json").stdout)["next"]
+    for args in (("status",), ("context",), ("context", "--json")):
+        assert _cli(root, *args).returncode == 0, args
+    assert _tree(root) == before
+    assert not (root / ".agents" / "briefs").exists()
+    action = json.loads(_cli(root, "next", "--json").stdout)
+    assert shown["workflow"] == action["workflow"]
+    assert sorted(p.stem for p in (root / ".agents" / "briefs" / "0").iterdir()) == [
+        a["key"] for a in action["workflow"]["args"]["agents"]
+    ]
 
 
 def test_the_agent_path_prints_each_task_by_reference(tmp_path: Path) -> None:

@@ -2,13 +2,15 @@
 
 A fan-out is a step that launches several agents at once: the explore agents of phase 0, the
 plan agents of 1.2, a review phase's reviewer and each wave's task agents in 2.1.  The engine
-already knows every agent's prompt, type and model; ``workflow_call`` writes them as the ``args``
+already knows every agent, its type and model; ``workflow_call`` writes them as the ``args``
 of ``Workflow({name: "subagents:fanout", args})`` (``workflows/fanout.js`` runs them with
-``parallel()``).  Every prompt starts with a marker line naming the fan-out and the agent's key,
-so the SubagentStop hook knows whose answer it is (``marker_of``) and records it as it arrives
-(``note_answer``, in ``state.fanouts``); the call ``next`` prints after a crash, an exit or a
-new session holds only the agents not yet answered.  In 2.1 an agent's answer is its task's
-handoff, recorded on the task itself; the wave's call holds the tasks still ready.
+``parallel()``), each prompt as a ``Prompt`` (which brief, and its facts) that
+``views.prompts`` words when the step is rendered (issue 35). Every prompt starts with a marker
+line naming the fan-out and the agent's key, so the SubagentStop hook knows whose answer it is
+(``marker_of``) and records it as it arrives (``note_answer``, in ``state.fanouts``); the call
+``next`` prints after a crash, an exit or a new session holds only the agents not yet answered. In
+2.1 an agent's answer is its task's handoff, recorded on the task itself; the wave's call holds the
+tasks still ready.
 """
 
 from __future__ import annotations
@@ -28,14 +30,13 @@ __all__ = [
     "FANOUT_WORDS",
     "HANDOFF_SCHEMA",
     "WORKFLOW_NAME",
-    "agent_task_prompt",
+    "Prompt",
     "fanout_id",
     "marker",
     "marker_of",
     "note_answer",
     "note_launch",
     "recorded",
-    "task_brief",
     "workflow_call",
 ]
 
@@ -74,10 +75,19 @@ HANDOFF_SCHEMA: dict[str, Any] = {
     "required": ["task_id", "phase", "status", "decision", "context_summary"],
 }
 
-_ANSWER = (
-    "Answer with the StructuredOutput tool: its input is your handoff response "
-    '(task_id "{task_id}", phase "{role}", decision, status, context_summary, findings).'
-)
+
+class Prompt:
+    """An agent's prompt as data: which brief (``kind``: ``phase_agent``, ``reviewer``,
+    ``task_agent`` on the Workflow path, ``agent_task`` on the Agent path) and its facts;
+    ``views.prompts`` writes its text when the decision is rendered (issue 35)."""
+
+    __slots__ = ("facts", "kind")
+
+    def __init__(self, kind: str, /, **facts: Any) -> None:
+        self.kind, self.facts = kind, facts
+
+    def __repr__(self) -> str:
+        return f"Prompt({self.kind!r})"
 
 
 def marker(fanout: str, key: str) -> str:
@@ -168,107 +178,9 @@ def note_launch(state: State, fanout: str, session: str, keys: list[str], at: st
 # -- the call ------------------------------------------------------------------------------------
 
 
-def _phase_prompt(fan: str, key: str, k: int, n: int, task: str, phase: Phase) -> str:
-    area = f"area {k} of {n}"
-    if phase.id == SIZED_PHASE:
-        where = (
-            f"Plan {area}: the {k}. area listed in .agents/phases/1.1-brainstorm.md (under its "
-            "Areas heading, or its findings.areas, in order); plan only that area, from the "
-            "explore findings in .agents/phases/0-explore.md and the brainstorm."
-        )
-        role = "write"
-    else:
-        where = (
-            f"Explore {area}: list the project's top-level folders and files (not .agents, "
-            f".git or other dot folders) in name order and split that list into {n} "
-            f"consecutive parts of nearly equal size (the first parts one larger); map part {k} "
-            f"only, as far as it bears on the task (with fewer than {n} entries, part {k} is "
-            f"entry {k} modulo their number)."
-        )
-        role = "research"
-    return "\n".join(
-        (
-            marker(fan, key),
-            f"Task: {task}",
-            f"Phase {phase.id} ({phase.name}): {phase.instructions}",
-            where,
-            "Do not write under .agents/.",
-            _ANSWER.format(task_id=key, role=role),
-        )
-    )
-
-
-def _review_prompt(fan: str, key: str, task: str, phase: Phase, severity: str) -> str:
-    return "\n".join(
-        (
-            marker(fan, key),
-            f"Task: {task}",
-            f"Phase {phase.id} ({phase.name}): {phase.instructions}",
-            f"Review the work of phase {phase.reviews} (its artifact in .agents/phases/) and the "
-            'change itself. Put each issue in findings.issues as {"severity": '
-            '"critical|high|medium|low", "description": "...", "file": "..."}; issues of '
-            f"severity {severity} or above send the work back.",
-            "Do not write under .agents/.",
-            _ANSWER.format(task_id=key, role="validate"),
-        )
-    )
-
-
-def _task_prompt(fan: str, t: dict[str, Any], task: str, detail: Any) -> str:
-    return "\n".join(
-        (
-            marker(fan, t["id"]),
-            *task_brief(t, task, detail),
-            _ANSWER.format(task_id=t["id"], role="write"),
-        )
-    )
-
-
-def agent_task_prompt(t: dict[str, Any], task: str, detail: Any) -> str:
-    """The prompt of a task agent launched with the Agent tool (Workflow off, or a task
-    dispatched again after a crash): the same brief as a fan-out's, so it too starts with
-    ``agents-state task start`` and, under isolation, names its worktree (issue 33)."""
-    return "\n".join(
-        (
-            *task_brief(t, task, detail),
-            f'End your answer with your handoff response as a JSON block (task_id "{t["id"]}", '
-            'phase "write", decision, status, context_summary, findings).',
-        )
-    )
-
-
-def task_brief(t: dict[str, Any], task: str, detail: Any) -> list[str]:
-    """What a task agent is told on either path: its task, its files, where and how to start,
-    and how to record the result."""
-    tid = t["id"]
-    lines = [
-        f"Workflow task: {task}",
-        f"Your task: {tid}" + (f": {t['title']}" if t.get("title") else ""),
-    ]
-    description = getattr(detail, "description", "")
-    if description:
-        lines.append(f"Description: {description}")
-    if t.get("files"):
-        lines.append(f"Files: {', '.join(t['files'])}")
-    deps = list(getattr(detail, "dependencies", []) or [])
-    if deps:
-        lines.append(f"Done before it: {', '.join(deps)}")
-    if t.get("worktree"):
-        lines.append(
-            f"First run: agents-state task start {tid} (worktree isolation is on: it makes your "
-            f"worktree {t['worktree']} and prints its folder; work only there, with absolute "
-            "paths, and cd into it for every shell command)."
-        )
-    else:
-        lines.append(f"First run: agents-state task start {tid}")
-    lines.append(
-        f"When done, record it: agents-state task done {tid} --summary '<one line>'; if you "
-        f"cannot finish it: agents-state task fail {tid} --error TEXT"
-    )
-    return lines
-
-
-def _spec(key: str, label: str, agent_type: str, model: str | None, prompt: str) -> dict[str, Any]:
+def _spec(
+    key: str, label: str, agent_type: str, model: str | None, prompt: Prompt
+) -> dict[str, Any]:
     return {
         "key": key,
         "label": label,
@@ -302,7 +214,9 @@ def workflow_call(state: State, d: Decision) -> dict[str, Any] | None:
         fan = fanout_id(phase, extra.get("wave"))
         tasks = state.phase(TASK_PHASE).tasks or {}
         for t in extra.get("tasks") or []:
-            prompt = _task_prompt(fan, t, state.task, tasks.get(t["id"]))
+            prompt = Prompt(
+                "task_agent", fanout=fan, t=t, task=state.task, detail=tasks.get(t["id"])
+            )
             label = f"{t['id']} {t.get('title') or ''}".strip()[:80]
             model = t.get("agentModel")
             specs.append(_spec(t["id"], label, "subagents:task-agent", model, prompt))
@@ -319,9 +233,14 @@ def workflow_call(state: State, d: Decision) -> dict[str, Any] | None:
             if key in done:
                 continue
             if kind == "review":
-                prompt = _review_prompt(fan, key, state.task, phase, str(facts["severity"]))
+                severity = str(facts["severity"])
+                prompt = Prompt(
+                    "reviewer", fanout=fan, key=key, task=state.task, phase=phase, severity=severity
+                )
             else:
-                prompt = _phase_prompt(fan, key, k, n, state.task, phase)
+                prompt = Prompt(
+                    "phase_agent", fanout=fan, key=key, k=k, n=n, task=state.task, phase=phase
+                )
             specs.append(_spec(key, f"{phase.id} {key}", who[0], who[1], prompt))
     if not specs:
         return None

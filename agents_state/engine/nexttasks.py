@@ -62,10 +62,11 @@ def tasks_action(state: State, config: Config, phase: Phase, now: datetime) -> D
             }
             for t in ready
         ]
-        from agents_state.engine.fanout import agent_task_prompt
+        from agents_state.engine.fanout import Prompt
 
         for entry in listed:  # the Agent path's prompt, as the fan-out's (issue 33)
-            entry["prompt"] = agent_task_prompt(entry, state.task, tasks[entry["id"]])
+            brief = Prompt("agent_task", t=dict(entry), task=state.task, detail=tasks[entry["id"]])
+            entry["prompt"] = brief
         models = sorted({str(x["model"]) for x in listed})
         return Decision(
             "dispatch_agents",

@@ -61,7 +61,11 @@ def judge(tool_input: Any, project: str, session: object = None) -> tuple[bool, 
     try:
         app = App.open(project)
         state = app.state()
-        action = app.next_action(state, native=True, advice=False) if state is not None else {}
+        action = (  # the briefs the call references written, should next not have
+            app.next_action(state, native=True, advice=False, briefs=True)
+            if state is not None
+            else {}
+        )
     except AgentsStateError as e:
         return False, f"agents-state: the workflow cannot be read ({e.message}); denied."
     call = action.get("workflow")

@@ -58,7 +58,7 @@ def outcome(app: App, message: str, state: State | None = None, **extra: Any) ->
 
     if state is None:
         state = app.state()
-    action = app.next_action(state)
+    action = app.next_action(state, briefs=True)  # a recording command: its briefs written
     return Recorded(
         message,
         state.revision if state else None,

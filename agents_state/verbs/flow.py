@@ -67,7 +67,8 @@ def next_action(app: App, warn: Callable[[str], None]) -> NextStep:
         _book_unstopped(app, state, warn)
     from agents_state.verbs.results import NextStep
 
-    return NextStep(app.next_action(state), merged.message if merged is not None else None)
+    action = app.next_action(state, briefs=True)
+    return NextStep(action, merged.message if merged is not None else None)
 
 
 def _book_unstopped(app: App, state: State, warn: Callable[[str], None]) -> None:

@@ -72,7 +72,7 @@ def excerpt(phase_id: str, data: bytes) -> str:
 def render_context(
     state: State, action: dict[str, object], excerpts: dict[str, str] | None = None
 ) -> str:
-    from agents_state.engine.outcomes import final_summary
+    from agents_state.views.outcomes import final_summary
     from agents_state.views.render import render_action, without_prompts
     from agents_state.workflow import get_phase
 

@@ -39,7 +39,7 @@ COMPACT_STEPS = (
     "with: agents-state next"
 )
 
-# One story with the dispatcher skills: agents run in the background by default
+# One story with the workflow skill: agents run in the background by default
 WAIT_FOR_AGENTS = (
     " Launch all {n} in ONE message, one Agent call each, with subagent_type "
     '{type} and model "{model}". They run in the background: each answer '
@@ -237,7 +237,7 @@ _NOTES: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 
-# One story with the task-dispatcher skill and the task agent's file (issue 22)
+# One story with the workflow skill and the task agent's file (issue 22)
 ISOLATED = (
     ". Worktree isolation is on: give each agent the command agents-state task start "
     "<task-id> to run first; it makes the task's own git worktree and prints the folder to "

@@ -35,8 +35,8 @@ COMPACT_STEPS = (
     "Record the boundary with the command (agents-state compact), then ask the user "
     'to run /compact (under claude -p: claude -p --continue "/compact") and end your turn; '
     "Claude Code also compacts by itself when the context fills. "
-    "After a compaction the SessionStart hook brings this workflow back. Then go on "
-    "with: agents-state next"
+    "After a compaction the SessionStart hook brings this workflow and its next action "
+    "back: go on with that action, no agents-state next first"
 )
 
 # One story with the workflow skill: agents run in the background by default

@@ -169,6 +169,8 @@ class Model(Orchestrator):
             raise AssertionError(f"`{command}` was not approved: {out}")
         self.pending = None
         self.take_printed(out)
+        # the host ran the Write first: the command recorded the step and printed the next one
+        assert self.pending is not None, f"`{command}` after its Write in one message: {out}"
         return out
 
     def from_answers(self, action: dict[str, Any]) -> bool:

@@ -8,8 +8,12 @@ Claude agent (tests/plugin/test_native_e2e.py's project settings).  The scripted
 test_native_e2e's, made to work as a model following the plugin's texts does:
 
 - it loads the ``workflow`` skill first, as ``/subagents:dispatch`` says, and a phase's own
-  dispatcher skill (``explore-dispatcher``, ``plan-dispatcher``, ``task-dispatcher``) at the
-  phase, when the plugin has one;
+  skill at the phase when the plugin has one (``PHASE_SKILLS``: the dispatcher skills, folded
+  into the ``workflow`` skill in issue 34's second round);
+- it acts on the action ``/subagents:dispatch``'s output ends with when the command's text says
+  to (no ``next`` first);
+- it writes an artifact and runs the recording command in one message when the ``workflow``
+  skill says to;
 - it reads (the Read tool, one turn for all of them) every file an action lists under ``read``
   before it acts, and the fan-out answers it merges;
 - it takes the next action from a recording command's own output when that output holds it and
@@ -48,7 +52,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "plugin"))
 
-from stub_api import Block, StubAPI, request_text  # noqa: E402
+from stub_api import Block, StubAPI, request_text, tool_results  # noqa: E402
 from test_native_e2e import (  # noqa: E402
     DISPATCH,
     TASK,
@@ -60,6 +64,7 @@ from test_native_e2e import (  # noqa: E402
     finish,
     settings,
 )
+from test_workflow_e2e import bash  # noqa: E402
 
 ENGINE = str(Path(sys.executable).parent / "agents-state")
 PHASE_SKILLS = {"0": "explore-dispatcher", "1.2": "plan-dispatcher", "2.1": "task-dispatcher"}
@@ -99,6 +104,9 @@ class Model(Orchestrator):
         # the texts say to go on from the action a recording command prints (issue 34)
         skill = (REPO / "skills" / "workflow" / "SKILL.md").read_text()
         self.acts_on_printed = "only when a command printed no next action" in skill
+        self.write_with_command = "the Write call and\n   the recording command in ONE" in skill
+        command = (REPO / "commands" / "dispatch.md").read_text()
+        self.acts_on_dispatch = "It ends with the **next action**: do exactly that step" in command
         super().__init__(root, agents, DISPATCH)
 
     def __call__(self, body: dict[str, Any]) -> list[Block] | None:
@@ -127,8 +135,12 @@ class Model(Orchestrator):
     def run(self, command: str) -> Generator[list[Block], dict[str, Any], str]:
         out = yield from super().run(command)
         self.pending = None
-        if command.startswith("agents-state next"):
-            return out
+        if not command.startswith("agents-state next"):
+            self.take_printed(out)
+        return out
+
+    def take_printed(self, out: str) -> None:
+        """The next action a recording command's output holds, when the texts say to take it."""
         try:
             said = json.loads(out)
         except ValueError:
@@ -137,6 +149,28 @@ class Model(Orchestrator):
             self.pending = said
         elif self.acts_on_printed and any(ln.startswith("NEXT: ") for ln in out.splitlines()):
             self.pending = self.printed_action()
+
+    def write_and_run(
+        self, rel: str, content: str, command: str
+    ) -> Generator[list[Block], dict[str, Any], str]:
+        """The artifact's Write and the recording command in one message (the Write first)."""
+        if not self.write_with_command:
+            yield from self.write(rel, content)
+            return (yield from self.run(command))
+        write: Block = {
+            "type": "tool_use",
+            "name": "Write",
+            "input": {"file_path": str(self.root / rel), "content": content},
+        }
+        body = yield [write, bash(command)]
+        wrote, out = tool_results(body).values()
+        self.engine_results += [(f"Write {rel}", wrote), (command, out)]
+        if "needs approval" in out or "haven't granted" in out:
+            raise AssertionError(f"`{command}` was not approved: {out}")
+        self.pending = None
+        self.take_printed(out)
+        # the host ran the Write first: the command recorded the step and printed the next one
+        assert self.pending is not None, f"`{command}` after its Write in one message: {out}"
         return out
 
     def from_answers(self, action: dict[str, Any]) -> bool:
@@ -165,6 +199,8 @@ class Model(Orchestrator):
     def orchestrate(self) -> Generator[list[Block], dict[str, Any], None]:
         yield []
         yield from self.skill("workflow")
+        if self.acts_on_dispatch:  # the command's output ends with the first action
+            self.pending = self.printed_action()
         while True:
             action = self.pending or json.loads((yield from self.run("agents-state next --json")))
             self.pending = None
@@ -188,7 +224,10 @@ class Model(Orchestrator):
                 continue
             yield from self.read_all(list(action.get("read") or []))
             if action.get("write"):
-                yield from self.write(action["write"], self.merged(action))
+                yield from self.write_and_run(
+                    action["write"], self.merged(action), action["command"]
+                )
+                continue
             yield from self.run(action["command"])
 
 

@@ -19,11 +19,11 @@ COMPACT_STEPS = (
     "Record the boundary with the command (agents-state compact), then ask the user "
     'to run /compact (under claude -p: claude -p --continue "/compact") and end your turn; '
     "Claude Code also compacts by itself when the context fills. "
-    "After a compaction the SessionStart hook brings this workflow back. Then go on "
-    "with: agents-state next"
+    "After a compaction the SessionStart hook brings this workflow and its next action "
+    "back: go on with that action, no agents-state next first"
 )
 
-# One story with the dispatcher skills: agents run in the background by default
+# One story with the workflow skill: agents run in the background by default
 WAIT_FOR_AGENTS = (
     " Launch all {n} in ONE message, one Agent call each, with subagent_type "
     '{type} and model "{model}". They run in the background: each answer '
@@ -38,7 +38,7 @@ _REVIEW_FORMAT = (
 )
 
 
-# One story with the task-dispatcher skill and the task agent's file (issue 22)
+# One story with the workflow skill and the task agent's file (issue 22)
 ISOLATED = (
     ". Worktree isolation is on: give each agent the command agents-state task start "
     "<task-id> to run first; it makes the task's own git worktree and prints the folder to "

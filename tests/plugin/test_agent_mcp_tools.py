@@ -7,6 +7,8 @@ call is the profile's, enforced by the PreToolUse hook, which refuses the rest."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pluginfiles import Doc, agents
 
@@ -68,3 +70,33 @@ def test_a_line_without_them_is_found() -> None:
     assert missing == {"mcp__cclsp", "mcp__context7"} and extra == set()
     missing, extra = mcp_mismatch("Read, mcp__cclsp, mcp__context7, mcp__github", profile)
     assert (missing, extra) == (set(), {"mcp__github"})
+
+
+def unknown(server_name: str) -> str:
+    """A tool the server may add later: deny by default, whatever the host grants."""
+    return f"{server_name}__a_tool_added_later"
+
+
+@pytest.mark.parametrize("doc", agents(), ids=[d.path.stem for d in agents()])
+def test_the_hook_denies_every_tool_of_a_listed_server_the_profile_does_not_grant(
+    doc: Doc, tmp_path: Path
+) -> None:
+    """Issue 34 (second round): the host grants an agent the whole server its line names; the
+    real PreToolUse hook (through the launcher, as Claude Code runs it) refuses every tool of it
+    the agent's profile does not grant, one added later included, and lets a granted one through."""
+    from test_profiles_everywhere import call, hook
+
+    profile = get_profile(doc.meta["profile"])
+    assert profile is not None
+    listed = {t.strip() for t in doc.meta["tools"].split(",") if t.strip().startswith("mcp__")}
+    agent = f"subagents:{doc.meta['name']}"
+    for name in sorted(listed):
+        known = [t for t in (*CCLSP_READ, *CCLSP_EDIT, *CONTEXT7) if server(t) == name]
+        for tool in [t for t in known if t not in profile.tools] + [unknown(name)]:
+            got = hook(tmp_path, call(tmp_path, agent, tool, {}))
+            assert got.startswith(f"deny: agents-state: agent '{doc.meta['name']}' runs with"), (
+                tool,
+                got,
+            )
+        granted = next(t for t in known if t in profile.tools)
+        assert hook(tmp_path, call(tmp_path, agent, granted, {})) == "allow", granted

@@ -63,31 +63,30 @@ def test_compaction_is_recorded_first_everywhere() -> None:
 
 
 def test_the_orchestrator_writes_the_tasks_file_everywhere() -> None:
-    text = skill("task-dispatcher")
-    assert "`.agents/phases/2.1-tasks.json`:" in text
+    text = skill("workflow")
+    assert "`.agents/phases/2.1-tasks.json`" in text
     assert "agents-state tasks load .agents/phases/2.1-tasks.json" in text
     assert "tasks-input" not in text and "by hand" not in text
 
 
 def test_skills_wait_for_background_agents_and_pass_the_agent_model() -> None:
-    for name in ("workflow", "explore-dispatcher", "plan-dispatcher", "task-dispatcher"):
-        text = skill(name)
-        assert "background" in text and "notification" in text, name
-        assert "sonnet-4.5 ->" not in text, name  # no hand mapping of aliases any more
-    for name in ("explore-dispatcher", "plan-dispatcher"):
-        assert "never a versioned id" in skill(name)
+    text = skill("workflow")
+    assert "background" in text and "notification" in text
+    assert "sonnet-4.5 ->" not in text  # no hand mapping of aliases any more
+    assert "never a versioned id" in text
 
 
 def test_worktree_isolation_is_one_story() -> None:
     """Issue 22: where the agent works, what it commits, what the engine does after."""
     from agents_state.views.nextaction import ISOLATED
 
-    dispatcher, agent = skill("task-dispatcher"), (PLUGIN_ROOT / "agents" / "task-agent.md")
+    agent = PLUGIN_ROOT / "agents" / "task-agent.md"
+    dispatcher = " ".join(skill("workflow").split())  # the phases with agents (issue 34)
     agent_text = agent.read_text()
     for needle in ("agents-state task start <task-id>", "prints the folder to work in"):
         assert needle in ISOLATED
-    assert "`agents-state task start <id>` to run first" in dispatcher
-    assert "prints the\n  folder to work in" in dispatcher
+    assert "`agents-state task start <id>` first" in dispatcher
+    assert "prints the folder to work in" in dispatcher
     assert "`task done <id>` commits what the agent left uncommitted" in dispatcher
     assert "`agents-state merge --resolve <id>`" in dispatcher
     assert '`stages.IMPLEMENT.tasks.isolation: "none"`' in dispatcher

@@ -36,9 +36,6 @@ SKILLS = {
     "workflow",
     "configuration",
     "complexity-scorer",
-    "explore-dispatcher",
-    "plan-dispatcher",
-    "task-dispatcher",
     "plan-writer",
 }
 AGENTS = {

@@ -374,11 +374,11 @@ PLANTS: list[tuple[str, Plant, str]] = [
     (
         "a command that does not exist",
         _edit(
-            "skills/task-dispatcher/SKILL.md",
-            "`agents-state task done <id>`",
+            "skills/workflow/SKILL.md",
+            "`agents-state task start <id>`",
             "`agents-state task finish <id>`",
         ),
-        "skills/task-dispatcher/SKILL.md: `agents-state task finish`: no such command",
+        "skills/workflow/SKILL.md: `agents-state task finish`: no such command",
     ),
     (
         "a flag that does not exist",

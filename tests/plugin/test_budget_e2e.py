@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import VENV_BIN, require_claude, run_claude
 from stub_api import Block, StubAPI, request_text, tool_results
 from test_subagent_hook import hook
 
@@ -33,7 +32,6 @@ from clitools import walk_to
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 TASK = "Add a health endpoint"
 GO_ON = "Go on with the workflow."
 RAISE = "Raise the budget to 1000000 tokens."
@@ -157,18 +155,6 @@ class Orchestrator:
         yield from self.record(action)
         action = yield from self.next_action()
         yield [{"type": "text", "text": f"Next: {action['kind']} {action['phase']}. Stopping."}]
-
-
-def run_claude(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *args],
-        cwd=root,
-        env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path) -> None:

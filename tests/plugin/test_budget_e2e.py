@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 from claude_cli import VENV_BIN, require_claude, run_claude
+from hookcalls import launch_hook, payload
 from stub_api import Block, StubAPI, request_text, tool_results
-from test_subagent_hook import hook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from clitools import walk_to
@@ -198,11 +198,9 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
     # the second run): the next session's start books it, to the phase of the last booking
     book = json.loads((root / ".agents" / "usage.json").read_text())
     (main,) = [p for p in book["transcripts"] if "/subagents/" not in p]
-    hook(
-        root,
-        "session-start",
-        {"hook_event_name": "SessionStart", "source": "resume", "transcript_path": main},
-    )
+    start = payload(root, "SessionStart", source="resume", transcript_path=main)
+    resumed = launch_hook(root, "session-start", start)
+    assert resumed.returncode == 0 and "Traceback" not in resumed.stderr, resumed.stderr
 
     plans = flow.agents.count("plan")
     assert plans == flow.actions[0]["agents"]["count"] >= 1

@@ -219,7 +219,7 @@ def test_phase_run_records_failures_with_output_tails(root: Path) -> None:
 def test_timed_out_command_is_killed_with_its_process_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     cmd = f"sleep 600 & echo $! > {pidfile}; wait"
-    done: list[str] = []
+    done: list[bytes] = []
     run = threading.Thread(
         target=lambda: done.append(run_phase_commands({"test": cmd}, 1, tmp_path)), daemon=True
     )

@@ -81,6 +81,39 @@ def run_proc(
     )
 
 
+def race(
+    argvs: list[list[str]],
+    *,
+    root: Path | None = None,
+    cwds: list[Path] | None = None,
+    env: dict[str, str] | None = None,
+    prefix: tuple[str, ...] = (),
+) -> list[subprocess.CompletedProcess[str]]:
+    """Real processes of ``agents-state ARGV`` for every argv, all started before any is waited
+    for: the one race helper (issue 35).  ``root`` adds ``--root ROOT``; the i-th runs in
+    ``cwds[i % len(cwds)]``; ``prefix`` goes before the command (``strace``, ``ip netns exec``).
+    The default environment is this one with a lock timeout of 600 s: a race checks who wins,
+    never how fast, and on a loaded machine the last writer waits long.  Each result's ``args``
+    is its argv as given; the 900 s bound on each only turns a hang into a failure."""
+    head = [*prefix, CLI, *(["--root", str(root)] if root is not None else [])]
+    procs = [
+        subprocess.Popen(
+            [*head, *a],
+            cwd=cwds[i % len(cwds)] if cwds else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env if env is not None else {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"},
+        )
+        for i, a in enumerate(argvs)
+    ]
+    out = []
+    for p, a in zip(procs, argvs, strict=True):
+        stdout, stderr = p.communicate(timeout=900)
+        out.append(subprocess.CompletedProcess(a, p.returncode, stdout, stderr))
+    return out
+
+
 def cli_json(root: Path, *args: str) -> Any:
     proc = run_cli(root, *args, "--json")
     assert proc.returncode == 0, proc.stderr

@@ -220,7 +220,6 @@ def test_an_answer_to_a_phase_not_waiting_changes_nothing(root: Path) -> None:
 
 def test_watch_shows_the_waiting_gate(root: Path) -> None:
     import subprocess
-    import time
 
     from clitools import CLI
 
@@ -234,9 +233,15 @@ def test_watch_shows_the_waiting_gate(root: Path) -> None:
         text=True,
     )
     try:
-        time.sleep(2.0)  # its first frame
+        assert proc.stdout is not None
+        first = []  # its first frame, read as it comes (it shows the gate)
+        for line in proc.stdout:
+            first.append(line)
+            if "GATE: waiting for a person since " in line:
+                break
         assert run_cli(root, "resume", "--abort").returncode == 0
-        out, err = proc.communicate(timeout=60)
+        rest, err = proc.communicate(timeout=60)
+        out = "".join(first) + rest
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -3,36 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from clitools import CLI, run_cli, wave_of
-
-# Sized for a busy shared machine: 50 writers queue for one lock, each a fresh interpreter; at a
-# load of 30 on 2 cores the last one waited over 30 s (the default).  A race test checks who
-# wins, never how fast: a timeout here would be a false failure.
-RACE_ENV = {**os.environ, "AGENTS_STATE_LOCK_TIMEOUT": "600"}
-
-
-def _spawn_all(root: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
-    procs = [
-        subprocess.Popen(
-            [CLI, "--root", str(root), *a],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=RACE_ENV,
-        )
-        for a in argvs
-    ]
-    out = []
-    for p, a in zip(procs, argvs, strict=True):
-        stdout, stderr = p.communicate(timeout=900)
-        out.append(subprocess.CompletedProcess(a, p.returncode, stdout, stderr))
-    return out
+from clitools import race, run_cli, wave_of
 
 
 def _state(root: Path) -> dict[str, Any]:
@@ -49,7 +24,7 @@ def test_30_concurrent_phase_complete_give_one_success(root: Path) -> None:
     art = root / "explore.md"
     art.write_text("# findings\n")
     rev = _state(root)["revision"]
-    results = _spawn_all(root, [["phase", "complete", "0", "--artifact", str(art)]] * 30)
+    results = race([["phase", "complete", "0", "--artifact", str(art)]] * 30, root=root)
     # one transition; the 29 repeats of the same step with the same artifact are no-ops that
     # say so (issue 15: a repeat of a step that succeeded exits 0, like `task done`)
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
@@ -66,7 +41,7 @@ def test_30_concurrent_phase_complete_give_one_success(root: Path) -> None:
 
 
 def test_30_concurrent_dispatch_leave_one_workflow(root: Path) -> None:
-    results = _spawn_all(root, [["dispatch", f"task {i}"] for i in range(30)])
+    results = race([["dispatch", f"task {i}"] for i in range(30)], root=root)
     assert sum(r.returncode == 0 for r in results) == 1
     assert sum(r.returncode == 4 for r in results) == 29
     events = _events(root)
@@ -110,7 +85,7 @@ def test_50_concurrent_task_done_all_recorded(root: Path, rep: int) -> None:
     assert [len(w["tasks"]) for w in waves] == [50, 1]
     rev0 = state["revision"]
     ids = [f"t{i}" for i in range(50)]
-    results = _spawn_all(root, [["task", "done", t, "--summary", "ok", "--force"] for t in ids])
+    results = race([["task", "done", t, "--summary", "ok", "--force"] for t in ids], root=root)
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
     state = _state(root)
     tasks = state["stages"]["IMPLEMENT"]["phases"]["2.1"]["tasks"]
@@ -127,7 +102,7 @@ def test_50_concurrent_task_done_all_recorded(root: Path, rep: int) -> None:
 def test_50_processes_race_claim_on_20_task_wave(root: Path, rep: int) -> None:
     _to_tasks(root, 20)
     rev0 = _state(root)["revision"]
-    results = _spawn_all(root, [["task", "claim", "--agent", f"a{i}", "--json"] for i in range(50)])
+    results = race([["task", "claim", "--agent", f"a{i}", "--json"] for i in range(50)], root=root)
     won = [json.loads(r.stdout)["task"] for r in results if r.returncode == 0]
     lost = [r for r in results if r.returncode != 0]
     assert sorted(won) == sorted(f"t{i}" for i in range(20))  # each exactly once

@@ -4,14 +4,13 @@ that stand for separate hosts (no ``.agents/`` in any of them, nothing shared bu
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 from killrun import CLI, Reader, Tally, run_writers
 
-__all__ = ["CLI", "Torture", "env_for", "spawn_all", "tasks_of", "torture"]
+__all__ = ["CLI", "Torture", "env_for", "tasks_of", "torture"]
 
 
 def env_for(url: str, **extra: str) -> dict[str, str]:
@@ -24,28 +23,6 @@ def env_for(url: str, **extra: str) -> dict[str, str]:
         "AGENTS_STATE_CONNECT_TIMEOUT": "120",
         **extra,
     }
-
-
-def spawn_all(
-    hosts: list[Path], argvs: list[list[str]], env: dict[str, str], prefix: list[str] | None = None
-) -> list[subprocess.CompletedProcess[str]]:
-    """Start every command at once, host ``i % len(hosts)`` as the working directory."""
-    procs = [
-        subprocess.Popen(
-            [*(prefix or []), CLI, *a],
-            cwd=hosts[i % len(hosts)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for i, a in enumerate(argvs)
-    ]
-    out = []
-    for p, a in zip(procs, argvs, strict=True):
-        stdout, stderr = p.communicate(timeout=900)
-        out.append(subprocess.CompletedProcess(a, p.returncode, stdout, stderr))
-    return out
 
 
 def tasks_of(state: Any) -> dict[str, Any]:

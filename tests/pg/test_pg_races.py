@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clitools import wave_of
+from clitools import race, wave_of
 
 from agents_state.store.pg import PgStore
 
@@ -45,8 +45,8 @@ def test_50_concurrent_claims_from_two_hosts_get_50_distinct_tasks_then_50_dones
     store = PgStore(pg_url, root)
     rev0 = _gap_free(store)
     env = pgrace.env_for(pg_url)
-    results = pgrace.spawn_all(
-        hosts, [["task", "claim", "--agent", f"a{i}", "--json"] for i in range(50)], env
+    results = race(
+        [["task", "claim", "--agent", f"a{i}", "--json"] for i in range(50)], cwds=hosts, env=env
     )
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
     won = [json.loads(r.stdout)["task"] for r in results]
@@ -54,8 +54,8 @@ def test_50_concurrent_claims_from_two_hosts_get_50_distinct_tasks_then_50_dones
     tasks = pgrace.tasks_of(store.load())
     assert {tasks[t].owner for t in ids} == {f"a{i}" for i in range(50)}
     assert _gap_free(store) == rev0 + 50
-    results = pgrace.spawn_all(
-        hosts, [["task", "done", t, "--force", "--summary", f"did {t}"] for t in ids], env
+    results = race(
+        [["task", "done", t, "--force", "--summary", f"did {t}"] for t in ids], cwds=hosts, env=env
     )
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
     tasks = pgrace.tasks_of(store.load())
@@ -88,7 +88,5 @@ def test_kill9_torture_on_postgresql_loses_nothing(
     assert res.acked <= done  # every acknowledged update is there
     assert done <= res.attempted  # and nothing that was never asked for
     _gap_free(store)  # a kill never leaves a state without its event: one transaction
-    proc = pgrace.spawn_all(hosts, [["task", "done", ids[-1], "--force"]], pgrace.env_for(pg_url))[
-        0
-    ]
+    [proc] = race([["task", "done", ids[-1], "--force"]], cwds=hosts, env=pgrace.env_for(pg_url))
     assert proc.returncode == 0, proc.stderr

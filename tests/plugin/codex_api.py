@@ -66,6 +66,7 @@ class CodexAPI:
         self.requests: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._stop = threading.Event()
+        self.hanging = 0  # requests answered "hang" and still held open
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -90,7 +91,9 @@ class CodexAPI:
                 api.requests.append(body)
                 reply = api.script(body)
                 if reply == "hang":
+                    api.hanging += 1  # until the stand-in stops: a run that waits, hangs
                     api._stop.wait(600)
+                    api.hanging -= 1
                     return
                 if isinstance(reply, int):
                     error = {"error": {"message": "stand-in refuses", "type": "invalid_request"}}

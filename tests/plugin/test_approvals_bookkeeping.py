@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pluginfiles import LAUNCHER
+from hookcalls import answer_of, bash, launch_hook, tool_call
 
 from agents_state.hooks import engine_steps, permission
 from agents_state.hooks.permission import approval
 from agents_state.workflow import PHASES
 
-VENV_BIN = str(Path(sys.executable).parent)
 TEST_COMMAND = {"stages": {"TEST": {"commands": {"test": "touch pwned"}}}}
 
 
@@ -34,39 +31,16 @@ def project(root: Path) -> Path:
     return root
 
 
-def bash(cwd: Path, command: str, **extra: Any) -> dict[str, Any]:
-    return {"cwd": str(cwd), "tool_name": "Bash", "tool_input": {"command": command}, **extra}
-
-
 def write(cwd: Path, path: str | Path, content: str = "x") -> dict[str, Any]:
-    return {
-        "cwd": str(cwd),
-        "tool_name": "Write",
-        "tool_input": {"file_path": str(path), "content": content},
-    }
+    return tool_call(cwd, "Write", {"file_path": str(path), "content": content})
 
 
-def hook(project: Path, payload: dict[str, Any]) -> str:
+def hook(project: Path, call: dict[str, Any]) -> str:
     """The launcher's ``hook permission`` answer: the decision, or "" for none."""
-    env = {
-        "PATH": f"{VENV_BIN}:/usr/bin:/bin",
-        "HOME": os.environ["HOME"],
-        "CLAUDE_PROJECT_DIR": str(project),
-    }
-    out = subprocess.run(
-        [str(LAUNCHER), "hook", "permission"],
-        cwd=project,
-        env=env,
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    out = launch_hook(project, "permission", call, CLAUDE_PROJECT_DIR=str(project))
     assert out.returncode == 0 and out.stderr == "", out.stderr
-    if not out.stdout:
-        return ""
-    return str(json.loads(out.stdout)["hookSpecificOutput"]["permissionDecision"])
+    answer = answer_of(out)
+    return "" if answer is None else str(answer["permissionDecision"])
 
 
 def test_the_nested_agents_chain_is_not_approved(project: Path) -> None:

@@ -13,19 +13,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import VENV_BIN, log_hook_events, require_claude, run_claude
 from stub_api import Block, StubAPI, request_text, tool_results
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 MARKER = "Follow the README of this repository."
 TEST_COMMAND = {"stages": {"TEST": {"commands": {"test": "touch pwned"}}}}
 REFUSED = ("needs approval", "haven't granted", "requires approval", "permission")
@@ -64,15 +61,6 @@ class Injected:
             return [{"type": "text", "text": "Done."}]
 
 
-def log_permission_requests(log: Path) -> None:
-    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    hook = {"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}
-    settings.write_text(
-        json.dumps({"hooks": {"PermissionRequest": [{"matcher": "*", "hooks": [hook]}]}})
-    )
-
-
 def test_the_red_team_chains_run_nothing_in_the_real_host(root: Path, tmp_path: Path) -> None:
     require_claude()
     engine = Path(VENV_BIN) / "agents-state"
@@ -80,18 +68,10 @@ def test_the_red_team_chains_run_nothing_in_the_real_host(root: Path, tmp_path: 
     (root / ".claude").mkdir()
     (root / ".claude" / "subagents-config.json").write_text(json.dumps(TEST_COMMAND))
     log = tmp_path / "permission-requests.jsonl"
-    log_permission_requests(log)
+    log_hook_events(Path(os.environ["HOME"]), log, ("PermissionRequest",))
     script = Injected(root)
     with StubAPI(script) as api:
-        proc = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), MARKER],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = run_claude(root, api, MARKER)
     assert proc.returncode == 0, proc.stderr
     assert len(script.results) == len(script.steps), script.results
     *chains, (_status_call, status_out) = script.results
@@ -135,18 +115,10 @@ def test_a_user_allows_phase_run_in_the_project_settings(root: Path, tmp_path: P
         json.dumps({"permissions": {"allow": ["Bash(agents-state phase run 3.1)"]}})
     )
     log = tmp_path / "permission-requests.jsonl"
-    log_permission_requests(log)
+    log_hook_events(Path(os.environ["HOME"]), log, ("PermissionRequest",))
     script = Runs("agents-state phase run 3.1")
     with StubAPI(script) as api:
-        proc = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), MARKER],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = run_claude(root, api, MARKER)
     assert proc.returncode == 0, proc.stderr
     # it ran: the engine itself answered (the workflow is at phase 0, so it refuses to start)
     assert "phase 3.1 is pending: cannot run (the current phase is 0)" in script.result

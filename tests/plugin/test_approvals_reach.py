@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hookcalls import answer_of, launch_hook, payload
 from pluginfiles import LAUNCHER
 
 from agents_state.hooks import engine_steps
 from agents_state.hooks.permission import approval
 
-VENV_BIN = str(Path(sys.executable).parent)
 CHECKER = "subagents:quality-checker"  # validator profile: reader + Bash
 
 
@@ -33,29 +32,11 @@ def project(root: Path) -> Path:
     return root
 
 
-def hook(project: Path, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+def hook(project: Path, event: str, call: dict[str, Any]) -> dict[str, Any] | None:
     """The launcher's answer to one call, as the host runs it: its hookSpecificOutput or None."""
-    env = {
-        "PATH": f"{VENV_BIN}:/usr/bin:/bin",
-        "HOME": os.environ["HOME"],
-        "CLAUDE_PROJECT_DIR": str(project),
-    }
-    data = {"session_id": "s", "transcript_path": "/tmp/t", "cwd": str(project), **payload}
-    out = subprocess.run(
-        [str(LAUNCHER), "hook", event],
-        cwd=project,
-        env=env,
-        input=json.dumps({"hook_event_name": "PreToolUse", **data}),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    out = launch_hook(project, event, payload(project, **call), CLAUDE_PROJECT_DIR=str(project))
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
-    if not out.stdout.strip():
-        return None
-    answer: dict[str, Any] = json.loads(out.stdout)["hookSpecificOutput"]
-    return answer
+    return answer_of(out)
 
 
 def bash(command: str, **extra: Any) -> dict[str, Any]:

@@ -23,17 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import VENV_BIN, require_claude, run_claude
+from hookcalls import launch_hook, payload
 from stub_api import Block, StubAPI, request_text, tool_results
-from test_subagent_hook import hook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from clitools import walk_to
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 TASK = "Add a health endpoint"
 GO_ON = "Go on with the workflow."
 RAISE = "Raise the budget to 1000000 tokens."
@@ -159,18 +157,6 @@ class Orchestrator:
         yield [{"type": "text", "text": f"Next: {action['kind']} {action['phase']}. Stopping."}]
 
 
-def run_claude(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *args],
-        cwd=root,
-        env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path) -> None:
     require_claude()
     config = {
@@ -212,11 +198,9 @@ def test_a_spent_budget_stops_the_next_fan_out_until_the_user_answers(root: Path
     # the second run): the next session's start books it, to the phase of the last booking
     book = json.loads((root / ".agents" / "usage.json").read_text())
     (main,) = [p for p in book["transcripts"] if "/subagents/" not in p]
-    hook(
-        root,
-        "session-start",
-        {"hook_event_name": "SessionStart", "source": "resume", "transcript_path": main},
-    )
+    start = payload(root, "SessionStart", source="resume", transcript_path=main)
+    resumed = launch_hook(root, "session-start", start)
+    assert resumed.returncode == 0 and "Traceback" not in resumed.stderr, resumed.stderr
 
     plans = flow.agents.count("plan")
     assert plans == flow.actions[0]["agents"]["count"] >= 1

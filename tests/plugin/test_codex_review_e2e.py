@@ -12,7 +12,6 @@ import json
 import os
 import socket
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -249,12 +248,12 @@ def test_an_unreachable_api_fails_at_once_in_one_line(
     codex_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = codex_env
-    _config(root, timeoutSeconds=90)  # a run that waited for the network would end here
+    # Codex itself would wait for the network for ever: a run that waited would end at this
+    # timeout, saying so ("did not finish within 90s"), not that the API cannot be reached
+    _config(root, timeoutSeconds=90)
     _home(tmp_path, monkeypatch, f"http://127.0.0.1:{_closed_port()}/v1")
     walk_to(root, "1.3")
-    start = time.monotonic()
     _one_line_failure(root, "1.3", "Codex cannot reach its model API")
-    assert time.monotonic() - start < 60  # Codex itself would wait for the network for ever
 
 
 @pytest.mark.parametrize(
@@ -308,10 +307,11 @@ def test_a_timeout_ends_codex_and_its_process_group(
     with CodexAPI(lambda body: "hang") as api:
         _home(tmp_path, monkeypatch, api.url)
         walk_to(root, "1.3")
-        start = time.monotonic()
         _one_line_failure(root, "1.3", "Codex did not finish within 3s")
-        assert time.monotonic() - start < 20
         assert len(api.requests) == 1  # it was waiting for the answer
+        # and its request still hangs (for 600 s): the engine ended Codex at its timeout
+        # instead of waiting for it
+        assert api.hanging == 1
     assert _codex_processes(str(tmp_path / "codex-home")) == []
 
 

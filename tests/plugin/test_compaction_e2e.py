@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from claude_cli import require_claude
 from stub_api import Block, StubAPI, request_text, tool_results
-from test_workflow_e2e import TASK, Workflow, fenced, handoff, run_claude, text
+from test_workflow_e2e import TASK, Workflow, fenced, handoff, run_host, text
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def test_a_small_conversation_runs_to_done_without_asking(root: Path) -> None:
     flow = Workflow(root)
     flow.grow_in_stages = False
     with StubAPI(flow) as api:
-        run = run_claude(root, api, f"/subagents:dispatch {TASK}")
+        run = run_host(root, api, f"/subagents:dispatch {TASK}")
     assert flow.error is None, (flow.error, flow.trace[-3:])
     assert run.returncode == 0, run.stderr
     state = json.loads((root / ".agents" / "state.json").read_text())
@@ -74,7 +74,7 @@ def test_a_refused_write_ends_with_the_rule_to_add(root: Path) -> None:
     flow = RefusedWrite(root)
     flow.grow_in_stages = False
     with StubAPI(flow) as api:
-        run = run_claude(root, api, f"/subagents:dispatch {TASK}")
+        run = run_host(root, api, f"/subagents:dispatch {TASK}")
     assert flow.error is None, (flow.error, flow.trace[-3:])
     assert run.returncode == 0, run.stderr
     assert flow.refusals, "no task agent was refused"

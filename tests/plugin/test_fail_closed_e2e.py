@@ -14,19 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import ENGINE_PATH, VENV_BIN, require_claude, run_claude
 from stub_api import Block, StubAPI, request_text, tool_results
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 TEXT = "visible-only-when-allowed-41"
 EXPLORE_HEADER = "# Explore agent"
 
@@ -88,14 +84,8 @@ def test_issue_32_a_profile_hook_that_cannot_decide_in_time_refuses(
     _hanging_engine(tmp_path / "engine")
     script = Script()
     with StubAPI(script) as api:
-        proc = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), "Explore the notes."],
-            cwd=root,
-            env=base_env(api.url, f"{tmp_path / 'engine'}:{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
+        proc = run_claude(
+            root, api, "Explore the notes.", path=f"{tmp_path / 'engine'}:{ENGINE_PATH}"
         )
     assert proc.returncode == 0, proc.stderr
     assert script.agent_results, "the explore agent never got its Read's result"

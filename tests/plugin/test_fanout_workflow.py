@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
+from claude_cli import CLAUDE, hook_events, log_hook_events, require_claude, run_claude
 from fanout_stub import (
     AgentCall,
     FanoutAgents,
@@ -31,7 +30,6 @@ from fanout_stub import (
 from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
 
-VENV_BIN = str(Path(sys.executable).parent)
 GO = "Run the fan-out now."
 SCHEMA = {
     "type": "object",
@@ -96,21 +94,8 @@ class OneFanout:
 
 
 def settings(home: Path, log: Path) -> None:
-    logger = [
-        {
-            "matcher": "*",
-            "hooks": [{"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}],
-        }
-    ]
-    path = home / ".claude" / "settings.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    hooks = {e: logger for e in ("SubagentStart", "SubagentStop", "PermissionRequest")}
-    path.write_text(json.dumps({"permissions": {"allow": ["Workflow"]}, "hooks": hooks}))
-
-
-def events(log: Path, name: str) -> list[dict[str, Any]]:
-    lines = log.read_text().splitlines() if log.exists() else []
-    return [e for e in map(json.loads, filter(str.strip, lines)) if e["hook_event_name"] == name]
+    events = ("SubagentStart", "SubagentStop", "PermissionRequest")
+    log_hook_events(home, log, events, {"permissions": {"allow": ["Workflow"]}})
 
 
 def run(root: Path, flow: OneFanout, tmp_path: Path) -> tuple[StubAPI, Path]:
@@ -118,15 +103,7 @@ def run(root: Path, flow: OneFanout, tmp_path: Path) -> tuple[StubAPI, Path]:
     log = tmp_path / "events.jsonl"
     settings(Path(os.environ["HOME"]), log)
     with StubAPI(flow) as api:
-        proc = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), GO],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = run_claude(root, api, GO)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return api, log
 
@@ -197,7 +174,7 @@ def test_a_fanout_runs_through_the_real_host(root: Path, tmp_path: Path) -> None
     assert tool["input_schema"] == SCHEMA
 
     # SubagentStart / SubagentStop fired for both, with type, id and transcript path
-    starts, stops = events(log, "SubagentStart"), events(log, "SubagentStop")
+    starts, stops = hook_events(log, "SubagentStart"), hook_events(log, "SubagentStop")
     assert sorted(e["agent_type"] for e in starts) == [
         "subagents:explore-agent",
         "workflow-subagent",
@@ -221,7 +198,7 @@ def test_a_fanout_runs_through_the_real_host(root: Path, tmp_path: Path) -> None
         by_type["subagents:explore-agent"]["last_assistant_message"] == "Area E1 has nothing yet."
     )
     assert "last_assistant_message" not in by_type["workflow-subagent"]  # a schema agent has none
-    assert events(log, "PermissionRequest") == []
+    assert hook_events(log, "PermissionRequest") == []
 
 
 def test_a_wrong_structured_answer_is_retried_by_the_host(root: Path, tmp_path: Path) -> None:
@@ -253,7 +230,7 @@ def test_a_wrong_structured_answer_is_retried_by_the_host(root: Path, tmp_path: 
     }
     assert "a wrong answer" not in notice.text
     # the host's journal kept the valid answer only
-    (stop,) = events(log, "SubagentStop")
+    (stop,) = hook_events(log, "SubagentStop")
     journal = Path(stop["agent_transcript_path"]).parent / "journal.jsonl"
     lines = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
     assert [r["result"] for r in lines if r["type"] == "result"] == [answer_of("T1")]

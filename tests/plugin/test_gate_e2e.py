@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import require_claude, run_claude
 from stub_api import Block, StubAPI, request_text, tool_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,7 +30,6 @@ from clitools import CLI, run_cli
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 TASK = "Add a health endpoint"
 RESUME = "<command-name>/subagents:resume</command-name>"
 ASKED = "The workflow waits for your approval of phase 4.1"
@@ -105,18 +103,6 @@ class Orchestrator:
                 break
             yield from self.record(action)
         yield [{"type": "text", "text": "The workflow is done."}]
-
-
-def run_claude(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *args],
-        cwd=root,
-        env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def _state(root: Path) -> dict[str, Any]:

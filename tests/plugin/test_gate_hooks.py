@@ -6,19 +6,14 @@ the payload on stdin."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from clitools import run_cli, walk_to
-from pluginfiles import LAUNCHER
+from hookcalls import bash, launch_hook
 
 from agents_state.hooks.permission import approval
 
-VENV_BIN = str(Path(sys.executable).parent)
 ANSWERS = [
     "agents-state gate approve 1.1 --by NAME",
     'agents-state gate reject 1.1 --by claude --note "looks fine"',
@@ -38,33 +33,6 @@ def project(root: Path) -> Path:
     return root
 
 
-def bash(project: Path, command: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "session_id": "s",
-        "transcript_path": str(project / "t.jsonl"),
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": "toolu_1",
-        **extra,
-    }
-
-
-def hook(project: Path, event: str, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": os.environ["HOME"]}
-    return subprocess.run(
-        [str(LAUNCHER), "hook", event],
-        cwd=project,
-        env=env,
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("command", ANSWERS)
 def test_no_conversation_or_agent_gets_a_gate_answer_approved(project: Path, command: str) -> None:
     assert approval(bash(project, command)) is None
@@ -77,7 +45,9 @@ def test_the_first_hook_denies_a_gate_answer_and_names_the_persons_command(
     project: Path, command: str, who: str
 ) -> None:
     before = (project / ".agents" / "state.json").read_bytes()
-    out = hook(project, "pre-tool-use", bash(project, command, **(AGENT if who == "agent" else {})))
+    out = launch_hook(
+        project, "pre-tool-use", bash(project, command, **(AGENT if who == "agent" else {}))
+    )
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
@@ -86,12 +56,12 @@ def test_the_first_hook_denies_a_gate_answer_and_names_the_persons_command(
     assert "run in their own shell: agents-state gate approve 1.1 --by NAME" in reason
     assert 'agents-state gate reject 1.1 --by NAME --note "WHY"' in reason
     assert (project / ".agents" / "state.json").read_bytes() == before
-    assert hook(project, "permission", bash(project, command)).stdout == ""
+    assert launch_hook(project, "permission", bash(project, command)).stdout == ""
 
 
 def test_reading_the_gates_stays_allowed(project: Path) -> None:
     for command in ("agents-state gate list", "agents-state next", "agents-state status"):
-        out = hook(project, "pre-tool-use", bash(project, command))
+        out = launch_hook(project, "pre-tool-use", bash(project, command))
         assert (out.returncode, out.stdout) == (0, ""), command
 
 
@@ -100,6 +70,6 @@ def test_a_gate_answer_is_denied_with_no_workflow_in_the_folder(root: Path) -> N
     still hand a gate answer to the hook."""
     root.mkdir(parents=True, exist_ok=True)
     command = "agents-state --store postgresql://u@h/db?workflow=w gate approve 1.1 --by me"
-    out = hook(root, "pre-tool-use", bash(root, command))
+    out = launch_hook(root, "pre-tool-use", bash(root, command))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

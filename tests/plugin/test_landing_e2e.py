@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
+from claude_cli import require_claude, run_claude
 from clitools import artifact_body, cli_json, run_cli, walk_to
-from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
-from test_worktree_e2e import GO_ON, VENV_BIN, bash, git, turns
+from test_worktree_e2e import GO_ON, bash, git, turns
 
 pytestmark = pytest.mark.slow
 
@@ -166,26 +164,16 @@ def test_two_tasks_importing_one_module_land_on_the_branch_done_names(
     _project(root)
     script = Script()
     with StubAPI(script) as api:
-        proc = subprocess.run(
-            [
-                CLAUDE,
-                "-p",
-                "--plugin-dir",
-                str(PLUGIN_ROOT),
-                "--permission-mode",
-                "acceptEdits",
-                "--allowedTools",  # a task agent's Bash runs contained (issue 32): its rule
-                "Bash(python3 *)",
-                "Bash(/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp:*)",
-                "--",
-                GO_ON,
-            ],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
+        proc = run_claude(
+            root,
+            api,
+            "--permission-mode",
+            "acceptEdits",
+            "--allowedTools",  # a task agent's Bash runs contained (issue 32): its rule
+            "Bash(python3 *)",
+            "Bash(/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp:*)",
+            "--",
+            GO_ON,
         )
     assert script.error is None, script.error
     assert proc.returncode == 0, proc.stderr

@@ -7,30 +7,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from pluginfiles import LAUNCHER, PLUGIN_ROOT
-
-PATH = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+from hookcalls import launch_hook, tool_call
 
 
-def hook(cwd: Path, payload: dict[str, object], **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LAUNCHER), "hook", "pre-tool-use"],
-        cwd=cwd,
-        env={
-            "PATH": PATH,
-            "HOME": os.environ["HOME"],
-            "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT),
-            **env,
-        },
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def hook(cwd: Path, call: dict[str, object], **env: str) -> subprocess.CompletedProcess[str]:
+    return launch_hook(cwd, "pre-tool-use", call, **env)
 
 
 def project(tmp_path: Path) -> Path:
@@ -43,13 +26,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def read_env(cwd: Path) -> dict[str, object]:
-    return {
-        "cwd": str(cwd),
-        "tool_name": "Read",
-        "tool_input": {"file_path": "../.env"},
-        "agent_id": "a1",
-        "agent_type": "subagents:explore-agent",
-    }
+    return tool_call(cwd, "Read", {"file_path": "../.env"}, agent="subagents:explore-agent")
 
 
 def test_issue_16_nested_empty_agents_folder_reaches_the_engine(tmp_path: Path) -> None:

@@ -6,13 +6,11 @@ holds that builder to what the real CLI puts in its first request."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
+from claude_cli import require_claude, run_claude
 from listing import LISTED, listing_lines, listing_size
-from pluginfiles import PLUGIN_ROOT
 from stub_api import StubAPI, request_text
 
 LIMIT = 5_000
@@ -36,15 +34,7 @@ def test_no_agent_line_names_an_mcp_tool_one_by_one() -> None:
 def test_the_builder_is_what_the_real_host_lists(root: Path) -> None:
     require_claude()
     with StubAPI() as api:
-        proc = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), "hello"],
-            cwd=root,
-            env=base_env(api.url, "/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
+        proc = run_claude(root, api, "hello", path="/usr/bin:/bin", timeout=180)
         assert proc.returncode == 0, proc.stderr
     first = api.requests[0]
     text = request_text({"messages": first.get("messages") or []})

@@ -28,14 +28,13 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
+from claude_cli import hook_events, require_claude, start_claude
 from fanout_stub import (
     AgentCall,
     FanoutAgents,
@@ -46,13 +45,11 @@ from fanout_stub import (
     wait_for,
     workflow_call,
 )
-from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
-from test_workflow_e2e import TASKS, bash, events, handoff, last_user_text, log_events, text
+from test_workflow_e2e import TASKS, bash, handoff, last_user_text, log_events, text
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 TASK = "Add a health endpoint"
 DISPATCH = "<command-name>/subagents:dispatch</command-name>"
 RESUME = "<command-name>/subagents:resume</command-name>"
@@ -333,16 +330,7 @@ def settings(home: Path, log: Path, root: Path) -> None:
 def claude(
     root: Path, api: StubAPI, prompt: str, extra_env: dict[str, str] | None = None, *more: str
 ) -> subprocess.Popen[str]:
-    env = {**base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"), **(extra_env or {})}
-    return subprocess.Popen(
-        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *more, prompt],
-        cwd=root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group: a kill takes its hooks and agents too
-    )
+    return start_claude(root, api, *more, prompt, env=extra_env)
 
 
 def finish(proc: subprocess.Popen[str], flow: Orchestrator) -> str:
@@ -393,7 +381,7 @@ def assert_never_kept(root: Path, word: str) -> None:
 
 
 def assert_no_prompts(log: Path, *flows: Orchestrator) -> None:
-    asked = [e for e in events(log) if e["hook_event_name"] == "PermissionRequest"]
+    asked = hook_events(log, "PermissionRequest")
     assert asked == [], asked
     for flow in flows:
         for command, out in flow.engine_results:

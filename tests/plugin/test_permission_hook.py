@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pluginfiles import LAUNCHER, PLUGIN_ROOT
+from hookcalls import bash, launch_hook, tool_call
+from pluginfiles import PLUGIN_ROOT
 
 from agents_state.hooks.permission import approval
-
-VENV_BIN = str(Path(sys.executable).parent)
 
 
 @pytest.fixture
@@ -28,17 +27,8 @@ def project(root: Path) -> Path:
     return root
 
 
-def bash(project: Path, command: str, **extra: Any) -> dict[str, Any]:
-    return {"cwd": str(project), "tool_name": "Bash", "tool_input": {"command": command}, **extra}
-
-
 def write(project: Path, path: str, tool: str = "Write", **extra: Any) -> dict[str, Any]:
-    return {
-        "cwd": str(project),
-        "tool_name": tool,
-        "tool_input": {"file_path": path, "content": "x"},
-        **extra,
-    }
+    return tool_call(project, tool, {"file_path": path, "content": "x"}, **extra)
 
 
 ENGINE_STEPS = [
@@ -208,18 +198,8 @@ def test_sub_agents_get_engine_task_commands_only(
         ), agent_type
 
 
-def hook(project: Path, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": os.environ["HOME"]}
-    return subprocess.run(
-        [str(LAUNCHER), "hook", "permission"],
-        cwd=project,
-        env=env,
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+def hook(project: Path, call: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    return launch_hook(project, "permission", call)
 
 
 def test_the_hook_answers_through_the_launcher(root: Path) -> None:

@@ -14,7 +14,6 @@ unchanged.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import threading
 from collections.abc import Generator
@@ -22,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import require_claude, run_claude
 from stub_api import Block, StubAPI, request_text, tool_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,7 +29,6 @@ from clitools import run_cli
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 RESUME = "<command-name>/subagents:resume</command-name>"
 # (what the model runs, what the person's command in the refusal starts with)
 ATTEMPTS = [
@@ -82,15 +79,7 @@ def test_no_persons_decision_runs_for_a_model_under_the_plugins_grant(root: Path
     before = (root / ".agents" / "state.json").read_text()
     model = Model()
     with StubAPI(model) as api:
-        done = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), "/subagents:resume"],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        done = run_claude(root, api, "/subagents:resume")
     assert model.error is None, (model.error, model.results)
     assert done.returncode == 0, done.stderr
     assert [c for c, _ in model.results] == [c for c, _ in ATTEMPTS]

@@ -5,20 +5,17 @@ payload on stdin (``tests/plugin/test_person_decisions_e2e.py`` does it through 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from clitools import run_cli, walk_to
-from test_gate_hooks import bash
-from test_gate_hooks import hook as run_hook
+from hookcalls import bash, launch_hook
 
 from agents_state.hooks.engine_steps import parse
 from agents_state.persons import DECISIONS
 from agents_state.store.allowrules import rules_for
 
-VENV_BIN = str(Path(sys.executable).parent)
 AGENT = {"agent_id": "a1", "agent_type": "subagents:task-agent"}
 GATE = "run in their own shell: agents-state gate approve 1.1 --by NAME"
 # (what the model runs, what the refusal tells the person to run)
@@ -94,7 +91,7 @@ def project(root: Path) -> Path:
 
 
 def hook(cwd: Path, event: str, payload: dict[str, Any]) -> str:
-    out = run_hook(cwd, event, payload)  # the launcher, as the host calls it
+    out = launch_hook(cwd, event, payload)  # the launcher, as the host calls it
     assert out.returncode == 0 and out.stderr == "", out.stderr
     return out.stdout
 

@@ -12,17 +12,15 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
+from claude_cli import CLAUDE, ENGINE_PATH, VENV_BIN, base_env, require_claude, run_claude
 from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
 
-VENV_BIN = str(Path(sys.executable).parent)
 INJECTION = "fix login; rm -rf ~"
 
 
@@ -31,24 +29,10 @@ def _claude_installed() -> None:
     require_claude()  # fails under CI, skips only in a local run
 
 
-def claude_env(api_url: str) -> dict[str, str]:
-    # the engine is installed "elsewhere on PATH"; Claude Code adds the plugin's bin/
-    return base_env(api_url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin")
-
-
 def claude(
     root: Path, prompt: str, api: StubAPI, *, plugin_dir: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    plugin = ["--plugin-dir", str(PLUGIN_ROOT)] if plugin_dir else []
-    return subprocess.run(
-        [CLAUDE, "-p", *plugin, prompt],
-        cwd=root,
-        env=claude_env(api.url),
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+    return run_claude(root, api, prompt, timeout=90, plugin_dir=plugin_dir)
 
 
 def main_requests(api: StubAPI, marker: str) -> list[dict[str, Any]]:
@@ -79,7 +63,7 @@ def test_dispatch_reaches_the_model_as_the_next_action(root: Path) -> None:
 
 
 def test_installs_from_the_repository_as_a_local_marketplace(root: Path) -> None:
-    env = claude_env("http://127.0.0.1:9")  # nothing listens: installing needs no API
+    env = base_env("http://127.0.0.1:9", ENGINE_PATH)  # nothing listens: installing needs no API
     for args in (["marketplace", "add", str(PLUGIN_ROOT)], ["install", "subagents@agents-state"]):
         proc = subprocess.run(
             [CLAUDE, "plugin", *args],

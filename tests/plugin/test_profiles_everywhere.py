@@ -9,38 +9,21 @@ in the database), in a folder with only chains, and for this plugin's agents out
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from pluginfiles import LAUNCHER, PLUGIN_ROOT
+from hookcalls import launch_hook, tool_call
 
 VENV_BIN = Path(sys.executable).parent
-PATH = f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"
 SECRET = "KEY=do-not-leak\n"
 
 
-def hook(cwd: Path, payload: dict[str, Any], **env: str) -> str:
+def hook(cwd: Path, call: dict[str, Any], **env: str) -> str:
     """The hook's decision: "allow" (silence) or "deny: <reason>"."""
-    proc = subprocess.run(
-        [str(LAUNCHER), "hook", "pre-tool-use"],
-        cwd=cwd,
-        env={
-            "PATH": PATH,
-            "HOME": os.environ["HOME"],
-            "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT),
-            "CLAUDE_PROJECT_DIR": str(cwd),
-            **env,
-        },
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = launch_hook(cwd, "pre-tool-use", call, CLAUDE_PROJECT_DIR=str(cwd), **env)
     assert proc.returncode == 0, proc.stderr
     if not proc.stdout.strip():
         return "allow"
@@ -49,16 +32,7 @@ def hook(cwd: Path, payload: dict[str, Any], **env: str) -> str:
 
 
 def call(cwd: Path, agent: str, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "session_id": "s",
-        "cwd": str(cwd),
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_use_id": "t1",
-        "agent_id": "a1",
-        "agent_type": agent,
-    }
+    return tool_call(cwd, tool, tool_input, agent=agent)
 
 
 def read_env(cwd: Path, agent: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
+from claude_cli import VENV_BIN, hook_events, log_hook_events, require_claude, run_claude
 from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
 
@@ -33,7 +33,6 @@ pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap"),
 ]
 
-VENV_BIN = str(Path(sys.executable).parent)
 SECRET = "sekrit-e2e-31"
 VALIDATOR_HEADER = "# Quality validator"
 ALLOW_CONTAINED = "Bash(/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp:*)"
@@ -129,35 +128,16 @@ def _project(root: Path, allow: bool = True) -> None:
     )
 
 
-def _log_permission_requests(home: Path, log: Path) -> None:
-    settings = home / ".claude" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    hook = {"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}
-    settings.write_text(
-        json.dumps({"hooks": {"PermissionRequest": [{"matcher": "*", "hooks": [hook]}]}})
-    )
-
-
 def _run(root: Path, tmp_path: Path) -> tuple[Script, StubAPI, list[dict[str, Any]]]:
     """One `claude -p` run; the script, the stub, and the PermissionRequest events."""
     home = Path(os.environ["HOME"])
     log = tmp_path / "permission-requests.jsonl"
-    _log_permission_requests(home, log)
+    log_hook_events(home, log, ("PermissionRequest",))
     script = Script()
     with StubAPI(script) as api:
-        proc = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), "Validate the change."],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = run_claude(root, api, "Validate the change.")
     assert proc.returncode == 0, proc.stderr
-    lines = log.read_text().splitlines() if log.exists() else []
-    requests = [json.loads(line) for line in lines if line.strip()]
-    return script, api, requests
+    return script, api, hook_events(log)
 
 
 def test_a_validator_runs_the_tests_contained_and_never_sees_the_secret(

@@ -5,41 +5,21 @@ task it does not hold is denied with the reason; the engine then runs the rewrit
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from clitools import CLI, wave_of
-from pluginfiles import LAUNCHER
-
-VENV_BIN = str(Path(CLI).parent)
+from hookcalls import answer_of, launch_hook, tool_call
 
 
 def _hook(root: Path, command: str, agent_id: str | None = None) -> dict[str, Any] | None:
-    payload: dict[str, Any] = {
-        "cwd": str(root),
-        "tool_name": "Bash",
-        "tool_input": {"command": command, "description": "x"},
-    }
-    if agent_id:
-        payload |= {"agent_id": agent_id, "agent_type": "subagents:task-agent"}
-    proc = subprocess.run(
-        [str(LAUNCHER), "hook", "permission"],
-        cwd=root,
-        env={"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": os.environ["HOME"]},
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    who = {"agent_id": agent_id, "agent_type": "subagents:task-agent"} if agent_id else {}
+    call = tool_call(root, "Bash", {"command": command, "description": "x"}, **who)
+    proc = launch_hook(root, "permission", call)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    if not proc.stdout:
-        return None
-    out: dict[str, Any] = json.loads(proc.stdout)["hookSpecificOutput"]
-    return out
+    return answer_of(proc)
 
 
 def _run_as_host(root: Path, answer: dict[str, Any] | None, command: str) -> Any:

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import require_claude
+from claude_cli import log_hook_events, require_claude
 from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
-from test_workflow_e2e import TASK, Workflow, bash, fenced, handoff, run_claude, text
+from test_workflow_e2e import TASK, Workflow, bash, fenced, handoff, run_host, text
 from test_worktree_e2e import git, turns
 
 pytestmark = pytest.mark.slow
@@ -93,14 +93,7 @@ class Unattended(Workflow):
 
 def settings(home: Path, log: Path, rules: list[str]) -> None:
     """The user's settings: ``rules`` only, and a hook that logs every PermissionRequest."""
-    hook = {"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}
-    data = {
-        "permissions": {"allow": rules},
-        "hooks": {"PermissionRequest": [{"matcher": "*", "hooks": [hook]}]},
-    }
-    path = home / ".claude" / "settings.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data))
+    log_hook_events(home, log, ("PermissionRequest",), {"permissions": {"allow": rules}})
     # the end of the git workflow needs no rule with `branch` (docs/plugin.md)
     config = {"stages": {"FINAL": {"git": {"workflow": "branch"}}}}
     (home / ".claude" / "subagents-config.json").write_text(json.dumps(config))
@@ -123,7 +116,7 @@ def test_the_documented_rules_carry_a_default_workflow_to_done(root: Path, tmp_p
     settings(Path(os.environ["HOME"]), log, [*documented_rules(), f"Bash({CHECK})"])
     flow = Unattended(root)
     with StubAPI(flow) as api:
-        run = run_claude(root, api, "--output-format", "json", f"/subagents:dispatch {TASK}")
+        run = run_host(root, api, "--output-format", "json", f"/subagents:dispatch {TASK}")
     assert flow.error is None, (flow.error, flow.trace[-3:])
     assert run.returncode == 0, run.stderr
     assert flow.stopped_with is None, flow.stopped_with

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import require_claude, run_claude
 from stub_api import Block, StubAPI, request_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -28,7 +26,6 @@ from clitools import run_cli
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 GO_ON = "Go on with the workflow."
 N = 10
 KINDS = ("input", "output", "cacheRead", "cacheWrite")
@@ -132,15 +129,7 @@ def test_ten_agents_stopping_at_once_through_the_host_lose_no_count(root: Path) 
     assert run_cli(root, "dispatch", "Add a health endpoint").returncode == 0
     flow = TenAtOnce()
     with StubAPI(flow, flow.usage) as api:
-        proc = subprocess.run(
-            [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), GO_ON],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
+        proc = run_claude(root, api, GO_ON, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert not flow.apart, f"only {sorted(flow.asked)} were under way at once"
     assert sorted(flow.billed) == list(range(N))

@@ -6,45 +6,18 @@ Code runs them: a validator may run the engine's read and record steps a sub-age
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from pluginfiles import LAUNCHER, PLUGIN_ROOT
+from hookcalls import bash, launch_hook
 
-PATH = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
 VALIDATOR = "subagents:quality-validator"
 
 
 def hook(root: Path, event: str, agent: str, command: str) -> str:
     """``hook <event>``'s decision: allow, deny: <reason>, or "" (no answer)."""
-    payload = {
-        "session_id": "s",
-        "cwd": str(root),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": "t1",
-        "agent_id": "a1",
-        "agent_type": agent,
-    }
-    proc = subprocess.run(
-        [str(LAUNCHER), "hook", event],
-        cwd=root,
-        env={
-            "PATH": PATH,
-            "HOME": os.environ["HOME"],
-            "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT),
-            "CLAUDE_PROJECT_DIR": str(root),
-        },
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    call = bash(root, command, agent=agent)
+    proc = launch_hook(root, event, call, CLAUDE_PROJECT_DIR=str(root))
     assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
     if not proc.stdout.strip():
         return ""

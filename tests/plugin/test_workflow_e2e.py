@@ -39,13 +39,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
-from pluginfiles import PLUGIN_ROOT
+from claude_cli import SYSTEM_PATH, hook_events, log_hook_events, require_claude, run_claude
 from stub_api import Block, StubAPI, request_text, tool_results
 
 pytestmark = pytest.mark.slow
 
-SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 TASK = "Add a health endpoint"
 DISPATCH = "<command-name>/subagents:dispatch</command-name>"
 GO_ON = "Go on with the workflow."
@@ -378,41 +376,15 @@ class Workflow:
             time.sleep(0.05)
 
 
-def run_claude(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:
-    env = base_env(api.url, SYSTEM_PATH)
-    return subprocess.run(
-        [CLAUDE, "-p", "--plugin-dir", str(PLUGIN_ROOT), *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=420,
-        check=False,
-    )
+def run_host(root: Path, api: StubAPI, *args: str) -> subprocess.CompletedProcess[str]:
+    """A run with no engine on PATH: the host finds it in the plugin's bin/ only."""
+    return run_claude(root, api, *args, path=SYSTEM_PATH, timeout=420)
 
 
 def log_events(home: Path, log: Path) -> None:
-    """User settings: log every PermissionRequest, SessionStart and SubagentStop event."""
-
-    def logger() -> list[dict[str, Any]]:
-        return [
-            {
-                "matcher": "*",
-                "hooks": [{"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}],
-            }
-        ]
-
-    settings = home / ".claude" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    # no allow rule: without TEST commands the plugin approves the 3.1 report (issue 33)
-    hooks = {e: logger() for e in ("PermissionRequest", "SessionStart", "SubagentStop")}
-    settings.write_text(json.dumps({"hooks": hooks}))
-
-
-def events(log: Path) -> list[dict[str, Any]]:
-    if not log.exists():
-        return []
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    """User settings: log every PermissionRequest, SessionStart and SubagentStop event (no allow
+    rule: without TEST commands the plugin approves the 3.1 report, issue 33)."""
+    log_hook_events(home, log, ("PermissionRequest", "SessionStart", "SubagentStop"))
 
 
 def injections_per_prompt(transcript: Path) -> list[tuple[str, int]]:
@@ -450,7 +422,7 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     (root / ".env").write_text("HEALTH_TOKEN=do-not-leak-42\n")
     flow = Workflow(root)
     with StubAPI(flow) as api:
-        first = run_claude(root, api, f"/subagents:dispatch {TASK}")
+        first = run_host(root, api, f"/subagents:dispatch {TASK}")
         assert flow.error is None, flow.error
         assert first.returncode == 0, first.stderr
         compacted: list[tuple[bytes, str, bytes, str]] = []  # state and calls around each
@@ -459,13 +431,13 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
             flow.waiting_for_compact = False
             before = (root / ".agents" / "state.json").read_bytes()
             calls_before = (root / ".agents" / "toolcalls.log").read_text()
-            second = run_claude(root, api, "--continue", "/compact")
+            second = run_host(root, api, "--continue", "/compact")
             assert second.returncode == 0, second.stderr
             after = (root / ".agents" / "state.json").read_bytes()
             compacted.append(
                 (before, calls_before, after, (root / ".agents" / "toolcalls.log").read_text())
             )
-            third = run_claude(root, api, "--continue", GO_ON)
+            third = run_host(root, api, "--continue", GO_ON)
             assert flow.error is None, (flow.error, flow.trace[-3:])
             assert third.returncode == 0, third.stderr
     state_before_compact, calls_before_compact, state_after_compact, calls_after_compact = (
@@ -473,7 +445,7 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     )
 
     # install: the first session built the engine; the `!` block and the Bash tool used it
-    data = [e for e in events(log) if e["hook_event_name"] == "SessionStart"]
+    data = hook_events(log, "SessionStart")
     assert data, "no SessionStart"
     installed = list((home / ".claude" / "plugins" / "data").glob("*/bin/agents-state"))
     assert len(installed) == 1 and os.access(installed[0], os.X_OK), installed
@@ -494,7 +466,7 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
 
     # /compact: the summariser's SubagentStop changed nothing; SessionStart brought it back
     assert flow.summaries >= 1
-    stops = [e for e in events(log) if e["hook_event_name"] == "SubagentStop"]
+    stops = hook_events(log, "SubagentStop")
     assert any(e.get("agent_type") == "" for e in stops)
     assert state_after_compact == state_before_compact
     assert calls_before_compact and not calls_after_compact  # session-start(compact) reset it
@@ -541,7 +513,7 @@ def test_a_whole_workflow_through_the_real_host(root: Path, tmp_path: Path) -> N
     assert all(t.startswith(("the ledger of phase", "task ")) for t in targets), targets
 
     # zero permission prompts: every engine step ran, none asked
-    asked = [e for e in events(log) if e["hook_event_name"] == "PermissionRequest"]
+    asked = hook_events(log, "PermissionRequest")
     assert asked == [], asked
     for command, out in flow.engine_results:
         assert "needs approval" not in out and "haven't granted" not in out, (command, out)

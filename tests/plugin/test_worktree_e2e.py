@@ -15,20 +15,17 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import CLAUDE, base_env, require_claude
+from claude_cli import VENV_BIN, log_hook_events, require_claude, run_claude
 from clitools import walk_to
-from pluginfiles import PLUGIN_ROOT
 from stub_api import Block, StubAPI, request_text, tool_results
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = str(Path(sys.executable).parent)
 GO_ON = "Go on with the workflow."
 EDITS = {
     "t1": ("line 1\nline 2\n", "by t1\nline 2\n"),
@@ -182,37 +179,11 @@ def run_wave(root: Path, tmp_path: Path, script: Script) -> Path:
         check=False,
     )
     assert load.returncode == 0, load.stderr
-    home = Path(base_env("http://x", "")["HOME"])
     log = tmp_path / "asked.jsonl"
-    hook = [
-        {
-            "matcher": "*",
-            "hooks": [{"type": "command", "command": f"cat >> '{log}'; echo >> '{log}'"}],
-        }
-    ]
-    (home / ".claude").mkdir(parents=True, exist_ok=True)
-    (home / ".claude" / "settings.json").write_text(
-        json.dumps({"hooks": {"PermissionRequest": hook}})
-    )
+    log_hook_events(Path(os.environ["HOME"]), log, ("PermissionRequest",))
     script.root = str(root)
     with StubAPI(script) as api:
-        proc = subprocess.run(
-            [
-                CLAUDE,
-                "-p",
-                "--plugin-dir",
-                str(PLUGIN_ROOT),
-                "--permission-mode",
-                "acceptEdits",
-                GO_ON,
-            ],
-            cwd=root,
-            env=base_env(api.url, f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = run_claude(root, api, "--permission-mode", "acceptEdits", GO_ON)
     assert script.error is None, script.error
     assert proc.returncode == 0, proc.stderr
     return log

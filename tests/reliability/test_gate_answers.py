@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from clitools import CLI, run_cli, walk_to
+from clitools import race, run_cli, walk_to
 from faultinject import STRACE, inject
 
 A = ".agents"
-RACE_ENV = {"AGENTS_STATE_LOCK_TIMEOUT": "600"}  # a race checks who wins, never how fast
 
 
 @pytest.fixture(scope="module")
@@ -44,31 +42,10 @@ def _gate_events(root: Path) -> list[dict[str, Any]]:
     return [e for e in map(json.loads, lines) if e["event"] == "gate"]
 
 
-def _spawn(root: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
-    import os
-
-    env = {**os.environ, **RACE_ENV}
-    procs = [
-        subprocess.Popen(
-            [CLI, "--root", str(root), *a],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for a in argvs
-    ]
-    out = []
-    for p, a in zip(procs, argvs, strict=True):
-        stdout, stderr = p.communicate(timeout=900)
-        out.append(subprocess.CompletedProcess(a, p.returncode, stdout, stderr))
-    return out
-
-
 def test_the_same_answer_from_20_processes_is_applied_once(root: Path, template: Path) -> None:
     _fresh(root, template)
     rev = _state(root)["revision"]
-    results = _spawn(root, [["gate", "approve", "1.1", "--by", "ann"]] * 20)
+    results = race([["gate", "approve", "1.1", "--by", "ann"]] * 20, root=root)
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
     firsts = [r.stdout.splitlines()[0] for r in results]
     assert firsts.count("gate 1.1 Brainstorm approved by ann") == 1
@@ -83,7 +60,7 @@ def test_an_approval_and_a_rejection_racing_apply_one(root: Path, template: Path
     _fresh(root, template)
     approve = ["gate", "approve", "1.1", "--by", "ann"]
     reject = ["gate", "reject", "1.1", "--by", "bob", "--note", "no"]
-    results = _spawn(root, [approve, reject] * 8)
+    results = race([approve, reject] * 8, root=root)
     state = _state(root)
     [answer] = state["gateAnswers"]
     won = approve if answer["verdict"] == "approved" else reject

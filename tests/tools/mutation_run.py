@@ -151,23 +151,30 @@ MUTATIONS = (
             "test_the_merge_queue_waits_for_the_wave_and_takes_task_id_order",
         ),
     ),
+    # The approvals table cannot hold a person's decision: ``hooks.engine_steps`` drops every
+    # option of ``persons.DECISIONS`` from it, so adding ``--skip`` or ``--force`` to the table
+    # (this list's first two approvals mutations) became equivalent; the promise is the table.
     Mutation(
-        "skip-approved",
+        "skip-not-a-persons",
         "approvals",
-        "hooks/engine_steps.py",
-        '("resume",): ({"--retry": FLAG, "--abort": FLAG, "--answer": TEXT}, (), None),',
-        '("resume",): ({"--retry": FLAG, "--abort": FLAG, "--answer": TEXT, "--skip": FLAG}, '
-        "(), None),",
-        ("tests/plugin/test_approvals_bookkeeping.py::test_everything_else_is_left_to_the_user",),
+        "persons.py",
+        '        "--skip",\n        "agents-state resume --skip",\n',
+        '        "--skip-never",\n        "agents-state resume --skip",\n',
+        (
+            "tests/plugin/test_person_decisions_hooks.py::"
+            "test_every_persons_decision_is_denied_as_bash_reads_it",
+        ),
     ),
     Mutation(
-        "force-approved",
+        "force-not-a-persons",
         "approvals",
-        "hooks/engine_steps.py",
-        '        {"--summary": TEXT, "--result": PATH, "--agent": TEXT, "--attempt": TEXT},\n',
-        '        {"--summary": TEXT, "--result": PATH, "--agent": TEXT, "--attempt": TEXT,'
-        ' "--force": FLAG},\n',
-        ("tests/plugin/test_approvals_bookkeeping.py::test_everything_else_is_left_to_the_user",),
+        "persons.py",
+        '        "--force",\n        "agents-state task done ID --force",\n',
+        '        "--force-never",\n        "agents-state task done ID --force",\n',
+        (
+            "tests/plugin/test_person_decisions_hooks.py::"
+            "test_every_persons_decision_is_denied_as_bash_reads_it",
+        ),
     ),
     Mutation(
         "room-keeps-network",

@@ -33,8 +33,8 @@ def test_installed_script_walks_a_phase_and_refuses_cleanly(root: Path) -> None:
 
 
 def test_the_program_tunes_the_collector_and_main_alone_does_not() -> None:
-    """The console script runs ``program``: the collector runs every 100,000 allocations, what
-    is alive at the end is frozen, and a command that returns leaves at once after flushing its
+    """The console script runs ``program``: the collector runs every 100,000 allocations, and a
+    command that returns leaves at once after flushing its
     output (start-up, issue 26), unless an ``atexit`` function (coverage's) needs the normal
     exit; ``main``, which the tests call in process, leaves the collector as it found it."""
     import gc
@@ -67,6 +67,6 @@ def test_the_program_tunes_the_collector_and_main_alone_does_not() -> None:
     left = probe("")  # nothing needs the teardown: out at once, the output flushed
     assert (left.returncode, left.stderr) == (0, "")
     assert left.stdout.splitlines() == ["100000", f"agents-state, version {__version__}"]
-    kept = probe("atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))")
+    kept = probe("atexit.register(lambda: print('teardown'))")
     assert (kept.returncode, kept.stderr) == (0, "")
-    assert kept.stdout.splitlines()[-2:] == ["returned 0", "frozen True"]
+    assert kept.stdout.splitlines()[-2:] == ["returned 0", "teardown"]

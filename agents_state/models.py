@@ -116,6 +116,7 @@ class PhaseState(_Model):
     error: str | None = None
     retryAt: IsoTime | None = None  # a failed phase is retried not before this time
     passed: bool | None = None  # 3.1: did the last test run pass
+    reported: bool | None = None  # 3.1: True: ``passed`` is the model's report (no TEST commands)
     failedRuns: int = 0  # 3.1: failed test runs since the last person's decision
     skippedByUser: bool = False  # a person chose to skip this phase (ask-the-user step)
 

@@ -83,7 +83,10 @@ def test_walk_every_phase_by_following_next(root: Path) -> None:
         f"{s}-output.md" for s in sorted(["EXPLORE", "PLAN", "IMPLEMENT", "TEST", "FINAL"])
     ]
     assert len(phases) == 12 + 1 + 5 and "2.1-summary.md" in phases
-    assert "Tests: passed." in cli_json(root, "next")["instructions"]
+    assert (
+        "Tests: passed (the model's report, no TEST commands)."
+        in cli_json(root, "next")["instructions"]
+    )
     events = (root / ".agents/events.jsonl").read_text().splitlines()
     assert len(events) == state["revision"]
     assert [json.loads(e)["rev"] for e in events] == list(range(1, state["revision"] + 1))

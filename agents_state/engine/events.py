@@ -136,6 +136,7 @@ class PhaseComplete(Event):
     blocking_issues: int = 0
     agent_count: int | None = None
     tests_passed: bool | None = None  # 3.1: the validated results
+    tests_reported: bool | None = None  # 3.1: True: the model's report, no TEST command ran
     failed_commands: tuple[str, ...] = ()
     same_artifact: bool = False  # the stored artifact already holds exactly these bytes
     next_agent_count: int | None = None  # 1.1: how many plan agents 1.2 dispatches

@@ -38,6 +38,7 @@ def record_test_run(c: Ctx, e: ev.PhaseComplete) -> Outcome:
     run.startedAt = run.startedAt or ts
     run.completedAt, run.error, run.retryAt = ts, None, None
     run.passed = bool(e.tests_passed)
+    run.reported = True if e.tests_reported else None
     state.files[get_phase(TEST_RUN).file_key] = _RESULTS
     analysis = state.phase(TEST_ANALYSIS)
     if run.passed:

@@ -60,6 +60,7 @@ def complete_phase(
             issues=issues,
             blocking_issues=blocking,
             tests_passed=run.passed if run else None,
+            tests_reported=True if run and not ran else None,
             failed_commands=run.failed if run else (),
             same_artifact=same,
             next_agent_count=sized,

@@ -6,37 +6,18 @@ corrupt one gets the one-line error pydantic gave, naming the file and the field
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 from clitools import run_cli
-
-_COVERAGE = ("COVERAGE_PROCESS_START", "COVERAGE_PROCESS_CONFIG")
+from test_imports import _imported  # the -X importtime run the start-up tests use
 
 
 def _start(root: Path) -> Path:
     proc = run_cli(root, "chain", "start", "code", "Add a health route")
     assert proc.returncode == 0, proc.stderr
     return root / ".agents/chains/code-1.json"
-
-
-def _modules(root: Path, *args: str) -> tuple[set[str], str]:
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "agents_state", *args],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env={k: v for k, v in os.environ.items() if k not in _COVERAGE},
-        check=False,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = proc.stderr.splitlines()
-    return {ln.split("|")[-1].strip() for ln in lines if ln.startswith("import time:")}, proc.stdout
 
 
 @pytest.mark.parametrize(
@@ -46,7 +27,7 @@ def _modules(root: Path, *args: str) -> tuple[set[str], str]:
 )
 def test_reading_a_chain_loads_no_pydantic(root: Path, args: tuple[str, ...], shows: str) -> None:
     _start(root)
-    modules, stdout = _modules(root, *args)
+    modules, stdout = _imported(root, *args)
     assert shows in stdout
     assert "agents_state.chains.state" in modules
     assert sorted(m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")) == []
